@@ -1,0 +1,46 @@
+"""iescore: Information Extraction evaluation as the literature defines it.
+
+Two settings (All Occurrences, One Best per Document), the matching rules
+exact / contain(e) / overlap(e, m), any-match and one-to-one counting,
+Makhoul's slot error rate, the token & separator model, and conlleval-exact
+scoring of tag sequences. Counts are the core object; every measure is a pure
+function of them; every report carries a reproducibility signature.
+
+Quick start:
+    >>> import iescore
+    >>> r = iescore.score_tags(reference=[["B-PER", "I-PER", "O", "B-LOC"]],
+    ...                        prediction=[["B-PER", "I-PER", "O", "O"]])
+    >>> round(r.f, 4), r.overall.tp, r.overall.fn
+    (0.6667, 1, 1)
+"""
+
+__version__ = "0.1.0"
+
+from .config import Config, Rule, get_normaliser  # noqa: E402
+from .errors import ConfigError, IEScoreError, InputError  # noqa: E402
+from .measures import Counts  # noqa: E402
+from .model import Document, Span, Template  # noqa: E402
+from .report import Report, aggregate  # noqa: E402
+from .scorer import Scorer, TaggedBatch, score, score_tags, score_templates, tagged_batch  # noqa: E402
+
+__all__ = [
+    "__version__",
+    "Config",
+    "Rule",
+    "get_normaliser",
+    "IEScoreError",
+    "InputError",
+    "ConfigError",
+    "Counts",
+    "Document",
+    "Span",
+    "Template",
+    "Report",
+    "aggregate",
+    "Scorer",
+    "TaggedBatch",
+    "score",
+    "score_tags",
+    "score_templates",
+    "tagged_batch",
+]

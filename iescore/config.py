@@ -1,0 +1,278 @@
+"""Evaluation options, the matching rule, normalisers and the signature (SPEC §2, §8).
+
+Every option that changes a number lives in :class:`Config`; the report's
+signature is derived from it, and :meth:`Config.from_signature` parses it back,
+so a signature is enough to recompute the same numbers.
+
+Example:
+    >>> cfg = Config(rule=Rule.parse("O(1,2)"), scheme="IOB1")
+    >>> cfg.signature()
+    'iescore|setting:AO|rule:O(1,2)|counting:any|mode:match-all|scheme:IOB1|repair:conlleval|avg:micro|norm:identity|v:0.1.0'
+    >>> Config.from_signature(cfg.signature()) == cfg
+    True
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+
+from . import __version__
+from .errors import ConfigError, choices
+
+__all__ = [
+    "Rule",
+    "Config",
+    "SETTINGS",
+    "COUNTINGS",
+    "MODES",
+    "AVERAGES",
+    "NORMALISERS",
+    "get_normaliser",
+]
+
+SETTINGS = ("AO", "OBD")
+COUNTINGS = ("any", "one-to-one")
+MODES = ("match-all", "match-best", "one-per-string")
+AVERAGES = ("micro", "macro", "weighted")
+
+_INF = math.inf
+
+
+def _num(text: str) -> float:
+    t = text.strip().lower()
+    if t in ("inf", "infinity", "\u221e"):
+        return _INF
+    if not t.isdigit():
+        raise ValueError(t)
+    return int(t)
+
+
+def _fmt(x: float) -> str:
+    return "inf" if x == _INF else str(int(x))
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A matching rule: ``exact``, ``contain(e)`` or ``overlap(e, m)``.
+
+    ``e`` is the number of extra tokens allowed, ``m`` the number of missing
+    tokens allowed; either may be ``math.inf`` for the explicitly spelled
+    "any overlap" rule ``O(inf,inf)``.
+    """
+
+    kind: str = "exact"
+    e: float = 0
+    m: float = 0
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("exact", "contain", "overlap"):
+            raise ConfigError(
+                f"unknown rule kind {self.kind!r}; valid: {choices(['exact', 'contain', 'overlap'])}"
+            )
+        for name, v in (("e", self.e), ("m", self.m)):
+            if not (v == _INF or (isinstance(v, int) and v >= 0)):
+                raise ConfigError(f"rule parameter {name}={v!r} must be a non-negative integer or inf")
+        if self.kind == "exact" and (self.e or self.m):
+            raise ConfigError("the exact rule takes no parameters")
+        if self.kind == "contain" and self.m:
+            raise ConfigError("contain(e) takes one parameter")
+
+    @classmethod
+    def parse(cls, text: str | Rule) -> Rule:
+        """Parse ``exact``/``E``, ``contain(e)``/``C(e)``, ``overlap(e,m)``/``O(e,m)``.
+
+        >>> Rule.parse("contain(1)"), Rule.parse("O(inf,inf)")
+        (Rule(kind='contain', e=1, m=0), Rule(kind='overlap', e=inf, m=inf))
+        """
+        if isinstance(text, Rule):
+            return text
+        t = str(text).strip().replace(" ", "")
+        low = t.lower()
+        if low in ("e", "exact", "strict"):
+            return cls("exact")
+        match = re.fullmatch(r"(c|contain|o|overlap)\(([^()]*)\)", low)
+        if match:
+            name = "contain" if match.group(1) in ("c", "contain") else "overlap"
+            parts = match.group(2).split(",")
+            try:
+                vals = [_num(p) for p in parts]
+            except ValueError:
+                vals = []
+            if name == "contain" and len(vals) == 1:
+                return cls("contain", vals[0], 0)
+            if name == "overlap" and len(vals) == 2:
+                return cls("overlap", vals[0], vals[1])
+        raise ConfigError(
+            f"cannot parse matching rule {text!r}; valid forms: "
+            f"{choices(['exact', 'E', 'contain(e)', 'C(e)', 'overlap(e,m)', 'O(e,m)', 'O(inf,inf)'])}"
+        )
+
+    def __str__(self) -> str:
+        if self.kind == "exact":
+            return "E"
+        if self.kind == "contain":
+            return f"C({_fmt(self.e)})"
+        return f"O({_fmt(self.e)},{_fmt(self.m)})"
+
+
+# --- normalisers (OBD string comparison, one-per-string) -------------------------
+
+def _whitespace(s: str) -> str:
+    return " ".join(s.split())
+
+
+_BASE_NORMALISERS: dict[str, Callable[[str], str]] = {
+    "identity": lambda s: s,
+    "lower": str.lower,
+    "casefold": str.casefold,
+    "whitespace": _whitespace,
+    "nfkc": lambda s: unicodedata.normalize("NFKC", s),
+    "strip-punct": lambda s: "".join(ch for ch in s if not unicodedata.category(ch).startswith("P")),
+}
+NORMALISERS = tuple(_BASE_NORMALISERS)
+
+
+def get_normaliser(name: str) -> Callable[[str], str]:
+    """A normaliser by name; names compose with ``+`` (``lower+whitespace``).
+
+    Normalisers apply to each token of a filler; tokens that normalise to the
+    empty string are dropped.
+
+    >>> get_normaliser("lower+whitespace")("  Al   ROTH ")
+    'al roth'
+    """
+    funcs = []
+    for part in name.split("+"):
+        f = _BASE_NORMALISERS.get(part.strip())
+        if f is None:
+            raise ConfigError(
+                f"unknown normaliser {part!r} in {name!r}; valid: {choices(NORMALISERS)} "
+                "(combine with '+')"
+            )
+        funcs.append(f)
+
+    def apply(s: str) -> str:
+        for f in funcs:
+            s = f(s)
+        return s
+
+    return apply
+
+
+@dataclass(frozen=True)
+class Config:
+    """Every option that changes a number.
+
+    Attributes:
+        setting: ``"AO"`` (all occurrences, positions) or ``"OBD"`` (templates).
+        rule: the matching rule (:class:`Rule`).
+        counting: ``"any"`` (De Sitter's any-match algorithm) or ``"one-to-one"``.
+        mode: ``"match-all"``, ``"match-best"`` or ``"one-per-string"``.
+        scheme: tag scheme name (``"auto"`` is resolved before scoring), or
+            ``"spans"`` when the input was spans, not tags.
+        repair: tag decoding policy: ``"conlleval"``, ``"strict"`` or ``"discard"``.
+        average: the headline average: ``"micro"``, ``"macro"`` or ``"weighted"``.
+        normaliser: name of the string normaliser (OBD, one-per-string).
+        beta: the F-measure's beta (alpha = 1/(1+beta^2) for Makhoul's E).
+        supertags: label merges applied before scoring, as ``(label, supertag)`` pairs.
+        token_weight / separator_weight: t-unit weights of the TS model.
+    """
+
+    setting: str = "AO"
+    rule: Rule = field(default_factory=Rule)
+    counting: str = "any"
+    mode: str = "match-all"
+    scheme: str = "spans"
+    repair: str = "conlleval"
+    average: str = "micro"
+    normaliser: str = "identity"
+    beta: float = 1.0
+    supertags: tuple[tuple[str, str], ...] = ()
+    token_weight: float = 1.0
+    separator_weight: float = 1.0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rule", Rule.parse(self.rule))
+        for name, value, valid in (
+            ("setting", self.setting, SETTINGS),
+            ("counting", self.counting, COUNTINGS),
+            ("mode", self.mode, MODES),
+            ("average", self.average, AVERAGES),
+            ("repair", self.repair, ("conlleval", "strict", "discard")),
+        ):
+            if value not in valid:
+                raise ConfigError(f"unknown {name} {value!r}; valid: {choices(valid)}")
+        get_normaliser(self.normaliser)
+        if not (isinstance(self.beta, (int, float)) and self.beta > 0 and math.isfinite(self.beta)):
+            raise ConfigError(f"beta must be a positive finite number, got {self.beta!r}")
+        for name in ("token_weight", "separator_weight"):
+            w = getattr(self, name)
+            if not (isinstance(w, (int, float)) and w >= 0 and math.isfinite(w)):
+                raise ConfigError(f"{name} must be a non-negative finite number, got {w!r}")
+        st = self.supertags
+        if isinstance(st, Mapping):
+            st = tuple(st.items())
+        object.__setattr__(self, "supertags", tuple(sorted((str(a), str(b)) for a, b in st)))
+
+    @property
+    def alpha(self) -> float:
+        """Makhoul's alpha = 1 / (1 + beta^2)."""
+        return 1.0 / (1.0 + self.beta**2)
+
+    def supertag_map(self) -> dict[str, str]:
+        return dict(self.supertags)
+
+    def with_(self, **changes: object) -> Config:
+        """A copy with some options changed."""
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+    def signature(self) -> str:
+        """The reproducibility signature (SPEC §8)."""
+        parts = [
+            "iescore",
+            f"setting:{self.setting}",
+            f"rule:{self.rule}",
+            f"counting:{self.counting}",
+            f"mode:{self.mode}",
+            f"scheme:{self.scheme}",
+            f"repair:{self.repair}",
+            f"avg:{self.average}",
+            f"norm:{self.normaliser}",
+        ]
+        if self.beta != 1:
+            parts.append(f"beta:{self.beta:g}")
+        if self.supertags:
+            parts.append("super:" + ",".join(f"{a}>{b}" for a, b in self.supertags))
+        if (self.token_weight, self.separator_weight) != (1, 1):
+            parts.append(f"tsw:{self.token_weight:g},{self.separator_weight:g}")
+        parts.append(f"v:{__version__}")
+        return "|".join(parts)
+
+    @classmethod
+    def from_signature(cls, signature: str) -> Config:
+        """Rebuild the configuration a signature names."""
+        fields = dict(p.split(":", 1) for p in signature.split("|")[1:] if ":" in p)
+        if not signature.startswith("iescore|"):
+            raise ConfigError(f"not an iescore signature: {signature!r}")
+        kw: dict[str, object] = {
+            "setting": fields.get("setting", "AO"),
+            "rule": Rule.parse(fields.get("rule", "E")),
+            "counting": fields.get("counting", "any"),
+            "mode": fields.get("mode", "match-all"),
+            "scheme": fields.get("scheme", "spans"),
+            "repair": fields.get("repair", "conlleval"),
+            "average": fields.get("avg", "micro"),
+            "normaliser": fields.get("norm", "identity"),
+        }
+        if "beta" in fields:
+            kw["beta"] = float(fields["beta"])
+        if fields.get("super"):
+            kw["supertags"] = tuple(tuple(x.split(">", 1)) for x in fields["super"].split(","))
+        if "tsw" in fields:
+            t, s = fields["tsw"].split(",")
+            kw["token_weight"], kw["separator_weight"] = float(t), float(s)
+        return cls(**kw)  # type: ignore[arg-type]

@@ -1,0 +1,523 @@
+"""The counting engine: from two sets of units to per-document, per-label counts.
+
+A *unit* is what one status is given to: a span (AO, match-all), a group of
+equal strings (one-per-string), or a distinct filler of a template (OBD). Both
+sides are columnar arrays; the pairs that could match are generated once,
+their attributes (same label, rule satisfied, exact, boundary error,
+closeness) computed vectorised, and every count of SPEC §3 follows:
+
+* any-match counting (De Sitter Fig. 4) from "is this unit hit by a rule pair";
+* one-to-one counting from a maximum-cardinality matching on rule pairs,
+  preferring exact pairs, then the smallest boundary error, then position;
+* Makhoul's C/S/D/I from a second matching over all aligned-able pairs,
+  preferring correct pairs, then more aligned pairs, then same label, then
+  closeness (overlapping tokens in AO, shared tokens in OBD);
+* match-best: one (highest-confidence) prediction per document and label.
+
+The token & separator counts (SPEC §6) come from the same-label pairs' overlap
+lengths, with no per-token arrays.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .assign import match
+from .config import Rule
+from .errors import InputError
+
+__all__ = [
+    "STATUS_NAMES",
+    "Units",
+    "Pairs",
+    "EngineResult",
+    "ao_pairs",
+    "obd_pairs",
+    "collapse",
+    "count",
+    "ts_counts",
+    "check_multi_instance",
+]
+
+TP, FP, FN, IGNORED, ALTERNATIVE = range(5)
+STATUS_NAMES = ("TP", "FP", "FN", "ignored", "alternative")
+SPAN_FIELDS = ("tp", "fp", "fn", "C", "S", "D", "I")
+TS_FIELDS = ("tok_tp", "tok_fp", "tok_fn", "tok_n", "sep_tp", "sep_fp", "sep_fn", "sep_n")
+
+_I64 = np.int64
+
+
+@dataclass(frozen=True)
+class Units:
+    """One side's units as columns. ``start``/``end`` are document token offsets
+    (half-open) in AO and ``None`` in OBD; ``key`` holds normalised filler token
+    tuples where strings matter (OBD, one-per-string); ``score`` is a confidence
+    or NaN."""
+
+    doc: np.ndarray
+    label: np.ndarray
+    start: np.ndarray | None = None
+    end: np.ndarray | None = None
+    score: np.ndarray | None = None
+    key: list[tuple[str, ...]] | None = None
+
+    def __len__(self) -> int:
+        return len(self.doc)
+
+    def take(self, idx: np.ndarray) -> Units:
+        return Units(
+            self.doc[idx],
+            self.label[idx],
+            None if self.start is None else self.start[idx],
+            None if self.end is None else self.end[idx],
+            None if self.score is None else self.score[idx],
+            None if self.key is None else [self.key[i] for i in idx.tolist()],
+        )
+
+
+@dataclass(frozen=True)
+class Pairs:
+    """Candidate (reference, prediction) pairs and their attributes."""
+
+    r: np.ndarray
+    p: np.ndarray
+    same: np.ndarray  # same label
+    ok: np.ndarray  # same label and the rule holds
+    exact: np.ndarray
+    err: np.ndarray  # boundary error el+er+ml+mr (>= 0)
+    close: np.ndarray  # overlapping tokens (AO) or shared tokens (OBD)
+
+    @classmethod
+    def empty(cls) -> Pairs:
+        z = np.zeros(0, dtype=_I64)
+        b = np.zeros(0, dtype=bool)
+        return cls(z, z, b, b, b, z, z)
+
+    def take(self, m: np.ndarray) -> Pairs:
+        return Pairs(self.r[m], self.p[m], self.same[m], self.ok[m], self.exact[m], self.err[m], self.close[m])
+
+
+def _ranges(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each i, the integers lo[i]..hi[i]-1: returns (owner i, value) flat arrays."""
+    cnt = np.maximum(hi - lo, 0)
+    total = int(cnt.sum())
+    owner = np.repeat(np.arange(len(lo), dtype=_I64), cnt)
+    if total == 0:
+        return owner, np.zeros(0, dtype=_I64)
+    offs = np.cumsum(cnt) - cnt
+    val = np.arange(total, dtype=_I64) - np.repeat(offs, cnt) + np.repeat(lo, cnt)
+    return owner, val
+
+
+def overlapping(R: Units, P: Units) -> tuple[np.ndarray, np.ndarray]:
+    """All (r, p) index pairs in the same document whose intervals intersect."""
+    if len(R) == 0 or len(P) == 0:
+        z = np.zeros(0, dtype=_I64)
+        return z, z
+    assert R.start is not None and R.end is not None and P.start is not None and P.end is not None
+    order = np.lexsort((R.start, R.doc))
+    span = int(max(R.end.max(), P.end.max())) + 1
+    key = R.doc[order] * span + R.start[order]
+    maxlen = int((R.end - R.start).max())
+    lo = np.searchsorted(key, P.doc * span + np.maximum(P.start - maxlen + 1, 0), "left")
+    hi = np.searchsorted(key, P.doc * span + P.end, "left")
+    p, pos = _ranges(lo, hi)
+    r = order[pos]
+    keep = R.end[r] > P.start[p]
+    return r[keep], p[keep]
+
+
+def ao_pairs(R: Units, P: Units, rule: Rule) -> Pairs:
+    """Candidate pairs by position (any label, overlapping) with rule attributes (SPEC §2.1)."""
+    r, p = overlapping(R, P)
+    assert R.start is not None and R.end is not None and P.start is not None and P.end is not None
+    rs, re_, ps, pe = R.start[r], R.end[r], P.start[p], P.end[p]
+    el = np.maximum(rs - ps, 0)
+    er = np.maximum(pe - re_, 0)
+    ml = np.maximum(ps - rs, 0)
+    mr = np.maximum(re_ - pe, 0)
+    exact = (ps == rs) & (pe == re_)
+    if rule.kind == "exact":
+        rok = exact
+    elif rule.kind == "contain":
+        rok = (ps <= rs) & (re_ <= pe) & ((el + er) <= rule.e)
+    else:
+        rok = ((el + er) <= rule.e) & ((ml + mr) <= rule.m)
+    same = R.label[r] == P.label[p]
+    close = np.minimum(pe, re_) - np.maximum(ps, rs)
+    return Pairs(r, p, same, same & rok, exact, el + er + ml + mr, close)
+
+
+# --- OBD sequence rules (SPEC §2.2) -------------------------------------------
+
+def _contains(big: tuple[str, ...], small: tuple[str, ...], extra: float) -> bool:
+    n, k = len(big), len(small)
+    if not (k <= n <= k + extra) or k == 0:
+        return False
+    return any(big[i : i + k] == small for i in range(n - k + 1))
+
+
+def sequence_match(p: tuple[str, ...], a: tuple[str, ...], rule: Rule) -> tuple[bool, int]:
+    """Does filler ``p`` match answer ``a`` under ``rule``? Returns (ok, boundary error)."""
+    n, k = len(p), len(a)
+    if p == a:
+        return True, 0
+    if rule.kind == "exact":
+        return False, 0
+    if _contains(p, a, rule.e):
+        return True, n - k
+    if rule.kind == "contain":
+        return False, 0
+    if _contains(a, p, rule.m):
+        return True, k - n
+    best: int | None = None
+    for t in range(min(n, k), 0, -1):  # overlap length t, longest first
+        # suffix of p equals prefix of a: n-t extra on the left, k-t missing on the right
+        if p[n - t :] == a[:t] and n - t <= rule.e and k - t <= rule.m:
+            best = n + k - 2 * t
+            break
+        # prefix of p equals suffix of a: k-t missing on the left, n-t extra on the right
+        if p[:t] == a[k - t :] and k - t <= rule.m and n - t <= rule.e:
+            best = n + k - 2 * t
+            break
+    return (best is not None), (best or 0)
+
+
+def _shared(a: tuple[str, ...], b: tuple[str, ...]) -> int:
+    return sum((Counter(a) & Counter(b)).values())
+
+
+def obd_pairs(R: Units, P: Units, rule: Rule) -> Pairs:
+    """All same-document, same-slot filler pairs with rule attributes (SPEC §2.2)."""
+    assert R.key is not None and P.key is not None
+    if len(R) == 0 or len(P) == 0:
+        return Pairs.empty()
+    n_lab = int(max(R.label.max(), P.label.max())) + 1
+    gr = R.doc * n_lab + R.label
+    gp = P.doc * n_lab + P.label
+    order = np.argsort(gr, kind="stable")
+    lo = np.searchsorted(gr[order], gp, "left")
+    hi = np.searchsorted(gr[order], gp, "right")
+    p, pos = _ranges(lo, hi)
+    r = order[pos]
+    ok = np.zeros(len(r), dtype=bool)
+    exact = np.zeros(len(r), dtype=bool)
+    err = np.zeros(len(r), dtype=_I64)
+    close = np.zeros(len(r), dtype=_I64)
+    for i, (ri, pi) in enumerate(zip(r.tolist(), p.tolist())):
+        a, b = R.key[ri], P.key[pi]
+        ok[i], err[i] = sequence_match(b, a, rule)
+        exact[i] = a == b
+        close[i] = _shared(a, b)
+    same = np.ones(len(r), dtype=bool)
+    return Pairs(r, p, same, ok, exact, err, close)
+
+
+def collapse(U: Units) -> tuple[Units, np.ndarray]:
+    """Group units with equal (document, label, key): one-per-string / OBD sets.
+
+    Returns the group units (first member's position, best member score) and
+    the group id of every member; groups are numbered in member order.
+    """
+    assert U.key is not None
+    ids: dict[tuple[int, int, tuple[str, ...]], int] = {}
+    gid = np.empty(len(U), dtype=_I64)
+    for i, (d, lab, k) in enumerate(zip(U.doc.tolist(), U.label.tolist(), U.key)):
+        gid[i] = ids.setdefault((d, lab, k), len(ids))
+    first = np.full(len(ids), len(U), dtype=_I64)
+    np.minimum.at(first, gid, np.arange(len(U), dtype=_I64))
+    G = U.take(first)
+    if U.score is not None and len(U):
+        best = np.full(len(ids), -np.inf)
+        np.maximum.at(best, gid, np.where(np.isnan(U.score), -np.inf, U.score))
+        G = Units(G.doc, G.label, G.start, G.end, np.where(np.isinf(best), np.nan, best), G.key)
+    return G, gid
+
+
+def collapse_pairs(pairs: Pairs, gr: np.ndarray, gp: np.ndarray) -> Pairs:
+    """Map member pairs to group pairs, keeping the best attributes of each group pair."""
+    if len(pairs.r) == 0:
+        return pairs
+    r, p = gr[pairs.r], gp[pairs.p]
+    width = int(p.max()) + 1
+    key = r * width + p
+    uniq, inv = np.unique(key, return_inverse=True)
+    n = len(uniq)
+
+    def agg_max(x: np.ndarray) -> np.ndarray:
+        out = np.zeros(n, dtype=x.dtype)
+        np.maximum.at(out, inv, x)
+        return out
+
+    err = np.full(n, np.iinfo(_I64).max, dtype=_I64)
+    np.minimum.at(err, inv, np.where(pairs.ok, pairs.err, np.iinfo(_I64).max // 2))
+    ok = agg_max(pairs.ok)
+    err = np.where(ok, err, 0)
+    return Pairs(uniq // width, uniq % width, agg_max(pairs.same), ok, agg_max(pairs.exact), err, agg_max(pairs.close))
+
+
+# --- counting --------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class EngineResult:
+    """Counts and per-unit outcomes of one scoring run."""
+
+    cells: np.ndarray  # (n_docs, n_labels, len(SPAN_FIELDS)) int64
+    ref_status: np.ndarray  # int8 per reference unit
+    pred_status: np.ndarray  # int8 per prediction unit
+    aligned_r: np.ndarray  # Makhoul alignment: reference unit of each aligned pair
+    aligned_p: np.ndarray
+    aligned_correct: np.ndarray
+    confusion: np.ndarray  # (n_labels + 1, n_labels + 1): last row/column = none
+
+
+def _bincount2(doc: np.ndarray, label: np.ndarray, weights: np.ndarray, n_docs: int, n_labels: int) -> np.ndarray:
+    idx = doc * n_labels + label
+    return np.bincount(idx, weights=weights, minlength=n_docs * n_labels).astype(_I64).reshape(n_docs, n_labels)
+
+
+def _canon(U: Units) -> np.ndarray:
+    """A canonical order of units (document, position, label, key): ties go to earlier ones."""
+    if U.start is not None:
+        assert U.end is not None
+        return np.lexsort((U.label, U.end, U.start, U.doc))
+    assert U.key is not None
+    keyrank = np.empty(len(U), dtype=_I64)
+    keyrank[sorted(range(len(U)), key=U.key.__getitem__)] = np.arange(len(U))
+    return np.lexsort((keyrank, U.label, U.doc))
+
+
+def _onetoone(pairs: Pairs, nR: int, nP: int, rank_r: np.ndarray, rank_p: np.ndarray) -> np.ndarray:
+    """Mask over rule pairs chosen by one-to-one counting."""
+    e = pairs.take(pairs.ok)
+    if len(e.r) == 0:
+        return np.zeros(0, dtype=bool)
+    maxerr = int(e.err.max())
+    levels = [np.ones(len(e.r), dtype=_I64), e.exact.astype(_I64), maxerr - e.err]
+    return match(rank_r[e.r], rank_p[e.p], levels, nR, nP)
+
+
+def count(
+    R: Units,
+    P: Units,
+    pairs: Pairs,
+    *,
+    n_docs: int,
+    n_labels: int,
+    counting: str,
+    best: bool = False,
+) -> EngineResult:
+    """Fill the confusion matrix and the slot errors (SPEC §3) for units R, P."""
+    nR, nP = len(R), len(P)
+    L = n_labels
+    rank_r = np.empty(nR, dtype=_I64)
+    rank_r[_canon(R)] = np.arange(nR)
+    rank_p = np.empty(nP, dtype=_I64)
+    rank_p[_canon(P)] = np.arange(nP)
+    ref_status = np.full(nR, FN, dtype=np.int8)
+    pred_status = np.full(nP, FP, dtype=np.int8)
+    rule_pairs = pairs.take(pairs.ok)
+
+    if best:
+        return _count_best(R, P, rule_pairs, rank_r, rank_p, n_docs, L)
+
+    if counting == "any":
+        pred_hit = np.zeros(nP, dtype=bool)
+        pred_hit[rule_pairs.p] = True
+        ref_hit = np.zeros(nR, dtype=bool)
+        ref_hit[rule_pairs.r] = True
+    else:
+        chosen = _onetoone(pairs, nR, nP, rank_r, rank_p)
+        pred_hit = np.zeros(nP, dtype=bool)
+        pred_hit[rule_pairs.p[chosen]] = True
+        ref_hit = np.zeros(nR, dtype=bool)
+        ref_hit[rule_pairs.r[chosen]] = True
+    pred_status[pred_hit] = TP
+    ref_status[ref_hit] = TP
+
+    # Makhoul alignment over all pairs
+    a_r, a_p, a_ok = _align(pairs, nR, nP, rank_r, rank_p)
+    cells = np.zeros((n_docs, L, len(SPAN_FIELDS)), dtype=_I64)
+    cells[:, :, 0] = _bincount2(P.doc, P.label, pred_hit, n_docs, L)
+    cells[:, :, 1] = _bincount2(P.doc, P.label, ~pred_hit, n_docs, L)
+    cells[:, :, 2] = _bincount2(R.doc, R.label, ~ref_hit, n_docs, L)
+    _slot_cells(cells, R, P, a_r, a_p, a_ok, n_docs, L)
+    conf = _confusion(R, P, a_r, a_p, L)
+    return EngineResult(cells, ref_status, pred_status, a_r, a_p, a_ok, conf)
+
+
+def _align(pairs: Pairs, nR: int, nP: int, rank_r: np.ndarray, rank_p: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    if len(pairs.r) == 0:
+        z = np.zeros(0, dtype=_I64)
+        return z, z, np.zeros(0, dtype=bool)
+    levels = [pairs.ok.astype(_I64), np.ones(len(pairs.r), dtype=_I64), pairs.same.astype(_I64), pairs.close]
+    chosen = match(rank_r[pairs.r], rank_p[pairs.p], levels, nR, nP)
+    return pairs.r[chosen], pairs.p[chosen], pairs.ok[chosen]
+
+
+def _slot_cells(cells: np.ndarray, R: Units, P: Units, a_r: np.ndarray, a_p: np.ndarray, a_ok: np.ndarray, n_docs: int, L: int) -> None:
+    cells[:, :, 3] = _bincount2(R.doc[a_r], R.label[a_r], a_ok.astype(float), n_docs, L)
+    cells[:, :, 4] = _bincount2(R.doc[a_r], R.label[a_r], (~a_ok).astype(float), n_docs, L)
+    aligned_r = np.zeros(len(R), dtype=bool)
+    aligned_r[a_r] = True
+    aligned_p = np.zeros(len(P), dtype=bool)
+    aligned_p[a_p] = True
+    cells[:, :, 5] = _bincount2(R.doc, R.label, ~aligned_r, n_docs, L)
+    cells[:, :, 6] = _bincount2(P.doc, P.label, ~aligned_p, n_docs, L)
+
+
+def _confusion(R: Units, P: Units, a_r: np.ndarray, a_p: np.ndarray, L: int) -> np.ndarray:
+    conf = np.zeros((L + 1, L + 1), dtype=_I64)
+    np.add.at(conf, (R.label[a_r], P.label[a_p]), 1)
+    aligned_r = np.zeros(len(R), dtype=bool)
+    aligned_r[a_r] = True
+    aligned_p = np.zeros(len(P), dtype=bool)
+    aligned_p[a_p] = True
+    conf[:L, L] += np.bincount(R.label[~aligned_r], minlength=L)[:L]
+    conf[L, :L] += np.bincount(P.label[~aligned_p], minlength=L)[:L]
+    return conf
+
+
+def _best_of(P: Units, rank_p: np.ndarray, L: int) -> np.ndarray:
+    """Index of the kept prediction of every (document, label) group that has one."""
+    if len(P) == 0:
+        return np.zeros(0, dtype=_I64)
+    score = P.score
+    if score is None or np.isnan(score).all():
+        key = np.zeros(len(P))
+    else:
+        bad = np.flatnonzero(~np.isfinite(score))
+        if len(bad):
+            i = int(bad[0])
+            raise InputError(
+                f"match-best needs a finite confidence on every prediction; document #{int(P.doc[i])} "
+                f"prediction {i} (label id {int(P.label[i])}) has {score[i]!r}"
+            )
+        key = -score
+    order = np.lexsort((rank_p, key, P.label, P.doc))
+    g = P.doc[order] * L + P.label[order]
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = g[1:] != g[:-1]
+    return order[first]
+
+
+def _count_best(R: Units, P: Units, rule_pairs: Pairs, rank_r: np.ndarray, rank_p: np.ndarray, n_docs: int, L: int) -> EngineResult:
+    """match-best (Siefkes §15.2): one prediction per document and label."""
+    nR, nP = len(R), len(P)
+    keep = _best_of(P, rank_p, L)
+    pred_status = np.full(nP, IGNORED, dtype=np.int8)
+    ref_status = np.full(nR, ALTERNATIVE, dtype=np.int8)
+    kept = np.zeros(nP, dtype=bool)
+    kept[keep] = True
+    # pairs of the kept predictions, earliest answer first
+    sel = kept[rule_pairs.p]
+    kp_r, kp_p = rule_pairs.r[sel], rule_pairs.p[sel]
+    o = np.lexsort((rank_r[kp_r], kp_p))
+    kp_r, kp_p = kp_r[o], kp_p[o]
+    firstpair = np.ones(len(kp_p), dtype=bool)
+    firstpair[1:] = kp_p[1:] != kp_p[:-1]
+    hit = np.zeros(nP, dtype=bool)
+    hit[kp_p] = True
+    ref_status[kp_r[firstpair]] = TP
+    pred_status[keep] = np.where(hit[keep], TP, FP)
+    # groups
+    size = n_docs * L
+    has_ref = np.bincount(R.doc * L + R.label, minlength=size)[:size] > 0
+    gp = P.doc[keep] * L + P.label[keep]
+    has_pred = np.zeros(size, dtype=bool)
+    has_pred[gp] = True
+    g_hit = np.zeros(size, dtype=bool)
+    g_hit[gp[hit[keep]]] = True
+    # FN: the earliest answer of a group with answers and no hit
+    if nR:
+        ro = np.lexsort((rank_r, R.label, R.doc))
+        gr = R.doc[ro] * L + R.label[ro]
+        firstr = np.ones(nR, dtype=bool)
+        firstr[1:] = gr[1:] != gr[:-1]
+        cand = ro[firstr]
+        miss = ~g_hit[R.doc[cand] * L + R.label[cand]]
+        ref_status[cand[miss]] = FN
+    cells = np.zeros((n_docs, L, len(SPAN_FIELDS)), dtype=_I64)
+    shape = (n_docs, L)
+    tp = g_hit
+    fp = has_pred & ~g_hit
+    fn = has_ref & ~g_hit
+    cells[:, :, 0] = tp.reshape(shape)
+    cells[:, :, 1] = fp.reshape(shape)
+    cells[:, :, 2] = fn.reshape(shape)
+    cells[:, :, 3] = tp.reshape(shape)  # C
+    cells[:, :, 4] = (fp & has_ref).reshape(shape)  # S: the slot filled with a wrong value
+    cells[:, :, 5] = (has_ref & ~has_pred).reshape(shape)  # D
+    cells[:, :, 6] = (has_pred & ~has_ref).reshape(shape)  # I
+    conf = np.zeros((L + 1, L + 1), dtype=_I64)
+    diag = (cells[:, :, 3] + cells[:, :, 4]).sum(axis=0)
+    conf[np.arange(L), np.arange(L)] = diag
+    conf[:L, L] = cells[:, :, 5].sum(axis=0)
+    conf[L, :L] = cells[:, :, 6].sum(axis=0)
+    z = np.zeros(0, dtype=_I64)
+    return EngineResult(cells, ref_status, pred_status, z, z, np.zeros(0, dtype=bool), conf)
+
+
+# --- token & separator model -------------------------------------------------------
+
+def check_multi_instance(U: Units, labels: Sequence[str], side: str, doc_ids: Sequence[str]) -> str | None:
+    """A message if two same-label spans of one side overlap (TS multi-instance), else None."""
+    if len(U) < 2:
+        return None
+    assert U.start is not None and U.end is not None
+    o = np.lexsort((U.start, U.label, U.doc))
+    d, lab, s, e = U.doc[o], U.label[o], U.start[o], U.end[o]
+    grp_start = np.ones(len(o), dtype=bool)
+    grp_start[1:] = (d[1:] != d[:-1]) | (lab[1:] != lab[:-1])
+    gid = np.cumsum(grp_start) - 1
+    # running max of the previous ends within each group; offsetting by group id
+    # keeps every group's values above all earlier groups' so one accumulate serves all
+    prev_e = np.concatenate(([-1], e[:-1]))
+    prev_e[grp_start] = -1
+    big = int(e.max()) + 2
+    runmax = np.maximum.accumulate(prev_e + gid * big) - gid * big
+    bad = np.flatnonzero(s < runmax)
+    if len(bad) == 0:
+        return None
+    k = int(bad[0])
+    return (
+        f"the token & separator model rejects multi-instance input: in document "
+        f"{doc_ids[int(d[k])]!r} the {side} has two overlapping {labels[int(lab[k])]!r} spans "
+        f"(one starts at token {int(s[k])} inside another ending at {int(runmax[k])})"
+    )
+
+
+def ts_counts(R: Units, P: Units, pairs: Pairs, n_tokens: np.ndarray, n_labels: int) -> np.ndarray:
+    """TS counts per (document, label): ``TS_FIELDS`` (SPEC §6).
+
+    Same-label spans never overlap within a side (checked before), so the
+    positive tokens shared by the two sides are the sum of the same-label pairs'
+    overlaps, and the shared positive separators the sum of ``overlap - 1``.
+    """
+    n_docs = len(n_tokens)
+    L = n_labels
+    assert R.start is not None and R.end is not None and P.start is not None and P.end is not None
+    same = pairs.same
+    r, ov = pairs.r[same], pairs.close[same]
+    tok_tp = _bincount2(R.doc[r], R.label[r], ov.astype(float), n_docs, L)
+    sep_tp = _bincount2(R.doc[r], R.label[r], np.maximum(ov - 1, 0).astype(float), n_docs, L)
+    rlen = (R.end - R.start).astype(float)
+    plen = (P.end - P.start).astype(float)
+    r_tok = _bincount2(R.doc, R.label, rlen, n_docs, L)
+    p_tok = _bincount2(P.doc, P.label, plen, n_docs, L)
+    r_sep = _bincount2(R.doc, R.label, rlen - 1, n_docs, L)
+    p_sep = _bincount2(P.doc, P.label, plen - 1, n_docs, L)
+    out = np.zeros((n_docs, L, len(TS_FIELDS)), dtype=_I64)
+    out[:, :, 0] = tok_tp
+    out[:, :, 1] = p_tok - tok_tp
+    out[:, :, 2] = r_tok - tok_tp
+    out[:, :, 3] = n_tokens[:, None]
+    out[:, :, 4] = sep_tp
+    out[:, :, 5] = p_sep - sep_tp
+    out[:, :, 6] = r_sep - sep_tp
+    out[:, :, 7] = np.maximum(n_tokens - 1, 0)[:, None]
+    return out

@@ -1,0 +1,1 @@
+"""Readers for corpus and system-output files."""

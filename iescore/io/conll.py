@@ -1,0 +1,199 @@
+"""CoNLL column files: conlleval's input, or a gold file plus a prediction file.
+
+* One file: every non-blank line has the same number of columns; the last two
+  are the gold and the predicted tag (conlleval's input); the first column is
+  the token when there are three or more.
+* Two files: the gold file's last column and the prediction file's last
+  column, aligned line by line. Trailing blank lines are ignored; any other
+  mismatch (a blank line against a token line, a different line count) is an
+  error naming the files and the line.
+
+Blank lines end sentences (chunks never cross them). A line whose first field
+is ``-DOCSTART-`` starts a new document; as in conlleval it counts as a token
+for token accuracy but can hold no chunk (its tags must be ``O``). A first
+field ``-X-`` is conlleval's explicit boundary and is treated like a blank line.
+``documents="auto"`` makes each ``-DOCSTART-`` section a document when the file
+has any, and each sentence a document otherwise.
+
+Example:
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "x.conll")
+    >>> _ = open(path, "w").write("John B-PER B-PER\\nlives O O\\n\\nin O O\\nParis B-LOC O\\n")
+    >>> batch = read_conll(path)
+    >>> batch.doc_ids, batch.n_tokens
+    (('x.conll#1', 'x.conll#2'), 4)
+"""
+
+from __future__ import annotations
+
+import os
+import numpy as np
+
+from ..errors import ConfigError, InputError, choices
+from ..scorer import TaggedBatch
+from ..schemes import TagArrays, Vocabulary
+
+__all__ = ["read_conll", "read_lines"]
+
+DOCSTART = "-DOCSTART-"
+BOUNDARY = "-X-"
+DOC_MODES = ("auto", "docstart", "sentence")
+
+
+def read_lines(path: str, encoding: str = "utf-8") -> list[str]:
+    """The lines of a text file (LF or CRLF), with an error naming the line of any undecodable byte."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        bad = data[exc.start : exc.start + 1]
+        raise InputError(
+            f"{path}:{line}: byte 0x{bad.hex()} cannot be decoded as {encoding}; "
+            f"pass the file's encoding (e.g. encoding='latin-1', CLI --encoding latin-1)"
+        ) from None
+    except LookupError:
+        raise ConfigError(f"unknown encoding {encoding!r}") from None
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
+
+
+def _strip_trailing_blank(lines: list[str]) -> list[str]:
+    n = len(lines)
+    while n and not lines[n - 1].strip():
+        n -= 1
+    return lines[:n]
+
+
+def read_conll(
+    path: str,
+    pred_path: str | None = None,
+    *,
+    encoding: str = "utf-8",
+    documents: str = "auto",
+    vocab: Vocabulary | None = None,
+) -> TaggedBatch:
+    """Read a CoNLL file (gold and prediction columns) or a gold file and a prediction file.
+
+    Returns a :class:`~iescore.scorer.TaggedBatch` for :meth:`iescore.Scorer.add_batch`;
+    error messages about tags name ``file:line``.
+    """
+    if documents not in DOC_MODES:
+        raise ConfigError(f"unknown documents mode {documents!r}; valid: {choices(DOC_MODES)}")
+    gold_lines = _strip_trailing_blank(read_lines(path, encoding))
+    pred_lines = None
+    if pred_path is not None:
+        pred_lines = _strip_trailing_blank(read_lines(pred_path, encoding))
+        if len(pred_lines) != len(gold_lines):
+            raise InputError(
+                f"{pred_path} has {len(pred_lines)} lines but {path} has {len(gold_lines)} "
+                "(trailing blank lines aside); the files must be aligned line by line"
+            )
+    name = os.path.basename(path)
+    tokens: list[str] = []
+    gold: list[str] = []
+    pred: list[str] = []
+    line_no: list[int] = []
+    first: list[bool] = []
+    doc_starts: list[int] = []  # flat token index where each document starts
+    doc_lines: list[int] = []
+    extra: list[list[int]] = []
+    has_docstart = any(ln.split(None, 1)[:1] == [DOCSTART] for ln in gold_lines)
+    by_docstart = documents == "docstart" or (documents == "auto" and has_docstart)
+    new_sentence = True
+    ncols = None
+    pending_extra = 0  # -DOCSTART- lines not yet given to a document (sentence mode)
+
+    def open_doc(lineno: int) -> None:
+        nonlocal pending_extra
+        doc_starts.append(len(gold))
+        doc_lines.append(lineno)
+        extra.append([pending_extra, pending_extra])
+        pending_extra = 0
+
+    for i, line in enumerate(gold_lines):
+        lineno = i + 1
+        fields = line.split()
+        pline = pred_lines[i] if pred_lines is not None else None
+        if not fields:
+            if pline is not None and pline.strip():
+                raise InputError(f"{pred_path}:{lineno}: expected a blank line (as in {path}), got {pline!r}")
+            new_sentence = True
+            continue
+        if pline is not None:
+            pfields = pline.split()
+            if not pfields:
+                raise InputError(f"{pred_path}:{lineno}: blank line where {path} has {line!r}")
+            g, p = fields[-1], pfields[-1]
+            tok = fields[0]
+        else:
+            if ncols is None:
+                ncols = len(fields)
+                if ncols < 2:
+                    raise InputError(
+                        f"{path}:{lineno}: need at least 2 columns (gold and predicted tag), got {line!r}"
+                    )
+            elif len(fields) != ncols:
+                raise InputError(f"{path}:{lineno}: {len(fields)} columns where earlier lines have {ncols}: {line!r}")
+            g, p = fields[-2], fields[-1]
+            tok = fields[0] if len(fields) >= 3 else ""
+        if fields[0] == DOCSTART:
+            if g != "O" or p != "O":
+                where_file = pred_path if (pred_path is not None and p != "O") else path
+                raise InputError(
+                    f"{where_file}:{lineno}: a -DOCSTART- line must be tagged O, "
+                    f"got gold {g!r} and prediction {p!r}"
+                )
+            # conlleval counts the line as a (correct) token
+            pending_extra += 1
+            if by_docstart:
+                open_doc(lineno)
+            new_sentence = True
+            continue
+        if fields[0] == BOUNDARY:
+            new_sentence = True
+            continue
+        if (new_sentence and not by_docstart) or not doc_starts:
+            open_doc(lineno)
+        tokens.append(tok)
+        gold.append(g)
+        pred.append(p)
+        line_no.append(lineno)
+        first.append(new_sentence)
+        new_sentence = False
+    if pending_extra:
+        if not doc_starts:
+            open_doc(len(gold_lines))
+        else:
+            extra[-1][0] += pending_extra
+            extra[-1][1] += pending_extra
+    vocab = vocab or Vocabulary()
+    n = len(gold)
+    ref_ids = vocab.encode(gold, count=n)
+    pred_ids = vocab.encode(pred, count=n)
+    first_arr = np.array(first, dtype=bool)
+    offsets = np.array(doc_starts, dtype=np.int64)
+    lines_arr = np.array(line_no, dtype=np.int64)
+    ids = tuple(f"{name}#{k + 1}" for k in range(len(doc_starts)))
+    pname = pred_path or path
+
+    def where(flat: int, side: str) -> str:
+        f = pname if side == "prediction" else path
+        return f"{f}:{int(lines_arr[flat])} ({side})"
+
+    return TaggedBatch(
+        vocab=vocab,
+        reference=TagArrays(ref_ids, first_arr),
+        prediction=TagArrays(pred_ids, first_arr),
+        doc_offsets=offsets,
+        doc_ids=ids,
+        tokens=tokens,
+        extra=np.array(extra, dtype=np.int64).reshape(-1, 2),
+        where=where,
+    )

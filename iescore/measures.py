@@ -1,0 +1,209 @@
+"""Sufficient statistics and the measures computed from them (SPEC §4, §6).
+
+:class:`Counts` is the core object: per document and label, the counts that
+every measure needs. Counts add (``a + b``), so micro averages, streaming,
+merging shards and bootstrap resampling all just sum them. Every measure is a
+pure function of counts; an undefined value (0/0) is ``None``.
+
+Example (Makhoul et al. 2000, Table 1, system B: D = N, I = 0.2 N):
+    >>> c = Counts(D=10, I=2)
+    >>> slot_error_rate(c), muc_err(c)
+    (1.2, 1.0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, fields
+
+__all__ = [
+    "Counts",
+    "FIELDS",
+    "ratio",
+    "precision",
+    "recall",
+    "f_beta",
+    "f_alpha",
+    "makhoul_e",
+    "muc_err",
+    "slot_error_rate",
+    "overlap_ratio",
+    "ts_measures",
+    "measures",
+]
+
+
+@dataclass(frozen=True)
+class Counts:
+    """Additive counts for one (document, label) cell, or any sum of cells.
+
+    * ``tp, fp, fn`` -- the confusion matrix under the configured counting and mode;
+    * ``C, S, D, I`` -- Makhoul's slot errors (one-to-one alignment); ``N = C+S+D``
+      reference slots, ``M = C+S+I`` hypothesis slots;
+    * ``tok_*``/``sep_*`` -- token and separator t-unit counts of the TS model,
+      with ``tok_n``/``sep_n`` the number of t-units (so TN is defined).
+    """
+
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+    C: int = 0
+    S: int = 0
+    D: int = 0
+    I: int = 0  # noqa: E741  (Makhoul's name)
+    tok_tp: int = 0
+    tok_fp: int = 0
+    tok_fn: int = 0
+    tok_n: int = 0
+    sep_tp: int = 0
+    sep_fp: int = 0
+    sep_fn: int = 0
+    sep_n: int = 0
+
+    @property
+    def N(self) -> int:  # noqa: N802
+        """Reference slots: C + S + D."""
+        return self.C + self.S + self.D
+
+    @property
+    def M(self) -> int:  # noqa: N802
+        """Hypothesis slots: C + S + I."""
+        return self.C + self.S + self.I
+
+    def __add__(self, other: Counts) -> Counts:
+        if not isinstance(other, Counts):
+            return NotImplemented
+        return Counts(*(getattr(self, f) + getattr(other, f) for f in FIELDS))
+
+    def __radd__(self, other: object) -> Counts:
+        if other == 0:  # sum() starts at 0
+            return self
+        return NotImplemented  # type: ignore[return-value]
+
+    @classmethod
+    def total(cls, items: Iterable[Counts]) -> Counts:
+        out = cls()
+        for c in items:
+            out = out + c
+        return out
+
+    def to_dict(self) -> dict[str, int]:
+        d = {k: int(v) for k, v in asdict(self).items()}
+        d["N"], d["M"] = self.N, self.M
+        return d
+
+
+FIELDS = tuple(f.name for f in fields(Counts))
+
+
+def ratio(num: float, den: float) -> float | None:
+    """``num / den``, or ``None`` when ``den`` is 0."""
+    return None if den == 0 else num / den
+
+
+def precision(c: Counts) -> float | None:
+    """TP / (TP + FP)."""
+    return ratio(c.tp, c.tp + c.fp)
+
+
+def recall(c: Counts) -> float | None:
+    """TP / (TP + FN)."""
+    return ratio(c.tp, c.tp + c.fn)
+
+
+def f_beta(tp: float, fp: float, fn: float, beta: float = 1.0) -> float | None:
+    """F_beta = (1+b^2)PR / (b^2 P + R), in count form (1+b^2)TP / ((1+b^2)TP + b^2 FN + FP).
+
+    The count form equals the P/R form wherever both are defined, and is also
+    defined (as 0) when TP = 0 but FP + FN > 0 -- as conlleval prints it.
+    ``None`` only when TP = FP = FN = 0.
+    """
+    b2 = beta * beta
+    return ratio((1 + b2) * tp, (1 + b2) * tp + b2 * fn + fp)
+
+
+def f_alpha(p: float | None, r: float | None, alpha: float) -> float | None:
+    """F_alpha = PR / ((1-a)P + aR) (van Rijsbergen / Makhoul eq. 6)."""
+    if p is None or r is None:
+        return None
+    den = (1 - alpha) * p + alpha * r
+    return None if den == 0 else p * r / den
+
+
+def makhoul_e(c: Counts, alpha: float = 0.5) -> float | None:
+    """E = (S + (1-a)D + aI) / ((1-a)N + aM) (Makhoul eq. 7) = 1 - F_alpha."""
+    return ratio(c.S + (1 - alpha) * c.D + alpha * c.I, (1 - alpha) * c.N + alpha * c.M)
+
+
+def muc_err(c: Counts) -> float | None:
+    """MUC ERR = (S + D + I) / (C + S + D + I)."""
+    return ratio(c.S + c.D + c.I, c.N + c.I)
+
+
+def slot_error_rate(c: Counts, weights: Mapping[str, float] | None = None) -> float | None:
+    """SER = (S + D + I) / N (may exceed 1); ``weights`` for S, D, I give the weighted SER."""
+    w = weights or {}
+    err = w.get("S", 1.0) * c.S + w.get("D", 1.0) * c.D + w.get("I", 1.0) * c.I
+    return ratio(err, c.N)
+
+
+def overlap_ratio(c: Counts) -> float | None:
+    """TP / (TP + FP + FN)."""
+    return ratio(c.tp, c.tp + c.fp + c.fn)
+
+
+def _binary(tp: float, fp: float, fn: float, n: float, beta: float) -> dict[str, float | None]:
+    tn = n - tp - fp - fn
+    acc = ratio(tp + tn, n)
+    # Cohen's kappa from the 2x2 table
+    pe = ratio((tp + fp) * (tp + fn) + (fn + tn) * (fp + tn), n * n)
+    kappa = None if acc is None or pe is None or pe == 1 else (acc - pe) / (1 - pe)
+    return {
+        "tp": tp,
+        "fp": fp,
+        "fn": fn,
+        "tn": tn,
+        "precision": ratio(tp, tp + fp),
+        "recall": ratio(tp, tp + fn),
+        "f1": f_beta(tp, fp, fn, beta),
+        "accuracy": acc,
+        "fallout": ratio(fp, fp + tn),
+        "kappa": kappa,
+    }
+
+
+def ts_measures(
+    c: Counts, *, beta: float = 1.0, token_weight: float = 1.0, separator_weight: float = 1.0
+) -> dict[str, dict[str, float | None]]:
+    """Token & separator model measures (Esuli & Sebastiani 2010) of one label or a sum.
+
+    Returns ``{"ts": ..., "tokens": ..., "separators": ...}``, each with tp/fp/fn/tn,
+    precision, recall, f1 (F_beta), accuracy, fallout and Cohen's kappa; the
+    ``ts`` counts are the weighted sums of token and separator counts.
+    """
+    wt, ws = token_weight, separator_weight
+    return {
+        "ts": _binary(
+            wt * c.tok_tp + ws * c.sep_tp,
+            wt * c.tok_fp + ws * c.sep_fp,
+            wt * c.tok_fn + ws * c.sep_fn,
+            wt * c.tok_n + ws * c.sep_n,
+            beta,
+        ),
+        "tokens": _binary(c.tok_tp, c.tok_fp, c.tok_fn, c.tok_n, beta),
+        "separators": _binary(c.sep_tp, c.sep_fp, c.sep_fn, c.sep_n, beta),
+    }
+
+
+def measures(c: Counts, *, beta: float = 1.0) -> dict[str, float | None]:
+    """The span measures of one count cell (or a sum of cells)."""
+    alpha = 1.0 / (1.0 + beta * beta)
+    return {
+        "precision": precision(c),
+        "recall": recall(c),
+        "f": f_beta(c.tp, c.fp, c.fn, beta),
+        "overlap": overlap_ratio(c),
+        "ser": slot_error_rate(c),
+        "err": muc_err(c),
+        "e": makhoul_e(c, alpha),
+    }

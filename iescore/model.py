@@ -1,0 +1,192 @@
+"""Documents, labelled spans and templates (SPEC §1).
+
+Offsets inside the library are 0-based and half-open: a span ``[start, end)``
+covers tokens ``start .. end-1``. The papers write 1-based inclusive positions
+``(i, j)``; :meth:`Span.from_inclusive` converts at the boundary.
+
+Example:
+    >>> doc = Document(id="d1", tokens=("Al", "Roth", "will", "speak"),
+    ...                spans=(Span.from_inclusive("speaker", 1, 2),))
+    >>> doc.spans[0], doc.span_text(doc.spans[0])
+    (Span(label='speaker', start=0, end=2, score=None), 'Al Roth')
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from .errors import InputError
+
+__all__ = ["Span", "Document", "Template"]
+
+
+@dataclass(frozen=True, order=True)
+class Span:
+    """A labelled token span ``[start, end)`` with an optional confidence ``score``."""
+
+    label: str
+    start: int
+    end: int
+    score: float | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.label, str) or not self.label:
+            raise InputError(f"span label must be a non-empty string, got {self.label!r}")
+        for name in ("start", "end"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int):
+                try:
+                    iv = int(v)
+                except (TypeError, ValueError):
+                    iv = None
+                if iv is None or iv != v:
+                    raise InputError(f"span {name} must be an integer, got {v!r}")
+                object.__setattr__(self, name, iv)
+        if self.start < 0 or self.end <= self.start:
+            raise InputError(
+                f"span ({self.label!r}, {self.start}, {self.end}) is empty or reversed; "
+                "offsets are half-open [start, end) with 0 <= start < end"
+            )
+        if self.score is not None:
+            s = float(self.score)
+            object.__setattr__(self, "score", s)
+
+    @classmethod
+    def from_inclusive(cls, label: str, i: int, j: int, score: float | None = None) -> Span:
+        """From the papers' 1-based inclusive positions ``(i, j)``."""
+        if i < 1 or j < i:
+            raise InputError(f"1-based inclusive span ({i}, {j}) needs 1 <= i <= j")
+        return cls(label, i - 1, j, score)
+
+    def to_inclusive(self) -> tuple[int, int]:
+        """The papers' 1-based inclusive ``(i, j)``."""
+        return self.start + 1, self.end
+
+
+@dataclass(frozen=True)
+class Document:
+    """A tokenised document with its labelled spans.
+
+    Args:
+        id: the document id (unique within a corpus).
+        tokens: the token strings.
+        spans: labelled spans over the tokens (AO answers or predictions).
+        separators: the text between consecutive tokens (``len(tokens) - 1`` items);
+            defaults to single spaces.
+        char_offsets: ``(start, end)`` character offsets of every token in ``text``.
+    """
+
+    id: str
+    tokens: tuple[str, ...]
+    spans: tuple[Span, ...] = ()
+    separators: tuple[str, ...] | None = None
+    char_offsets: tuple[tuple[int, int], ...] | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "id", str(self.id))
+        object.__setattr__(self, "tokens", tuple(self.tokens))
+        spans = tuple(self.spans)
+        n = len(self.tokens)
+        for k, sp in enumerate(spans):
+            if not isinstance(sp, Span):
+                try:
+                    sp = Span(*sp)
+                except TypeError as exc:
+                    raise InputError(f"document {self.id!r}: span #{k} {sp!r} is not a Span") from exc
+            if sp.end > n:
+                raise InputError(
+                    f"document {self.id!r}: span #{k} ({sp.label!r}, {sp.start}, {sp.end}) "
+                    f"is outside the document's {n} tokens"
+                )
+            if sp.score is not None and math.isnan(sp.score):
+                raise InputError(f"document {self.id!r}: span #{k} has a NaN confidence")
+        object.__setattr__(self, "spans", tuple(s if isinstance(s, Span) else Span(*s) for s in spans))
+        if self.separators is not None:
+            seps = tuple(self.separators)
+            if len(seps) != max(n - 1, 0):
+                raise InputError(
+                    f"document {self.id!r}: {len(seps)} separators for {n} tokens (need {max(n - 1, 0)})"
+                )
+            object.__setattr__(self, "separators", seps)
+        if self.char_offsets is not None:
+            offs = tuple((int(a), int(b)) for a, b in self.char_offsets)
+            if len(offs) != n:
+                raise InputError(f"document {self.id!r}: {len(offs)} character offsets for {n} tokens")
+            object.__setattr__(self, "char_offsets", offs)
+
+    @property
+    def text(self) -> str:
+        """Tokens joined by their separators."""
+        seps = self.separators if self.separators is not None else (" ",) * max(len(self.tokens) - 1, 0)
+        out = []
+        for k, tok in enumerate(self.tokens):
+            out.append(tok)
+            if k < len(seps):
+                out.append(seps[k])
+        return "".join(out)
+
+    def span_tokens(self, span: Span) -> tuple[str, ...]:
+        return self.tokens[span.start : span.end]
+
+    def span_text(self, span: Span) -> str:
+        """The text of a span (its tokens with their separators)."""
+        if self.separators is None:
+            return " ".join(self.span_tokens(span))
+        parts = []
+        for k in range(span.start, span.end):
+            parts.append(self.tokens[k])
+            if k < span.end - 1:
+                parts.append(self.separators[k])
+        return "".join(parts)
+
+    def template(self) -> Template:
+        """The OBD template of this document: the distinct filler token sequences per label."""
+        slots: dict[str, list[tuple[str, ...]]] = {}
+        for sp in self.spans:
+            fill = self.span_tokens(sp)
+            lst = slots.setdefault(sp.label, [])
+            if fill not in lst:
+                lst.append(fill)
+        return Template(self.id, {k: tuple(v) for k, v in slots.items()})
+
+
+@dataclass(frozen=True)
+class Template:
+    """An OBD template: for each slot (label), its filler token sequences (position-free).
+
+    Fillers may be given as token tuples or as strings (split on whitespace).
+    ``scores`` optionally gives a confidence per filler (same shape as ``slots``).
+    """
+
+    id: str
+    slots: Mapping[str, tuple[tuple[str, ...], ...]]
+    scores: Mapping[str, tuple[float, ...]] | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "id", str(self.id))
+        norm: dict[str, tuple[tuple[str, ...], ...]] = {}
+        for label, fillers in dict(self.slots).items():
+            if isinstance(fillers, str):
+                fillers = [fillers]
+            out = []
+            for f in fillers:
+                seq = tuple(f.split()) if isinstance(f, str) else tuple(f)
+                if not seq:
+                    raise InputError(f"template {self.id!r}: slot {label!r} has an empty filler")
+                out.append(seq)
+            norm[str(label)] = tuple(out)
+        object.__setattr__(self, "slots", norm)
+        if self.scores is not None:
+            sc = {str(k): tuple(float(x) for x in v) for k, v in dict(self.scores).items()}
+            for k, v in sc.items():
+                if len(v) != len(norm.get(k, ())):
+                    raise InputError(f"template {self.id!r}: slot {k!r} has {len(v)} scores for {len(norm.get(k, ()))} fillers")
+            object.__setattr__(self, "scores", sc)
+
+    def fillers(self) -> Iterable[tuple[str, tuple[str, ...], float | None]]:
+        for label, fills in self.slots.items():
+            scores: Sequence[float] | None = (self.scores or {}).get(label)
+            for k, f in enumerate(fills):
+                yield label, f, (scores[k] if scores else None)

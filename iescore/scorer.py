@@ -1,0 +1,600 @@
+"""Scoring entry points: one-shot functions and the streaming :class:`Scorer`.
+
+Every entry point resolves its options into one :class:`~iescore.config.Config`
+and runs the same engine per batch of documents; a report sums the batches'
+counts. Streaming, one-shot scoring and merged shards therefore give the same
+report.
+
+Example (De Sitter et al. 2004, Example 6, with the papers' 1-based positions):
+    >>> ref = Document(id="D", tokens=("w",) * 101,
+    ...                spans=(Span.from_inclusive("loc", 18, 25), Span.from_inclusive("loc", 93, 100)))
+    >>> pred = [[Span.from_inclusive("loc", 20, 25), Span.from_inclusive("loc", 93, 101),
+    ...          Span.from_inclusive("loc", 50, 52)]]
+    >>> r = score(reference=[ref], prediction=pred, rule="O(1,2)")
+    >>> r.overall.tp, r.overall.fp, r.overall.fn
+    (2, 1, 0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .config import Config, get_normaliser
+from .engine import (
+    ALTERNATIVE,
+    IGNORED,
+    TS_FIELDS,
+    SPAN_FIELDS,
+    Units,
+    ao_pairs,
+    check_multi_instance,
+    collapse,
+    collapse_pairs,
+    count,
+    obd_pairs,
+    ts_counts,
+)
+from .errors import ConfigError, InputError
+from .model import Document, Span, Template
+from .report import ItemTable, Report
+from .schemes import TagArrays, Vocabulary, decode_arrays, detect_scheme, get_scheme
+
+__all__ = ["Scorer", "score", "score_tags", "score_templates", "TaggedBatch", "tagged_batch"]
+
+_I64 = np.int64
+_NF = len(SPAN_FIELDS) + len(TS_FIELDS)
+_TOKN = len(SPAN_FIELDS) + TS_FIELDS.index("tok_n")
+_SEPN = len(SPAN_FIELDS) + TS_FIELDS.index("sep_n")
+
+
+@dataclass(frozen=True)
+class TaggedBatch:
+    """Integer-coded tag input for a batch of documents.
+
+    ``doc_offsets[k]`` is where document ``k`` starts in the flat arrays;
+    ``reference.first`` marks sentence starts (chunks never cross them).
+    ``extra`` holds per-document token lines that conlleval counts for token
+    accuracy but that carry no chunks (``-DOCSTART-`` lines): ``[lines, agreeing]``.
+    ``where(index, side)`` describes a flat position for error messages.
+    """
+
+    vocab: Vocabulary
+    reference: TagArrays
+    prediction: TagArrays
+    doc_offsets: np.ndarray
+    doc_ids: tuple[str, ...]
+    tokens: Sequence[str] | None = None
+    extra: np.ndarray | None = None
+    where: Callable[[int, str], str] | None = None
+
+    @property
+    def n_tokens(self) -> int:
+        return len(self.reference.ids)
+
+
+def tagged_batch(
+    reference: Sequence[Sequence[str]],
+    prediction: Sequence[Sequence[str]],
+    *,
+    doc_ids: Sequence[str] | None = None,
+    tokens: Sequence[Sequence[str]] | None = None,
+    vocab: Vocabulary | None = None,
+) -> TaggedBatch:
+    """Build a :class:`TaggedBatch` from per-document tag lists (one list per document)."""
+    from itertools import chain
+
+    from .schemes import flatten
+
+    if isinstance(reference, (str, bytes)) or isinstance(prediction, (str, bytes)):
+        raise InputError("reference and prediction must be lists of tag sequences, not strings")
+    if len(reference) != len(prediction):
+        raise InputError(
+            f"reference has {len(reference)} sequences but prediction has {len(prediction)}"
+        )
+    ids = tuple(str(d) for d in doc_ids) if doc_ids is not None else tuple(str(k) for k in range(len(reference)))
+    if len(ids) != len(reference):
+        raise InputError(f"{len(ids)} document ids for {len(reference)} sequences")
+    _check_unique(ids)
+    vocab = vocab or Vocabulary()
+    for k, (a, b) in enumerate(zip(reference, prediction)):
+        if isinstance(a, str) or isinstance(b, str):
+            raise InputError(f"document {ids[k]!r}: a tag sequence must be a list of tags, not a string")
+        if len(a) != len(b):
+            raise InputError(
+                f"document {ids[k]!r}: reference has {len(a)} tags but prediction has {len(b)}"
+            )
+    ref, lengths = flatten(reference, vocab)
+    pred, _ = flatten(prediction, vocab)
+    offsets = np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(_I64) if len(lengths) else np.zeros(0, _I64)
+    flat_tokens = None
+    if tokens is not None:
+        if len(tokens) != len(reference) or any(len(t) != n for t, n in zip(tokens, lengths.tolist())):
+            raise InputError("tokens must have the same shape as the tag sequences")
+        flat_tokens = list(chain.from_iterable(tokens))
+
+    def where(i: int, side: str) -> str:
+        k = int(np.searchsorted(offsets, i, "right")) - 1
+        return f"document {ids[k]!r} ({side}), token {i - int(offsets[k])}"
+
+    return TaggedBatch(vocab, ref, TagArrays(pred.ids, ref.first), offsets, ids, flat_tokens, None, where)
+
+
+def _check_unique(ids: Sequence[str]) -> None:
+    if len(set(ids)) != len(ids):
+        seen: set[str] = set()
+        for d in ids:
+            if d in seen:
+                raise InputError(f"duplicate document id {d!r}")
+            seen.add(d)
+
+
+@dataclass
+class _Part:
+    """The counts and items of one batch, with its own label list."""
+
+    labels: list[str]
+    doc_ids: list[str]
+    cells: np.ndarray
+    doc_tokens: np.ndarray
+    confusion: np.ndarray
+    ref: ItemTable
+    pred: ItemTable
+    token_counts: np.ndarray | None
+    repairs: dict[str, dict[str, int]] = field(default_factory=dict)
+    ts_error: str | None = None
+
+
+def _empty_items() -> ItemTable:
+    z = np.zeros(0, dtype=_I64)
+    return ItemTable(z, z, z, z, np.zeros(0, np.int8), np.zeros(0), ())
+
+
+class Scorer:
+    """A streaming scorer: ``add`` batches, ``merge`` shards, then ``report()``.
+
+    Args:
+        config: a :class:`Config`; or give its fields as keyword arguments
+            (``rule="O(1,1)"``, ``counting="one-to-one"``, ``scheme="IOB1"``...).
+
+    Example:
+        >>> s = Scorer(scheme="IOB2")
+        >>> s.add_tags(reference=[["B-PER", "I-PER", "O"]], prediction=[["B-PER", "I-PER", "O"]])
+        >>> s.add_tags(reference=[["B-LOC"]], prediction=[["O"]], doc_ids=["1b"])
+        >>> r = s.report()
+        >>> r.overall.tp, r.overall.fn, r.f
+        (1, 1, 0.6666666666666666)
+    """
+
+    def __init__(self, config: Config | None = None, **options: Any) -> None:
+        if config is not None and options:
+            config = config.with_(**options)
+        self.config = config if config is not None else Config(**options)
+        self._parts: list[_Part] = []
+        self._ids: set[str] = set()
+
+    # --- adding data -----------------------------------------------------------------
+    def add(
+        self,
+        *,
+        reference: Sequence[Document] | Sequence[Template],
+        prediction: Sequence[Document] | Sequence[Sequence[Span]] | Sequence[Template],
+    ) -> None:
+        """Add documents: reference Documents with predicted Documents (same ids and
+        tokens) or per-document span lists; or, in OBD, Templates on both sides."""
+        reference = list(reference)
+        prediction = list(prediction)
+        if len(reference) != len(prediction):
+            raise InputError(f"{len(reference)} reference documents but {len(prediction)} predictions")
+        if reference and isinstance(reference[0], Template):
+            self._add_part(_templates_part(reference, prediction, self.config))  # type: ignore[arg-type]
+            return
+        self._add_part(_documents_part(reference, prediction, self.config))  # type: ignore[arg-type]
+
+    def add_tags(
+        self,
+        *,
+        reference: Sequence[Sequence[str]],
+        prediction: Sequence[Sequence[str]],
+        doc_ids: Sequence[str] | None = None,
+        tokens: Sequence[Sequence[str]] | None = None,
+    ) -> None:
+        """Add tag sequences, one sequence per document."""
+        if doc_ids is None:
+            doc_ids = [str(len(self._ids) + k) for k in range(len(reference))]
+        self.add_batch(tagged_batch(reference, prediction, doc_ids=doc_ids, tokens=tokens))
+
+    def add_batch(self, batch: TaggedBatch) -> None:
+        """Add an integer-coded :class:`TaggedBatch` (the fast path)."""
+        part, scheme = _tags_part(batch, self.config)
+        if self.config.scheme in ("auto", "spans") and scheme != self.config.scheme:
+            self.config = self.config.with_(scheme=scheme)
+        self._add_part(part)
+
+    def _add_part(self, part: _Part) -> None:
+        dup = self._ids.intersection(part.doc_ids)
+        if dup:
+            raise InputError(f"duplicate document id {sorted(dup)[0]!r} (already added to this scorer)")
+        self._ids.update(part.doc_ids)
+        self._parts.append(part)
+
+    def merge(self, other: Scorer) -> Scorer:
+        """A new scorer holding both scorers' documents (e.g. shards of a distributed run)."""
+        if other.config.with_(scheme=self.config.scheme) != self.config:
+            raise ConfigError(
+                f"cannot merge scorers with different options: {self.config.signature()} vs {other.config.signature()}"
+            )
+        out = Scorer(self.config)
+        for p in self._parts + other._parts:
+            out._add_part(p)
+        return out
+
+    # --- the report --------------------------------------------------------------------
+    def report(self) -> Report:
+        """Assemble the report from all batches' counts."""
+        return _assemble(self._parts, self.config)
+
+
+# --- building parts -------------------------------------------------------------------
+
+def _label_space(names: Iterable[str], cfg: Config) -> tuple[list[str], dict[str, int]]:
+    sup = cfg.supertag_map()
+    final = sorted({sup.get(n, n) for n in names})
+    index = {n: i for i, n in enumerate(final)}
+    return final, {n: index[sup.get(n, n)] for n in names}
+
+
+def _keys(tokens_of: Callable[[int], Sequence[str]], n: int, cfg: Config) -> list[tuple[str, ...]]:
+    norm = get_normaliser(cfg.normaliser)
+    out = []
+    for i in range(n):
+        out.append(tuple(t for t in (norm(x) for x in tokens_of(i)) if t))
+    return out
+
+
+def _score_units(
+    R: Units,
+    P: Units,
+    *,
+    cfg: Config,
+    labels: list[str],
+    doc_ids: list[str],
+    doc_tokens: np.ndarray | None,
+    texts_r: Callable[[int], str] | None,
+    texts_p: Callable[[int], str] | None,
+) -> _Part:
+    """Run the engine on item-level units (AO positions and/or filler keys)."""
+    n_docs, L = len(doc_ids), len(labels)
+    positions = R.start is not None
+    pairs = ao_pairs(R, P, cfg.rule) if positions else None
+    ts_error = None
+    if positions:
+        ts_error = check_multi_instance(R, labels, "reference", doc_ids) or check_multi_instance(
+            P, labels, "prediction", doc_ids
+        )
+    else:
+        ts_error = "the token & separator model needs token positions (templates have none)"
+    best = cfg.mode == "match-best"
+
+    def table(U: Units, status: np.ndarray, text: Callable[[int], str] | None, filler: bool) -> ItemTable:
+        n = len(U)
+        start = U.start if (U.start is not None and not filler) else np.full(n, -1, dtype=_I64)
+        end = U.end if (U.end is not None and not filler) else np.full(n, -1, dtype=_I64)
+        score = U.score if U.score is not None else np.full(n, np.nan)
+        if filler and U.key is not None:
+            txt: tuple[str, ...] | None = tuple(" ".join(k) for k in U.key)
+        else:
+            txt = tuple(text(i) for i in range(n)) if text is not None else None
+        return ItemTable(U.doc, U.label, start, end, status, score, txt)
+
+    if cfg.setting == "AO":
+        if not positions:
+            raise ConfigError("setting='AO' needs token positions; templates are OBD-only (use setting='OBD')")
+        assert pairs is not None
+        if cfg.mode == "one-per-string":
+            GR, gr = collapse(R)
+            GP, gp = collapse(P)
+            res = count(GR, GP, collapse_pairs(pairs, gr, gp), n_docs=n_docs, n_labels=L, counting=cfg.counting)
+            ref_status = _spread(res.ref_status, gr, ALTERNATIVE)
+            pred_status = _spread(res.pred_status, gp, IGNORED)
+        else:
+            res = count(R, P, pairs, n_docs=n_docs, n_labels=L, counting=cfg.counting, best=best)
+            ref_status, pred_status = res.ref_status, res.pred_status
+        ref_items = table(R, ref_status, texts_r, False)
+        pred_items = table(P, pred_status, texts_p, False)
+    else:
+        GR, _ = collapse(R)
+        GP, _ = collapse(P)
+        res = count(GR, GP, obd_pairs(GR, GP, cfg.rule), n_docs=n_docs, n_labels=L, counting=cfg.counting, best=best)
+        ref_items = table(GR, res.ref_status, None, True)
+        pred_items = table(GP, res.pred_status, None, True)
+    cells = np.zeros((n_docs, L, _NF), dtype=_I64)
+    cells[:, :, : len(SPAN_FIELDS)] = res.cells
+    dt = doc_tokens if doc_tokens is not None else np.zeros(n_docs, dtype=_I64)
+    if ts_error is None and doc_tokens is not None:
+        assert pairs is not None
+        cells[:, :, len(SPAN_FIELDS) :] = ts_counts(R, P, pairs, doc_tokens, L)
+    return _Part(labels, doc_ids, cells, dt, res.confusion, ref_items, pred_items, None, {}, ts_error)
+
+
+def _spread(group_status: np.ndarray, gid: np.ndarray, other: int) -> np.ndarray:
+    """Member statuses: the first member of each group gets the group's status."""
+    out = np.full(len(gid), other, dtype=np.int8)
+    first = np.full(len(group_status), len(gid), dtype=_I64)
+    np.minimum.at(first, gid, np.arange(len(gid), dtype=_I64))
+    out[first] = group_status
+    return out
+
+
+def _tags_part(batch: TaggedBatch, cfg: Config) -> tuple[_Part, str]:
+    vocab = batch.vocab
+    scheme_name = cfg.scheme
+    if scheme_name in ("auto", "spans"):
+        scheme_name = detect_scheme(batch.reference, vocab)
+    scheme = get_scheme(scheme_name)
+    cfg = cfg.with_(scheme=scheme.name)
+    offsets = batch.doc_offsets
+    n_docs = len(batch.doc_ids)
+
+    def where(side: str) -> Callable[[int], str]:
+        def f(i: int) -> str:
+            if batch.where is not None:
+                return batch.where(i, side)
+            return f"{side} token {i}"
+
+        return f
+
+    rc = decode_arrays(batch.reference, vocab, scheme=scheme, repair=cfg.repair, where=where("reference"))
+    pc = decode_arrays(batch.prediction, vocab, scheme=scheme, repair=cfg.repair, where=where("prediction"))
+    labels, remap = _label_space(vocab.labels, cfg)
+    lab_map = np.array([remap[n] for n in vocab.labels], dtype=_I64) if vocab.labels else np.zeros(0, _I64)
+
+    def units(ch: Any) -> Units:
+        doc = (np.searchsorted(offsets, ch.start, "right") - 1).astype(_I64)
+        base = offsets[doc]
+        lab = lab_map[ch.type] if len(ch.type) else np.zeros(0, _I64)
+        return Units(doc, lab, ch.start - base, ch.end - base, None, None)
+
+    R, P = units(rc), units(pc)
+    need_keys = cfg.setting == "OBD" or cfg.mode == "one-per-string"
+    toks = batch.tokens
+    if need_keys:
+        if toks is None:
+            raise ConfigError(
+                f"setting={cfg.setting!r}, mode={cfg.mode!r} compares strings and needs the tokens; pass tokens="
+            )
+        R = Units(R.doc, R.label, R.start, R.end, None, _keys(lambda i: toks[rc.start[i] : rc.end[i]], len(R), cfg))
+        P = Units(P.doc, P.label, P.start, P.end, None, _keys(lambda i: toks[pc.start[i] : pc.end[i]], len(P), cfg))
+    texts_r = (lambda i: " ".join(toks[rc.start[i] : rc.end[i]])) if toks is not None else None
+    texts_p = (lambda i: " ".join(toks[pc.start[i] : pc.end[i]])) if toks is not None else None
+    ends = np.concatenate((offsets[1:], [batch.n_tokens])).astype(_I64) if n_docs else np.zeros(0, _I64)
+    doc_tokens = ends - offsets
+    part = _score_units(
+        R, P, cfg=cfg, labels=labels, doc_ids=list(batch.doc_ids), doc_tokens=doc_tokens,
+        texts_r=texts_r, texts_p=texts_p,
+    )
+    # token accuracy (conlleval: every token line, -DOCSTART- included)
+    agree = batch.reference.ids == batch.prediction.ids
+    o_id = vocab.tag_ids.get(vocab.outside, -1)
+    non_o = (batch.reference.ids != o_id) | (batch.prediction.ids != o_id)
+    doc_of = np.repeat(np.arange(n_docs), doc_tokens)
+    tc = np.zeros((n_docs, 4), dtype=_I64)
+    tc[:, 0] = doc_tokens
+    tc[:, 1] = np.bincount(doc_of, weights=agree, minlength=n_docs)
+    tc[:, 2] = np.bincount(doc_of, weights=non_o, minlength=n_docs)
+    tc[:, 3] = np.bincount(doc_of, weights=agree & non_o, minlength=n_docs)
+    if batch.extra is not None:
+        tc[:, :2] += batch.extra
+    part.token_counts = tc
+    kind = "discarded" if cfg.repair == "discard" else "repaired"
+    for side, ch in (("reference", rc), ("prediction", pc)):
+        if cfg.repair == "discard":
+            n = ch.n_discarded
+        else:
+            n = ch.n_repaired
+        part.repairs[side] = {kind: int(n)}
+    return part, scheme.name
+
+
+def _documents_part(reference: list[Document], prediction: list[Any], cfg: Config) -> _Part:
+    ids = [d.id for d in reference]
+    _check_unique(ids)
+    pred_spans: list[tuple[Span, ...]] = []
+    for k, (ref, pred) in enumerate(zip(reference, prediction)):
+        if not isinstance(ref, Document):
+            raise InputError(f"reference #{k} is {type(ref).__name__}, not a Document")
+        if isinstance(pred, Document):
+            if pred.id != ref.id:
+                raise InputError(f"prediction #{k} has document id {pred.id!r} but the reference has {ref.id!r}")
+            if pred.tokens != ref.tokens:
+                raise InputError(
+                    f"document {ref.id!r}: the prediction's tokens differ from the reference's "
+                    f"({len(pred.tokens)} vs {len(ref.tokens)} tokens); align them first (iescore.adapters)"
+                )
+            spans = pred.spans
+        else:
+            spans = tuple(s if isinstance(s, Span) else Span(*s) for s in pred)
+            for s in spans:
+                if s.end > len(ref.tokens):
+                    raise InputError(
+                        f"document {ref.id!r}: predicted span ({s.label!r}, {s.start}, {s.end}) "
+                        f"is outside the document's {len(ref.tokens)} tokens"
+                    )
+        pred_spans.append(spans)
+    names = {s.label for d in reference for s in d.spans} | {s.label for sp in pred_spans for s in sp}
+    labels, remap = _label_space(names, cfg)
+
+    def units(docs_spans: list[tuple[Span, ...]]) -> tuple[Units, list[tuple[int, Span]]]:
+        flat = [(k, s) for k, spans in enumerate(docs_spans) for s in spans]
+        n = len(flat)
+        doc = np.fromiter((k for k, _ in flat), dtype=_I64, count=n)
+        lab = np.fromiter((remap[s.label] for _, s in flat), dtype=_I64, count=n)
+        st = np.fromiter((s.start for _, s in flat), dtype=_I64, count=n)
+        en = np.fromiter((s.end for _, s in flat), dtype=_I64, count=n)
+        sc = np.fromiter((np.nan if s.score is None else s.score for _, s in flat), dtype=float, count=n)
+        return Units(doc, lab, st, en, sc), flat
+
+    R, rflat = units([d.spans for d in reference])
+    P, pflat = units(pred_spans)
+    if cfg.setting == "OBD" or cfg.mode == "one-per-string":
+        R = Units(R.doc, R.label, R.start, R.end, R.score,
+                  _keys(lambda i: reference[rflat[i][0]].span_tokens(rflat[i][1]), len(R), cfg))
+        P = Units(P.doc, P.label, P.start, P.end, P.score,
+                  _keys(lambda i: reference[pflat[i][0]].span_tokens(pflat[i][1]), len(P), cfg))
+    doc_tokens = np.fromiter((len(d.tokens) for d in reference), dtype=_I64, count=len(reference))
+    return _score_units(
+        R, P, cfg=cfg, labels=labels, doc_ids=ids, doc_tokens=doc_tokens,
+        texts_r=lambda i: reference[rflat[i][0]].span_text(rflat[i][1]),
+        texts_p=lambda i: reference[pflat[i][0]].span_text(pflat[i][1]),
+    )
+
+
+def _templates_part(reference: list[Template], prediction: list[Template], cfg: Config) -> _Part:
+    if cfg.setting != "OBD":
+        raise ConfigError("templates are position-free: score them with setting='OBD'")
+    ids = [t.id for t in reference]
+    _check_unique(ids)
+    for k, (a, b) in enumerate(zip(reference, prediction)):
+        if not isinstance(b, Template):
+            raise InputError(f"prediction #{k} is {type(b).__name__}, not a Template")
+        if a.id != b.id:
+            raise InputError(f"prediction #{k} has template id {b.id!r} but the reference has {a.id!r}")
+    names = {lab for t in list(reference) + list(prediction) for lab in t.slots}
+    labels, remap = _label_space(names, cfg)
+    norm = get_normaliser(cfg.normaliser)
+
+    def units(ts: list[Template]) -> Units:
+        rows = [(k, lab, f, s) for k, t in enumerate(ts) for lab, f, s in t.fillers()]
+        n = len(rows)
+        return Units(
+            np.fromiter((r[0] for r in rows), dtype=_I64, count=n),
+            np.fromiter((remap[r[1]] for r in rows), dtype=_I64, count=n),
+            None,
+            None,
+            np.fromiter((np.nan if r[3] is None else r[3] for r in rows), dtype=float, count=n),
+            [tuple(x for x in (norm(t) for t in r[2]) if x) for r in rows],
+        )
+
+    return _score_units(
+        units(reference), units(prediction), cfg=cfg, labels=labels, doc_ids=ids,
+        doc_tokens=None, texts_r=None, texts_p=None,
+    )
+
+
+# --- assembling -------------------------------------------------------------------------
+
+def _assemble(parts: list[_Part], cfg: Config) -> Report:
+    labels = sorted({lab for p in parts for lab in p.labels})
+    index = {lab: i for i, lab in enumerate(labels)}
+    L = len(labels)
+    doc_ids: list[str] = []
+    cells_list = []
+    conf = np.zeros((L + 1, L + 1), dtype=_I64)
+    refs, preds, toks = [], [], []
+    repairs: dict[str, dict[str, int]] = {}
+    ts_error = None
+    has_tokens = bool(parts) and all(p.token_counts is not None for p in parts)
+    for p in parts:
+        m = np.array([index[lab] for lab in p.labels], dtype=_I64)
+        c = np.zeros((len(p.doc_ids), L, _NF), dtype=_I64)
+        if len(m):
+            c[:, m, :] = p.cells
+        c[:, :, _TOKN] = p.doc_tokens[:, None]
+        c[:, :, _SEPN] = np.maximum(p.doc_tokens - 1, 0)[:, None]
+        cells_list.append(c)
+        mm = np.concatenate((m, [L]))
+        conf[np.ix_(mm, mm)] += p.confusion
+        off = len(doc_ids)
+        doc_ids.extend(p.doc_ids)
+        for tab, dest in ((p.ref, refs), (p.pred, preds)):
+            dest.append(ItemTable(tab.doc + off, m[tab.label] if len(tab.label) else tab.label, tab.start, tab.end, tab.status, tab.score, tab.text))
+        if has_tokens:
+            assert p.token_counts is not None
+            toks.append(p.token_counts)
+        for side, rep in p.repairs.items():
+            d = repairs.setdefault(side, {})
+            for k, v in rep.items():
+                d[k] = d.get(k, 0) + v
+        ts_error = ts_error or p.ts_error
+    cells = np.concatenate(cells_list) if cells_list else np.zeros((0, L, _NF), dtype=_I64)
+
+    def cat(tabs: list[ItemTable]) -> ItemTable:
+        if not tabs:
+            return _empty_items()
+        texts = None if any(t.text is None for t in tabs) else tuple(x for t in tabs for x in (t.text or ()))
+        return ItemTable(
+            *(np.concatenate([getattr(t, f) for t in tabs]) for f in ("doc", "label", "start", "end", "status", "score")),
+            text=texts,
+        )
+
+    return Report(
+        config=cfg,
+        labels=tuple(labels),
+        doc_ids=tuple(doc_ids),
+        cells=cells,
+        confusion=conf,
+        reference=cat(refs),
+        prediction=cat(preds),
+        token_counts=np.concatenate(toks) if has_tokens else None,
+        repairs=repairs,
+        ts_error=ts_error,
+    )
+
+
+# --- one-shot functions --------------------------------------------------------------------
+
+def _config(config: Config | None, options: Mapping[str, Any]) -> Config:
+    if config is not None:
+        return config.with_(**options) if options else config
+    return Config(**options)
+
+
+def score(
+    *,
+    reference: Sequence[Document] | Sequence[Template],
+    prediction: Sequence[Document] | Sequence[Sequence[Span]] | Sequence[Template],
+    config: Config | None = None,
+    **options: Any,
+) -> Report:
+    """Score documents (or OBD templates) in one call. Options as in :class:`Config`."""
+    s = Scorer(_config(config, options))
+    s.add(reference=reference, prediction=prediction)
+    return s.report()
+
+
+def score_tags(
+    *,
+    reference: Sequence[Sequence[str]],
+    prediction: Sequence[Sequence[str]],
+    doc_ids: Sequence[str] | None = None,
+    tokens: Sequence[Sequence[str]] | None = None,
+    config: Config | None = None,
+    **options: Any,
+) -> Report:
+    """Score tag sequences (one sequence per document) in one call.
+
+    ``scheme`` defaults to ``"auto"`` (detected from the reference tags and
+    recorded in the signature).
+
+    >>> r = score_tags(reference=[["B-PER", "I-PER", "O"]], prediction=[["I-PER", "I-PER", "O"]])
+    >>> r.f, r.signature.split("|")[5]
+    (1.0, 'scheme:IOB2')
+    """
+    options = dict(options)
+    options.setdefault("scheme", "auto")
+    cfg = _config(config, options)
+    s = Scorer(cfg)
+    s.add_tags(reference=reference, prediction=prediction, doc_ids=doc_ids, tokens=tokens)
+    return s.report()
+
+
+def score_templates(
+    *, reference: Sequence[Template], prediction: Sequence[Template], config: Config | None = None, **options: Any
+) -> Report:
+    """Score OBD templates (``setting="OBD"`` is implied)."""
+    options = dict(options)
+    options.setdefault("setting", "OBD")
+    return score(reference=reference, prediction=prediction, config=config, **options)
