@@ -30,6 +30,7 @@ __all__ = [
     "COUNTINGS",
     "MODES",
     "AVERAGES",
+    "REPAIRS_CHOICES",
     "NORMALISERS",
     "get_normaliser",
 ]
@@ -38,6 +39,7 @@ SETTINGS = ("AO", "OBD")
 COUNTINGS = ("any", "one-to-one")
 MODES = ("match-all", "match-best", "one-per-string")
 AVERAGES = ("micro", "macro", "weighted")
+REPAIRS_CHOICES = ("conlleval", "strict", "discard")
 
 _INF = math.inf
 
@@ -202,7 +204,7 @@ class Config:
             ("counting", self.counting, COUNTINGS),
             ("mode", self.mode, MODES),
             ("average", self.average, AVERAGES),
-            ("repair", self.repair, ("conlleval", "strict", "discard")),
+            ("repair", self.repair, REPAIRS_CHOICES),
         ):
             if value not in valid:
                 raise ConfigError(f"unknown {name} {value!r}; valid: {choices(valid)}")

@@ -1,0 +1,123 @@
+"""The ``iescore`` command line.
+
+``iescore score FILE [PRED_FILE] [options]`` scores a CoNLL-style file (the last
+two columns are the gold and predicted tags, conlleval's input) or a gold file
+and a prediction file aligned line by line (each file's last column). It prints
+a conlleval-style table, or with ``--json`` one JSON object whose values are
+fractions in [0, 1] (null where undefined). ``iescore score --example`` scores
+a small built-in example. Bad input exits with status 2 and a message naming
+the file, line and value.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from importlib import resources
+
+from . import __version__
+from .config import AVERAGES, COUNTINGS, MODES, REPAIRS_CHOICES, SETTINGS, Config, Rule
+from .errors import IEScoreError
+from .io.conll import DOC_MODES, read_conll
+from .scorer import Scorer
+
+__all__ = ["main", "build_parser"]
+
+_DEFAULT = Config()
+
+
+def _supertags(text: str) -> tuple[tuple[str, str], ...]:
+    pairs = []
+    for item in text.split(","):
+        if not item.strip():
+            continue
+        if "=" not in item:
+            raise argparse.ArgumentTypeError(f"supertag {item!r} must look like LABEL=SUPERTAG")
+        a, b = item.split("=", 1)
+        pairs.append((a.strip(), b.strip()))
+    return tuple(pairs)
+
+
+def _rule(text: str) -> Rule:
+    try:
+        return Rule.parse(text)
+    except IEScoreError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="iescore",
+        description="Information Extraction evaluation as the literature defines it.",
+    )
+    parser.add_argument("--version", action="version", version=f"iescore {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sc = sub.add_parser(
+        "score",
+        help="score a CoNLL file (gold + prediction columns) or a gold file and a prediction file",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sc.add_argument("file", nargs="?", help="CoNLL file; with PRED_FILE, the gold file")
+    sc.add_argument("pred_file", nargs="?", help="prediction file, aligned line by line with FILE")
+    sc.add_argument("--example", action="store_true", help="score the built-in example file")
+    g = sc.add_argument_group("evaluation model")
+    g.add_argument("--setting", choices=SETTINGS, default=_DEFAULT.setting, help="AO: all occurrences; OBD: templates")
+    g.add_argument("--rule", type=_rule, default=_DEFAULT.rule, help="exact | contain(e) | overlap(e,m), e.g. 'O(1,1)'")
+    g.add_argument("--counting", choices=COUNTINGS, default=_DEFAULT.counting)
+    g.add_argument("--mode", choices=MODES, default=_DEFAULT.mode)
+    g.add_argument("--scheme", default="auto", help="IO, IOB1, IOB2, IOE1, IOE2, IOBES, BMES, BILOU or auto")
+    g.add_argument("--repair", choices=REPAIRS_CHOICES, default=_DEFAULT.repair)
+    g.add_argument("--average", choices=AVERAGES, default=_DEFAULT.average, help="the headline average")
+    g.add_argument("--beta", type=float, default=_DEFAULT.beta)
+    g.add_argument("--normaliser", default=_DEFAULT.normaliser, help="identity, lower, whitespace, ... (combine with +)")
+    g.add_argument("--supertags", type=_supertags, default=(), help="label merges, e.g. PER=NE,LOC=NE")
+    g.add_argument("--token-weight", type=float, default=_DEFAULT.token_weight)
+    g.add_argument("--separator-weight", type=float, default=_DEFAULT.separator_weight)
+    f = sc.add_argument_group("input and output")
+    f.add_argument("--encoding", default="utf-8", help="file encoding (utf-8, latin-1, ...)")
+    f.add_argument("--documents", choices=DOC_MODES, default="auto",
+                   help="document boundaries: -DOCSTART- lines, sentences, or auto")
+    f.add_argument("--json", action="store_true", help="print one JSON object")
+    return parser
+
+
+def _example_path() -> str:
+    return str(resources.files("iescore") / "data" / "example.conll")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command == "score":
+        if args.example:
+            if args.file:
+                parser.error("--example takes no FILE")
+            args.file = _example_path()
+        elif not args.file:
+            parser.error("give a FILE (or --example)")
+        try:
+            cfg = Config(
+                setting=args.setting, rule=args.rule, counting=args.counting, mode=args.mode,
+                scheme=args.scheme, repair=args.repair, average=args.average, beta=args.beta,
+                normaliser=args.normaliser, supertags=args.supertags,
+                token_weight=args.token_weight, separator_weight=args.separator_weight,
+            )
+            batch = read_conll(args.file, args.pred_file, encoding=args.encoding, documents=args.documents)
+            scorer = Scorer(cfg)
+            scorer.add_batch(batch)
+            report = scorer.report()
+        except IEScoreError as exc:
+            print(f"iescore: error: {exc}", file=sys.stderr)
+            return 2
+        if args.json:
+            print(json.dumps(report.to_dict(), indent=2))
+        else:
+            print(report.format_table())
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,29 @@
+"""Shared fixtures: the location of the shared corpora (IESCORE_DATA)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+_DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+def data_path() -> Path:
+    """The shared data folder: ``$IESCORE_DATA``, else ``../shared/data`` beside the checkout.
+
+    Missing data fails the test under CI (``CI=true``) and skips it elsewhere.
+    """
+    path = Path(os.environ.get("IESCORE_DATA") or _DEFAULT)
+    if not (path / "conll2003-eng" / "eng.testb").is_file():
+        msg = f"shared corpora not found at {path} (set IESCORE_DATA)"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(msg)
+        pytest.skip(msg)
+    return path
+
+
+@pytest.fixture(scope="session")
+def data() -> Path:
+    return data_path()

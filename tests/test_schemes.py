@@ -1,0 +1,216 @@
+"""Tag decoding (SPEC §7): every scheme, the three repair policies, the pitfall catalogue."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from iescore import InputError, score_tags
+from iescore.schemes import SCHEMES, decode_tags, encode_spans
+
+
+def spans(chunks):
+    return [(chunks.labels[t], int(s), int(e)) for t, s, e in zip(chunks.type, chunks.start, chunks.end)]
+
+
+def prf(reference, prediction, **kw):
+    r = score_tags(reference=reference, prediction=prediction, **kw)
+    c = r.overall
+    return c.tp, c.fp, c.fn
+
+
+# --- the pitfall catalogue (research/peers.md §5.1) ----------------------------------
+def test_p01_i_after_o_is_repaired_by_conlleval_counted_and_refused_by_strict():
+    ref, pred = [["B-PER", "I-PER", "O"]], [["I-PER", "I-PER", "O"]]
+    r = score_tags(reference=ref, prediction=pred, scheme="IOB2")
+    assert (r.overall.tp, r.f) == (1, 1.0)
+    assert r.repairs["prediction"] == {"repaired": 1}
+    with pytest.raises(InputError, match=r"ill-formed IOB2 chunk at document '0' \(prediction\), token 0: tags \['I-PER', 'I-PER', 'O'\]"):
+        score_tags(reference=ref, prediction=pred, scheme="IOB2", repair="strict")
+    d = score_tags(reference=ref, prediction=pred, scheme="IOB2", repair="discard")
+    assert (d.overall.tp, d.overall.fp, d.overall.fn) == (0, 0, 1)
+    assert d.repairs["prediction"] == {"discarded": 1}
+
+
+def test_p02_type_switch_splits():
+    assert prf([["B-PER", "I-PER", "O"]], [["B-PER", "I-LOC", "O"]], scheme="IOB2") == (0, 2, 1)
+
+
+def test_p03_iobes_single_tags_split():
+    assert prf([["S-PER", "S-PER"]], [["B-PER", "E-PER"]], scheme="IOBES") == (0, 1, 2)
+
+
+def test_p04_iobes_end_then_begin():
+    ref, pred = [["B-MISC", "E-MISC", "B-MISC", "E-MISC"]], [["B-MISC", "I-MISC", "I-MISC", "E-MISC"]]
+    # by the scheme's meaning: 2 gold, 1 predicted, no match
+    assert prf(ref, pred, scheme="IOBES", repair="strict") == (0, 1, 2)
+    # conlleval's own rules (SPEC §7) merge E-X B-X, and the merge is counted as a repair
+    r = score_tags(reference=ref, prediction=pred, scheme="IOBES", repair="conlleval")
+    assert (r.overall.tp, r.overall.fp, r.overall.fn) == (1, 0, 0)
+    assert r.repairs["reference"] == {"repaired": 1}
+
+
+def test_p05_bilou():
+    ref, pred = [["U-PER", "U-PER"]], [["U-PER", "B-PER"]]
+    with pytest.raises(InputError, match="ill-formed BILOU chunk"):
+        score_tags(reference=ref, prediction=pred, scheme="BILOU", repair="strict")
+    r = score_tags(reference=ref, prediction=pred, scheme="BILOU", repair="discard")
+    assert (r.overall.tp, r.overall.fp, r.overall.fn) == (1, 0, 1)
+    assert r.f == pytest.approx(2 / 3)
+
+
+def test_p06_iob1_b_between_same_type_chunks():
+    assert prf([["I-PER", "B-PER"]], [["I-PER", "I-PER"]], scheme="IOB1") == (0, 1, 2)
+
+
+def test_p07_iob1_detected_and_scored_like_conlleval():
+    r = score_tags(reference=[["I-NP", "I-NP", "O", "I-NP", "B-NP"]], prediction=[["I-NP", "I-NP", "O", "I-NP", "I-NP"]])
+    assert "scheme:IOB1" in r.signature
+    assert r.f == pytest.approx(0.4)
+
+
+def test_p09_unprefixed_labels_need_io():
+    with pytest.raises(InputError, match=r"tag 'PER' is not a tag of scheme IOB2; valid forms: 'B-<label>', 'I-<label>' or 'O'"):
+        score_tags(reference=[["PER", "PER", "O"]], prediction=[["PER", "O", "O"]], scheme="IOB2")
+    assert spans(decode_tags([["PER", "PER", "O", "LOC"]], scheme="IO")) == [("PER", 0, 2), ("LOC", 3, 4)]
+
+
+def test_p10_dangling_inside_after_other_label():
+    assert spans(decode_tags([["B-LOC", "I-PER"]], scheme="IOB2")) == [("LOC", 0, 1), ("PER", 1, 2)]
+
+
+def test_p11_hyphenated_types_split_at_first_hyphen():
+    assert spans(decode_tags([["B-ORG-X", "I-ORG-X", "B-ORG"]], scheme="IOB2")) == [("ORG-X", 0, 2), ("ORG", 2, 3)]
+
+
+def test_p12_chunks_never_cross_sequences():
+    assert spans(decode_tags([["B-PER", "I-PER"], ["I-PER", "O"]], scheme="IOB1")) == [("PER", 0, 2), ("PER", 2, 3)]
+
+
+def test_empty_tag_is_an_error():
+    with pytest.raises(InputError, match="tag '' is not a tag of scheme IOB2"):
+        score_tags(reference=[["B-PER", ""]], prediction=[["B-PER", "O"]], scheme="IOB2")
+
+
+@pytest.mark.parametrize(
+    "scheme, tags, expected",
+    [
+        ("IOE1", ["I-X", "E-X", "I-X", "O"], [("X", 0, 2), ("X", 2, 3)]),
+        ("IOE2", ["I-X", "E-X", "E-X", "O"], [("X", 0, 2), ("X", 2, 3)]),
+        ("IOBES", ["B-X", "I-X", "E-X", "S-X", "S-Y"], [("X", 0, 3), ("X", 3, 4), ("Y", 4, 5)]),
+        ("BMES", ["B-X", "M-X", "E-X", "S-X"], [("X", 0, 3), ("X", 3, 4)]),
+        ("BILOU", ["B-X", "L-X", "U-X", "B-X", "I-X", "L-X"], [("X", 0, 2), ("X", 2, 3), ("X", 3, 6)]),
+        ("IOB1", ["I-X", "B-X", "I-X", "O", "I-Y"], [("X", 0, 1), ("X", 1, 3), ("Y", 4, 5)]),
+    ],
+)
+def test_well_formed_sequences_decode_alike_under_every_policy(scheme, tags, expected):
+    for repair in ("conlleval", "strict", "discard"):
+        ch = decode_tags([tags], scheme=scheme, repair=repair)
+        assert spans(ch) == expected, repair
+        assert ch.n_repaired == 0
+
+
+def test_unknown_scheme_lists_choices():
+    with pytest.raises(ValueError, match="valid schemes: 'IO', 'IOB1'"):
+        decode_tags([["O"]], scheme="IOB3")
+
+
+# --- conlleval oracle: a direct transcription of conlleval.pl's chunk rules -------------
+def _split(tag):
+    if tag == "O" or "-" not in tag:
+        return tag, ""
+    p, t = tag.split("-", 1)
+    return p, t
+
+
+def _end_of_chunk(pt, t, ptype, typ):
+    end = (pt, t) in {("B", "B"), ("B", "O"), ("I", "B"), ("I", "O"), ("E", "E"), ("E", "I"), ("E", "O")}
+    if pt != "O" and pt != "." and ptype != typ:
+        end = True
+    return end
+
+
+def _start_of_chunk(pt, t, ptype, typ):
+    start = (pt, t) in {("B", "B"), ("I", "B"), ("O", "B"), ("O", "I"), ("E", "E"), ("E", "I"), ("O", "E")}
+    if t != "O" and t != "." and ptype != typ:
+        start = True
+    return start
+
+
+def conlleval_counts(ref_sents, pred_sents):
+    """(gold phrases, found phrases, correct phrases), as conlleval.pl counts them."""
+    rows = []
+    for r, p in zip(ref_sents, pred_sents):
+        rows.extend(zip(r, p))
+        rows.append(None)  # sentence boundary: both tags O
+    correct_chunk = found_correct = found_guessed = 0
+    in_correct = False
+    lc, lct, lg, lgt = "O", "", "O", ""
+    for row in rows:
+        c, ct = _split(row[0]) if row else ("O", "")
+        g, gt = _split(row[1]) if row else ("O", "")
+        if in_correct:
+            ec, eg = _end_of_chunk(lc, c, lct, ct), _end_of_chunk(lg, g, lgt, gt)
+            if ec and eg and lgt == lct:
+                in_correct = False
+                correct_chunk += 1
+            elif ec != eg or gt != ct:
+                in_correct = False
+        sc, sg = _start_of_chunk(lc, c, lct, ct), _start_of_chunk(lg, g, lgt, gt)
+        if sc and sg and gt == ct:
+            in_correct = True
+        found_correct += sc
+        found_guessed += sg
+        lc, lct, lg, lgt = c, ct, g, gt
+    if in_correct:
+        correct_chunk += 1
+    return found_correct, found_guessed, correct_chunk
+
+
+@pytest.mark.parametrize(
+    "scheme, prefixes",
+    [("IOB2", "BI"), ("IOB1", "BI"), ("IOE2", "IE"), ("IOE1", "IE"), ("IOBES", "BIE")],
+)
+def test_conlleval_policy_equals_conlleval_on_random_files(scheme, prefixes):
+    """2,000 random corpora per alphabet, ill-formed sequences included."""
+    rng = random.Random(20041026)
+    alphabet = ["O"] + [f"{p}-{t}" for p in prefixes for t in ("A", "B")]
+    for _ in range(2000):
+        sents = rng.randint(1, 4)
+        ref = [[rng.choice(alphabet) for _ in range(rng.randint(0, 8))] for _ in range(sents)]
+        pred = [[rng.choice(alphabet) for _ in s] for s in ref]
+        gold, found, correct = conlleval_counts(ref, pred)
+        r = score_tags(reference=ref, prediction=pred, scheme=scheme, repair="conlleval")
+        assert (r.overall.N, r.overall.M, r.overall.tp) == (gold, found, correct), (ref, pred)
+
+
+# --- encode / decode round trips --------------------------------------------------------
+@st.composite
+def span_sets(draw):
+    n = draw(st.integers(1, 30))
+    cuts = sorted(set(draw(st.lists(st.integers(0, n), max_size=12))) | {0, n})
+    out = []
+    for a, b in zip(cuts, cuts[1:]):
+        if draw(st.booleans()):
+            out.append((draw(st.sampled_from(["A", "B"])), a, b))
+    return n, out
+
+
+@settings(max_examples=300, deadline=None)
+@given(span_sets(), st.sampled_from(sorted(SCHEMES)))
+def test_round_trip(data, scheme):
+    n, truth = data
+    adjacent_same = any(x[2] == y[1] and x[0] == y[0] for x, y in zip(truth, truth[1:]))
+    if scheme == "IO" and adjacent_same:
+        with pytest.raises(InputError, match="IO cannot encode adjacent"):
+            encode_spans(truth, n, scheme=scheme)
+        return
+    tags = encode_spans(truth, n, scheme=scheme)
+    assert spans(decode_tags([tags], scheme=scheme, repair="strict")) == truth
+    merged = scheme in ("IOBES", "BMES") and adjacent_same  # conlleval's E-X B-X merge
+    if not merged:
+        ch = decode_tags([tags], scheme=scheme, repair="conlleval")
+        assert spans(ch) == truth and ch.n_repaired == 0
