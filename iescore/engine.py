@@ -464,8 +464,9 @@ def _count_best(R: Units, P: Units, rule_pairs: Pairs, rank_r: np.ndarray, rank_
 
 # --- token & separator model -------------------------------------------------------
 
-def check_multi_instance(U: Units, labels: Sequence[str], side: str, doc_ids: Sequence[str]) -> str | None:
-    """A message if two same-label spans of one side overlap (TS multi-instance), else None."""
+def check_multi_instance(U: Units, labels: Sequence[str], side: str, doc_ids: Sequence[str]) -> tuple[int, str] | None:
+    """``(document index, message)`` for the first document where two same-label spans of
+    one side overlap (TS multi-instance), else None."""
     if len(U) < 2:
         return None
     assert U.start is not None and U.end is not None
@@ -484,7 +485,7 @@ def check_multi_instance(U: Units, labels: Sequence[str], side: str, doc_ids: Se
     if len(bad) == 0:
         return None
     k = int(bad[0])
-    return (
+    return int(d[k]), (
         f"the token & separator model rejects multi-instance input: in document "
         f"{doc_ids[int(d[k])]!r} the {side} has two overlapping {labels[int(lab[k])]!r} spans "
         f"(one starts at token {int(s[k])} inside another ending at {int(runmax[k])})"

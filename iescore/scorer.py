@@ -272,12 +272,23 @@ def _score_units(
     pairs = ao_pairs(R, P, cfg.rule) if positions else None
     ts_error = None
     if positions:
-        ts_error = check_multi_instance(R, labels, "reference", doc_ids) or check_multi_instance(
-            P, labels, "prediction", doc_ids
-        )
+        found = [x for x in (check_multi_instance(R, labels, "reference", doc_ids),
+                             check_multi_instance(P, labels, "prediction", doc_ids)) if x]
+        ts_error = min(found, key=lambda x: x[0])[1] if found else None
     else:
         ts_error = "the token & separator model needs token positions (templates have none)"
     best = cfg.mode == "match-best"
+    if best and P.score is not None and len(P):
+        finite = np.isfinite(P.score)
+        if finite.any() and not finite.all():
+            i = int(np.flatnonzero(~finite)[0])
+            what = f"filler {' '.join(P.key[i])!r}" if P.key is not None and P.start is None else (
+                f"span ({labels[int(P.label[i])]!r}, {int(P.start[i])}, {int(P.end[i])})" if P.start is not None else f"item {i}"
+            )
+            raise InputError(
+                f"match-best needs a confidence on every prediction or on none: document "
+                f"{doc_ids[int(P.doc[i])]!r}, predicted {what} has {float(P.score[i])!r}"
+            )
 
     def table(U: Units, status: np.ndarray, text: Callable[[int], str] | None, filler: bool) -> ItemTable:
         n = len(U)
