@@ -16,12 +16,12 @@ Quick start:
 
 __version__ = "0.1.0"
 
-from .config import Config, Rule, get_normaliser  # noqa: E402
-from .errors import ConfigError, IEScoreError, InputError  # noqa: E402
-from .measures import Counts  # noqa: E402
-from .model import Document, Span, Template  # noqa: E402
-from .report import Report, aggregate  # noqa: E402
-from .scorer import Scorer, TaggedBatch, score, score_tags, score_templates, tagged_batch  # noqa: E402
+from .config import Config, Rule, get_normaliser
+from .errors import ConfigError, IEScoreError, InputError
+from .measures import Counts
+from .model import Document, Span, Template
+from .report import Report, aggregate
+from .scorer import Scorer, TaggedBatch, score, score_tags, score_templates, tagged_batch
 
 __all__ = [
     "__version__",

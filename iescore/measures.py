@@ -50,7 +50,7 @@ class Counts:
     C: int = 0
     S: int = 0
     D: int = 0
-    I: int = 0  # noqa: E741  (Makhoul's name)
+    I: int = 0
     tok_tp: int = 0
     tok_fp: int = 0
     tok_fn: int = 0
@@ -61,12 +61,12 @@ class Counts:
     sep_n: int = 0
 
     @property
-    def N(self) -> int:  # noqa: N802
+    def N(self) -> int:
         """Reference slots: C + S + D."""
         return self.C + self.S + self.D
 
     @property
-    def M(self) -> int:  # noqa: N802
+    def M(self) -> int:
         """Hypothesis slots: C + S + I."""
         return self.C + self.S + self.I
 

@@ -25,7 +25,17 @@ import numpy as np
 
 from .config import Config
 from .engine import STATUS_NAMES
-from .measures import FIELDS, Counts, f_beta, makhoul_e, muc_err, precision, recall, slot_error_rate, ts_measures
+from .measures import (
+    FIELDS,
+    Counts,
+    f_beta,
+    makhoul_e,
+    muc_err,
+    precision,
+    recall,
+    slot_error_rate,
+    ts_measures,
+)
 
 __all__ = ["Report", "ItemTable", "aggregate"]
 

@@ -27,8 +27,8 @@ from .config import Config, get_normaliser
 from .engine import (
     ALTERNATIVE,
     IGNORED,
-    TS_FIELDS,
     SPAN_FIELDS,
+    TS_FIELDS,
     Units,
     ao_pairs,
     check_multi_instance,

@@ -27,11 +27,12 @@ Example:
 from __future__ import annotations
 
 import os
+
 import numpy as np
 
 from ..errors import ConfigError, InputError, choices
-from ..scorer import TaggedBatch
 from ..schemes import TagArrays, Vocabulary
+from ..scorer import TaggedBatch
 
 __all__ = ["read_conll", "read_lines"]
 
@@ -90,10 +91,10 @@ def read_conll(
     pred_lines = None
     if pred_path is not None:
         pred_lines = _strip_trailing_blank(read_lines(pred_path, encoding))
-        if len(pred_lines) != len(gold_lines):
+        if len(pred_lines) > len(gold_lines):
             raise InputError(
-                f"{pred_path} has {len(pred_lines)} lines but {path} has {len(gold_lines)} "
-                "(trailing blank lines aside); the files must be aligned line by line"
+                f"{pred_path}:{len(gold_lines) + 1}: {path} ends at line {len(gold_lines)} but {pred_path} "
+                f"goes on (trailing blank lines aside); the files must be aligned line by line"
             )
     name = os.path.basename(path)
     tokens: list[str] = []
@@ -120,7 +121,14 @@ def read_conll(
     for i, line in enumerate(gold_lines):
         lineno = i + 1
         fields = line.split()
-        pline = pred_lines[i] if pred_lines is not None else None
+        pline = None
+        if pred_lines is not None:
+            if i >= len(pred_lines):
+                raise InputError(
+                    f"{pred_path}:{i + 1}: {pred_path} ends at line {len(pred_lines)} but {path} goes on "
+                    f"(trailing blank lines aside); the files must be aligned line by line"
+                )
+            pline = pred_lines[i]
         if not fields:
             if pline is not None and pline.strip():
                 raise InputError(f"{pred_path}:{lineno}: expected a blank line (as in {path}), got {pline!r}")
