@@ -175,6 +175,12 @@ class Scorer:
         self.config = config if config is not None else Config(**options)
         self._parts: list[_Part] = []
         self._ids: set[str] = set()
+        self._notes: dict[str, int] = {}
+
+    def note(self, kind: str, n: int = 1) -> None:
+        """Count an adapter event (a span dropped or moved while mapping input);
+        the report lists the totals under ``repairs["adapter"]``."""
+        self._notes[kind] = self._notes.get(kind, 0) + int(n)
 
     # --- adding data -----------------------------------------------------------------
     def add(
@@ -230,12 +236,15 @@ class Scorer:
         out = Scorer(self.config)
         for p in self._parts + other._parts:
             out._add_part(p)
+        for notes in (self._notes, other._notes):
+            for k, v in notes.items():
+                out.note(k, v)
         return out
 
     # --- the report --------------------------------------------------------------------
     def report(self) -> Report:
         """Assemble the report from all batches' counts."""
-        return _assemble(self._parts, self.config)
+        return _assemble(self._parts, self.config, self._notes)
 
 
 # --- building parts -------------------------------------------------------------------
@@ -497,7 +506,7 @@ def _templates_part(reference: list[Template], prediction: list[Template], cfg: 
 
 # --- assembling -------------------------------------------------------------------------
 
-def _assemble(parts: list[_Part], cfg: Config) -> Report:
+def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None = None) -> Report:
     labels = sorted({lab for p in parts for lab in p.labels})
     index = {lab: i for i, lab in enumerate(labels)}
     L = len(labels)
@@ -530,6 +539,8 @@ def _assemble(parts: list[_Part], cfg: Config) -> Report:
             for k, v in rep.items():
                 d[k] = d.get(k, 0) + v
         ts_error = ts_error or p.ts_error
+    if notes:
+        repairs["adapter"] = dict(sorted(notes.items()))
     cells = np.concatenate(cells_list) if cells_list else np.zeros((0, L, _NF), dtype=_I64)
 
     def cat(tabs: list[ItemTable]) -> ItemTable:

@@ -7,6 +7,10 @@ from pathlib import Path
 
 import pytest
 
+# tests never touch the network
+for _var in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"):
+    os.environ.setdefault(_var, "1")
+
 _DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
@@ -27,3 +31,15 @@ def data_path() -> Path:
 @pytest.fixture(scope="session")
 def data() -> Path:
     return data_path()
+
+
+def require(module: str):
+    """Import an optional dependency; a missing one fails under CI and skips elsewhere."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"optional dependency {module!r} is not installed: {exc}")
+        pytest.skip(f"{module} not installed", allow_module_level=True)

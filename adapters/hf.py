@@ -1,0 +1,330 @@
+"""Hugging Face outputs to iescore input.
+
+1. ``pipeline("token-classification")`` outputs (lists of dicts with
+   ``entity`` or ``entity_group``, ``start``, ``end``, ``score``; any
+   ``aggregation_strategy``) become spans on the word tokens of a reference
+   :class:`~iescore.Document`, by character offsets (:func:`pipeline_to_spans`).
+2. Trainer-style arrays -- logits ``(batch, seq, labels)`` or label ids
+   ``(batch, seq)``, the ``-100`` mask, and optionally a fast tokenizer's
+   ``word_ids()`` -- become word-level tags in an integer-coded
+   :class:`~iescore.TaggedBatch` (:func:`trainer_batch`): the first sub-word by
+   default, or ``max``/``average`` over a word's sub-words.
+3. ``datasets`` rows with ``tokens`` and ``ner_tags`` (``ClassLabel`` names as
+   tag strings) become tag lists (:func:`dataset_tags`), and
+   :func:`load_conll_dataset` loads a local CoNLL file with
+   ``datasets.load_dataset``.
+
+Only :func:`load_conll_dataset` imports ``datasets``; nothing here imports
+torch or transformers (tensors are read through ``numpy.asarray``).
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from iescore.errors import ConfigError, InputError, choices
+from iescore.model import Document, Span
+from iescore.schemes import TagArrays, Vocabulary, decode_tags
+from iescore.scorer import TaggedBatch
+from iescore.text import char_to_token_span
+
+__all__ = [
+    "STRATEGIES",
+    "pipeline_to_spans",
+    "id2label_list",
+    "trainer_batch",
+    "dataset_tags",
+    "load_conll_dataset",
+]
+
+STRATEGIES = ("first", "max", "average")
+IGNORE = -100
+
+
+def _label_of(entry: Mapping[str, Any]) -> str:
+    if "entity_group" in entry:
+        return str(entry["entity_group"])
+    if "entity" in entry:
+        return str(entry["entity"])
+    raise InputError(f"pipeline output {dict(entry)!r} has neither 'entity' nor 'entity_group'")
+
+
+def pipeline_to_spans(
+    outputs: Sequence[Mapping[str, Any]],
+    reference: Document,
+    *,
+    misaligned: str = "expand",
+    scheme: str = "IOB2",
+    labels: Iterable[str] | None = None,
+) -> tuple[list[Span], dict[str, int]]:
+    """Spans on ``reference``'s tokens from one text's pipeline output.
+
+    Aggregated outputs (``entity_group``) map each entity's characters to tokens
+    with the ``misaligned`` policy. Sub-word outputs (``entity`` with tags such
+    as ``B-PER``) give every word the tag of its first sub-word, and the word
+    tags are decoded under ``scheme`` (conlleval's rules); a span's confidence
+    is the mean of its words' scores. ``labels``, when given, is the set of
+    valid entity labels. Returns the spans and counts of ``misaligned`` and
+    ``dropped`` entities.
+    """
+    if reference.char_offsets is None:
+        raise InputError(f"document {reference.id!r} has no character offsets; build it with iescore.text.document_from_text")
+    offs = reference.char_offsets
+    valid = None if labels is None else set(labels)
+    counts = {"misaligned": 0, "dropped": 0}
+    if not outputs:
+        return [], counts
+    for k, o in enumerate(outputs):
+        for key in ("start", "end"):
+            if o.get(key) is None:
+                raise InputError(f"document {reference.id!r}: pipeline entity #{k} has no {key!r} offset")
+        if not (0 <= int(o["start"]) < int(o["end"]) <= (offs[-1][1] if offs else 0)):
+            raise InputError(
+                f"document {reference.id!r}: pipeline entity #{k} characters [{o['start']}, {o['end']}) "
+                f"are outside the text"
+            )
+    if "entity_group" in outputs[0]:
+        spans = []
+        for k, o in enumerate(outputs):
+            lab = _label_of(o)
+            if valid is not None and lab not in valid:
+                raise InputError(
+                    f"document {reference.id!r}: pipeline entity #{k} has unknown label {lab!r}; "
+                    f"valid: {choices(sorted(valid))}"
+                )
+            hit = char_to_token_span(offs, int(o["start"]), int(o["end"]), misaligned=misaligned)
+            if hit is None:
+                counts["dropped"] += 1
+                continue
+            s, e, ok = hit
+            counts["misaligned"] += not ok
+            spans.append(Span(lab, s, e, float(o["score"]) if o.get("score") is not None else None))
+        return spans, counts
+    # sub-word tags: each word takes the tag of its first sub-word
+    starts = [a for a, _ in offs]
+    ends = [b for _, b in offs]
+    tags = ["O"] * len(offs)
+    scores = [float("nan")] * len(offs)
+    first_at: dict[int, int] = {}
+    for k, o in enumerate(sorted(outputs, key=lambda x: int(x["start"]))):
+        a = int(o["start"])
+        w = bisect.bisect_right(starts, a) - 1
+        if w < 0 or a >= ends[w]:
+            counts["dropped"] += 1  # a sub-word between words (e.g. on whitespace)
+            continue
+        if w in first_at:
+            continue
+        first_at[w] = k
+        tag = _label_of(o)
+        if valid is not None and tag != "O" and tag.partition("-")[2] not in valid:
+            raise InputError(
+                f"document {reference.id!r}: token {w} has tag {tag!r} with an unknown label; "
+                f"valid labels: {choices(sorted(valid))}"
+            )
+        tags[w] = tag
+        scores[w] = float(o.get("score", float("nan")))
+    chunks = decode_tags([tags], scheme=scheme, repair="conlleval")
+    spans = []
+    for t, s, e in zip(chunks.type.tolist(), chunks.start.tolist(), chunks.end.tolist()):
+        sc = [x for x in scores[s:e] if x == x]
+        spans.append(Span(chunks.labels[t], s, e, sum(sc) / len(sc) if sc else None))
+    return spans, counts
+
+
+def id2label_list(id2label: Mapping[int, str] | Sequence[str]) -> list[str]:
+    """``id2label`` (a model config's dict, or a list) as a list indexed by label id."""
+    if isinstance(id2label, Mapping):
+        n = len(id2label)
+        try:
+            out = [str(id2label[i]) for i in range(n)]
+        except KeyError:
+            try:
+                out = [str(id2label[str(i)]) for i in range(n)]  # type: ignore[index]
+            except KeyError:
+                raise InputError(f"id2label must map the ids 0..{n - 1} to tags") from None
+    else:
+        out = [str(x) for x in id2label]
+    if len(set(out)) != len(out):
+        raise InputError(f"id2label has duplicate tags: {out}")
+    return out
+
+
+def _vocab(names: list[str]) -> Vocabulary:
+    v = Vocabulary()
+    ids = v.encode(names)
+    assert ids.tolist() == list(range(len(names)))
+    return v
+
+
+def _softmax(x: np.ndarray) -> np.ndarray:
+    z = x - x.max(axis=-1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def trainer_batch(
+    predictions: Any,
+    label_ids: Any,
+    *,
+    id2label: Mapping[int, str] | Sequence[str],
+    word_ids: Sequence[Sequence[int | None]] | None = None,
+    strategy: str = "first",
+    doc_ids: Sequence[str] | None = None,
+) -> TaggedBatch:
+    """Word-level tags from Trainer predictions, as an integer-coded :class:`~iescore.TaggedBatch`.
+
+    Args:
+        predictions: logits ``(batch, seq, labels)`` or label ids ``(batch, seq)``.
+        label_ids: reference label ids ``(batch, seq)``; ``-100`` marks positions
+            that are not words (special tokens, padding, non-first sub-words).
+        id2label: the model's ``config.id2label``.
+        word_ids: per sequence, the fast tokenizer's ``word_ids()``. Without it,
+            every position whose label is not ``-100`` is a word (the usual
+            first-sub-word labelling). With it, a word's reference tag is the
+            label of its first sub-word, and its predicted tag is chosen by
+            ``strategy``: ``first`` sub-word, ``max`` (the label with the highest
+            logit over the word's sub-words) or ``average`` (the highest mean
+            probability). Words whose first sub-word is labelled ``-100`` are left out.
+        doc_ids: one id per sequence (default ``"0"``, ``"1"``, ...).
+    """
+    if strategy not in STRATEGIES:
+        raise ConfigError(f"unknown strategy {strategy!r}; valid: {choices(STRATEGIES)}")
+    names = id2label_list(id2label)
+    preds = np.asarray(predictions)
+    labels = np.asarray(label_ids)
+    if labels.ndim != 2:
+        raise InputError(f"label_ids must have shape (batch, seq), got {labels.shape}")
+    if preds.shape[:2] != labels.shape or preds.ndim not in (2, 3):
+        raise InputError(
+            f"predictions of shape {preds.shape} do not match label_ids of shape {labels.shape} "
+            "(expected (batch, seq) ids or (batch, seq, labels) logits)"
+        )
+    if preds.ndim == 3 and preds.shape[2] != len(names):
+        raise InputError(f"logits have {preds.shape[2]} labels but id2label has {len(names)}")
+    if strategy != "first" and (preds.ndim != 3 or word_ids is None):
+        raise ConfigError(f"strategy={strategy!r} needs logits and word_ids")
+    n_lab = len(names)
+    if word_ids is None:
+        mask = labels != IGNORE
+        ref = labels[mask].astype(np.int32)
+        pred = (preds.argmax(-1) if preds.ndim == 3 else preds)[mask].astype(np.int32)
+        lengths = mask.sum(axis=1)
+    else:
+        if len(word_ids) != labels.shape[0]:
+            raise InputError(f"{len(word_ids)} word_ids lists for a batch of {labels.shape[0]}")
+        ref_parts, pred_parts, lens = [], [], []
+        for b, wids in enumerate(word_ids):
+            row_l = labels[b]
+            seen: dict[int, list[int]] = {}
+            for pos, w in enumerate(wids):
+                if w is None or pos >= labels.shape[1]:
+                    continue
+                seen.setdefault(int(w), []).append(pos)
+            r_row, p_row = [], []
+            for w in sorted(seen):
+                pos = seen[w]
+                if row_l[pos[0]] == IGNORE:
+                    continue
+                r_row.append(int(row_l[pos[0]]))
+                if preds.ndim == 2:
+                    p_row.append(int(preds[b, pos[0]]))
+                elif strategy == "first":
+                    p_row.append(int(preds[b, pos[0]].argmax()))
+                elif strategy == "max":
+                    p_row.append(int(preds[b, pos].max(axis=0).argmax()))
+                else:
+                    p_row.append(int(_softmax(preds[b, pos]).mean(axis=0).argmax()))
+            ref_parts.append(r_row)
+            pred_parts.append(p_row)
+            lens.append(len(r_row))
+        ref = np.fromiter((x for r in ref_parts for x in r), dtype=np.int32)
+        pred = np.fromiter((x for r in pred_parts for x in r), dtype=np.int32)
+        lengths = np.array(lens, dtype=np.int64)
+    for side, arr in (("label_ids", ref), ("predictions", pred)):
+        bad = np.flatnonzero((arr < 0) | (arr >= n_lab))
+        if len(bad):
+            raise InputError(f"{side} holds label id {int(arr[bad[0]])}, outside 0..{n_lab - 1} (id2label)")
+    offsets = np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.int64) if len(lengths) else np.zeros(0, np.int64)
+    first = np.zeros(len(ref), dtype=bool)
+    first[offsets[lengths > 0]] = True
+    ids = tuple(doc_ids) if doc_ids is not None else tuple(str(k) for k in range(len(lengths)))
+
+    def where(i: int, side: str) -> str:
+        k = int(np.searchsorted(offsets, i, "right")) - 1
+        return f"sequence {ids[k]!r} ({side}), word {i - int(offsets[k])}"
+
+    return TaggedBatch(_vocab(names), TagArrays(ref, first), TagArrays(pred, first), offsets, ids, None, None, where)
+
+
+def dataset_tags(
+    dataset: Any, *, tags: str = "ner_tags", tokens: str = "tokens"
+) -> tuple[list[list[str]], list[list[str]]]:
+    """``(tokens, tag strings)`` per row of a ``datasets`` dataset; ``ClassLabel`` ids become names."""
+    if tags not in dataset.column_names:
+        raise InputError(f"dataset has no column {tags!r}; columns: {choices(dataset.column_names)}")
+    feat = dataset.features[tags]
+    inner = getattr(feat, "feature", None)
+    names = getattr(inner, "names", None)
+    rows = dataset[tags]
+    if names is not None:
+        out_tags = [[names[i] for i in row] for row in rows]
+    else:
+        out_tags = [[str(t) for t in row] for row in rows]
+    out_tokens = dataset[tokens] if tokens in dataset.column_names else [[""] * len(r) for r in out_tags]
+    return out_tokens, out_tags
+
+
+def load_conll_dataset(
+    path: str, *, column: int = -1, label_names: Sequence[str] | None = None, cache_dir: str | None = None
+) -> Any:
+    """Load a local CoNLL file with ``datasets.load_dataset`` into ``id``/``tokens``/``ner_tags`` rows.
+
+    ``ner_tags`` is a ``Sequence(ClassLabel)`` whose names are ``label_names``
+    (default: the file's tags, sorted with ``O`` first). ``-DOCSTART-`` lines are
+    left out; every blank-line-separated sentence is one row.
+    """
+    import datasets
+
+    lines = datasets.load_dataset("text", data_files=path, split="train", cache_dir=cache_dir)["text"]
+    sents: list[tuple[list[str], list[str]]] = []
+    cur_t: list[str] = []
+    cur_g: list[str] = []
+    for k, line in enumerate(lines):
+        fields = line.split()
+        if not fields or fields[0] == "-DOCSTART-":
+            if cur_t:
+                sents.append((cur_t, cur_g))
+                cur_t, cur_g = [], []
+            continue
+        if len(fields) < 2:
+            raise InputError(f"{path}:{k + 1}: need a token and a tag, got {line!r}")
+        cur_t.append(fields[0])
+        cur_g.append(fields[column])
+    if cur_t:
+        sents.append((cur_t, cur_g))
+    found = sorted({g for _, gs in sents for g in gs} - {"O"})
+    names = list(label_names) if label_names is not None else ["O", *found]
+    index = {n: i for i, n in enumerate(names)}
+    for _, gs in sents:
+        for g in gs:
+            if g not in index:
+                raise InputError(f"{path}: tag {g!r} is not in label_names {names}")
+    features = datasets.Features(
+        {
+            "id": datasets.Value("string"),
+            "tokens": datasets.Sequence(datasets.Value("string")),
+            "ner_tags": datasets.Sequence(datasets.ClassLabel(names=names)),
+        }
+    )
+    return datasets.Dataset.from_dict(
+        {
+            "id": [str(k) for k in range(len(sents))],
+            "tokens": [t for t, _ in sents],
+            "ner_tags": [[index[g] for g in gs] for _, gs in sents],
+        },
+        features=features,
+    )

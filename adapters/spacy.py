@@ -1,0 +1,139 @@
+"""spaCy ``Doc``s and ``Example``s to iescore documents.
+
+* A ``Doc`` becomes a :class:`~iescore.Document` with spaCy's tokens, their
+  whitespace as separators and their character offsets; ``doc.ents`` (or
+  ``doc.spans[spans_key]``) become AO spans. Span-group scores
+  (``doc.spans[key].attrs["scores"]``, as spancat writes them) become confidences.
+* ``Example``s whose predicted and reference docs are tokenised differently
+  are aligned through character offsets: every predicted span is mapped onto
+  the reference tokens with the ``misaligned`` policy (``expand``, ``contract``
+  or ``error``); spans that moved or were dropped are counted in the report
+  (``report.repairs["adapter"]``).
+* Missing gold annotation: reference tokens whose ``ent_iob`` is unset (0) are
+  *unannotated*. With ``missing="ignore"`` (spaCy's own rule in its NER
+  scorer) a predicted entity touching an unannotated token is neither right
+  nor wrong: it is left out and counted as ``unannotated``. With
+  ``missing="outside"`` unset tokens count as ``O``. Only ``doc.ents`` has
+  missing annotation; span groups are complete by definition.
+
+spaCy is imported by the caller's objects, not by this module's import.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from iescore.errors import ConfigError, InputError, choices
+from iescore.model import Document, Span
+from iescore.scorer import Scorer
+from iescore.text import char_to_token_span
+
+__all__ = ["doc_to_document", "examples_to_documents", "score_examples", "MISSING"]
+
+MISSING = ("ignore", "outside")
+
+
+def _span_group(doc: Any, spans_key: str | None) -> tuple[Sequence[Any], Sequence[float] | None]:
+    if spans_key is None:
+        return doc.ents, None
+    if spans_key not in doc.spans:
+        raise InputError(
+            f"doc has no span group {spans_key!r}; groups: {choices(sorted(doc.spans)) or 'none'}"
+        )
+    group = doc.spans[spans_key]
+    scores = group.attrs.get("scores") if hasattr(group, "attrs") else None
+    if scores is not None and len(scores) != len(group):
+        scores = None
+    return list(group), (None if scores is None else [float(x) for x in scores])
+
+
+def doc_to_document(doc: Any, *, doc_id: str | None = None, spans_key: str | None = None) -> Document:
+    """A spaCy ``Doc`` as a :class:`~iescore.Document` (tokens, whitespace, offsets, spans)."""
+    spans, scores = _span_group(doc, spans_key)
+    out = []
+    for k, sp in enumerate(spans):
+        out.append(Span(sp.label_, sp.start, sp.end, None if scores is None else scores[k]))
+    tokens = tuple(t.text for t in doc)
+    seps = tuple(t.whitespace_ for t in doc[:-1]) if len(doc) else ()
+    offs = tuple((t.idx, t.idx + len(t.text)) for t in doc)
+    did = doc_id if doc_id is not None else (doc.user_data.get("id") if hasattr(doc, "user_data") else None)
+    return Document(str(did if did is not None else id(doc)), tokens, tuple(out), seps, offs)
+
+
+def examples_to_documents(
+    examples: Iterable[Any],
+    *,
+    spans_key: str | None = None,
+    misaligned: str = "expand",
+    missing: str = "ignore",
+    doc_ids: Sequence[str] | None = None,
+    id_offset: int = 0,
+) -> tuple[list[Document], list[list[Span]], dict[str, int]]:
+    """spaCy ``Example``s as (reference documents, predicted spans on reference tokens, counts).
+
+    The counts are ``misaligned`` (predicted spans moved onto reference
+    token boundaries), ``dropped`` (predicted spans that map to no reference
+    token) and ``unannotated`` (predictions over unset gold annotation, under
+    ``missing="ignore"``).
+    """
+    if missing not in MISSING:
+        raise ConfigError(f"unknown missing-annotation policy {missing!r}; valid: {choices(MISSING)}")
+    refs: list[Document] = []
+    preds: list[list[Span]] = []
+    counts = {"misaligned": 0, "dropped": 0, "unannotated": 0}
+    for k, eg in enumerate(examples):
+        did = doc_ids[k] if doc_ids is not None else str(id_offset + k)
+        ref_doc, pred_doc = eg.reference, eg.predicted
+        if ref_doc.text != pred_doc.text:
+            raise InputError(
+                f"example {did!r}: the predicted and reference texts differ "
+                f"({len(pred_doc.text)} vs {len(ref_doc.text)} characters)"
+            )
+        ref = doc_to_document(ref_doc, doc_id=did, spans_key=spans_key)
+        unset = None
+        if spans_key is None and missing == "ignore":
+            unset = [t.ent_iob == 0 for t in ref_doc]
+        pspans, pscores = _span_group(pred_doc, spans_key)
+        same_tokens = [t.idx for t in pred_doc] == [t.idx for t in ref_doc] and len(pred_doc) == len(ref_doc)
+        assert ref.char_offsets is not None
+        out: list[Span] = []
+        for j, sp in enumerate(pspans):
+            score = None if pscores is None else pscores[j]
+            if same_tokens:
+                s, e = sp.start, sp.end
+            else:
+                hit = char_to_token_span(ref.char_offsets, sp.start_char, sp.end_char, misaligned=misaligned)
+                if hit is None:
+                    counts["dropped"] += 1
+                    continue
+                s, e, ok = hit
+                counts["misaligned"] += not ok
+            if unset is not None and any(unset[s:e]):
+                counts["unannotated"] += 1
+                continue
+            out.append(Span(sp.label_, s, e, score))
+        refs.append(ref)
+        preds.append(out)
+    return refs, preds, counts
+
+
+def score_examples(
+    examples: Iterable[Any],
+    *,
+    spans_key: str | None = None,
+    misaligned: str = "expand",
+    missing: str = "ignore",
+    scorer: Scorer | None = None,
+    **options: Any,
+) -> Any:
+    """Score spaCy ``Example``s; returns an :class:`iescore.Report`. Options as in :class:`iescore.Config`."""
+    s = scorer or Scorer(**options)
+    refs, preds, counts = examples_to_documents(
+        examples, spans_key=spans_key, misaligned=misaligned, missing=missing, id_offset=len(s._ids)
+    )
+    s.add(reference=refs, prediction=preds)
+    for k, v in counts.items():
+        if v:
+            s.note(k, v)
+    return s.report()
