@@ -30,14 +30,14 @@ def fast_tokenizer():
     )
 
 
-def tiny_bert(num_labels=len(LABELS), seed=0):
+def tiny_bert(num_labels=None, seed=0):
     import torch
     from transformers import BertConfig, BertForTokenClassification
 
     torch.manual_seed(seed)
     cfg = BertConfig(
         vocab_size=5 + len(WORDS), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
-        intermediate_size=32, max_position_embeddings=64, num_labels=num_labels,
+        intermediate_size=32, max_position_embeddings=64, num_labels=num_labels or len(LABELS),
         id2label=dict(enumerate(LABELS)), label2id={n: i for i, n in enumerate(LABELS)},
     )
     return BertForTokenClassification(cfg)
