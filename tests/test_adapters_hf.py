@@ -8,11 +8,11 @@ from conftest import require
 
 require("transformers")
 
-from hf_helpers import LABELS, encode, fast_tokenizer  # noqa: E402
-from iescore.adapters.hf import dataset_tags, load_conll_dataset, pipeline_to_spans, trainer_batch  # noqa: E402
+from hf_helpers import LABELS, encode, fast_tokenizer
+from iescore.adapters.hf import dataset_tags, load_conll_dataset, pipeline_to_spans, trainer_batch
 
-from iescore import InputError, Scorer, score, score_tags  # noqa: E402
-from iescore.text import document_from_text  # noqa: E402
+from iescore import InputError, Scorer, score, score_tags
+from iescore.text import document_from_text
 
 SENTS = [
     ["Ada", "Lovelace", "met", "Charles", "Babbage", "in", "London", "."],

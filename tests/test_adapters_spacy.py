@@ -6,12 +6,12 @@ import pytest
 from conftest import require
 
 spacy = require("spacy")
-from iescore.adapters.spacy import doc_to_document, examples_to_documents, score_examples  # noqa: E402
-from spacy.tokens import Doc  # noqa: E402
+from iescore.adapters.spacy import doc_to_document, examples_to_documents, score_examples
+from spacy.tokens import Doc
 from spacy.tokens import Span as SpacySpan
-from spacy.training import Example  # noqa: E402
+from spacy.training import Example
 
-from iescore import InputError  # noqa: E402
+from iescore import InputError
 
 
 @pytest.fixture(scope="module")
