@@ -81,6 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--documents", choices=DOC_MODES, default="auto",
                    help="document boundaries: -DOCSTART- lines, sentences, or auto")
     f.add_argument("--json", action="store_true", help="print one JSON object")
+    sub.add_parser("metric-path", help="print the folder to pass to evaluate.load (the iescore metric)")
     return parser
 
 
@@ -91,6 +92,11 @@ def _example_path() -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command == "metric-path":
+        from .metric_card import PATH
+
+        print(PATH)
+        return 0
     if args.command == "score":
         if args.example:
             if args.file:

@@ -1,0 +1,78 @@
+"""Flat, float-only views of a report for integrations (evaluate, Trainer, spaCy).
+
+Integrations that must return floats map undefined values (``None``) through an
+explicit ``zero_division`` (default 0.0, as seqeval does).
+
+Example:
+    >>> import iescore
+    >>> r = iescore.score_tags(reference=[["B-PER", "O"]], prediction=[["O", "O"]])
+    >>> flat_metrics(r)["f1"], flat_metrics(r)["PER_recall"]
+    (0.0, 0.0)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .report import Report
+
+__all__ = ["seqeval_style", "flat_metrics"]
+
+
+def _f(x: Any, zero_division: float) -> float:
+    return float(zero_division) if x is None else float(x)
+
+
+def _overall(report: Report, zero_division: float) -> dict[str, float]:
+    d = report.to_dict()
+    av = d["averages"][report.config.average]
+    se = d["slot_errors"]
+    ts = d["ts"] or {}
+    z = zero_division
+    return {
+        "precision": _f(av["precision"], z),
+        "recall": _f(av["recall"], z),
+        "f1": _f(av["f1"], z),
+        "accuracy": _f(d["token_accuracy"], z),
+        "ser": _f(se["ser"], z),
+        "err": _f(se["err"], z),
+        "e": _f(se["e"], z),
+        "ts_f1_macro": _f(ts.get("f1_macro"), z),
+        "ts_f1_micro": _f(ts.get("f1_micro"), z),
+        "token_f1_macro": _f(ts.get("token_f1_macro"), z),
+        "micro_f1": _f(d["averages"]["micro"]["f1"], z),
+        "macro_f1": _f(d["averages"]["macro"]["f1"], z),
+        "weighted_f1": _f(d["averages"]["weighted"]["f1"], z),
+    }
+
+
+def seqeval_style(report: Report, *, zero_division: float = 0.0) -> dict[str, Any]:
+    """``evaluate``'s seqeval keys (``overall_precision``..., one dict per label with
+    precision/recall/f1/number) plus iescore's ``overall_*`` keys, the slot counts and
+    the ``signature`` string. Numbers are plain Python floats and ints."""
+    d = report.to_dict()
+    out: dict[str, Any] = {}
+    for label, e in d["per_label"].items():
+        out[label] = {
+            "precision": _f(e["precision"], zero_division),
+            "recall": _f(e["recall"], zero_division),
+            "f1": _f(e["f1"], zero_division),
+            "number": int(e["support"]),
+        }
+    out.update({f"overall_{k}": v for k, v in _overall(report, zero_division).items()})
+    se = d["slot_errors"]
+    out.update({f"overall_{k}": int(se[k]) for k in ("C", "S", "D", "I")})
+    out["signature"] = report.signature
+    return out
+
+
+def flat_metrics(report: Report, *, zero_division: float = 0.0, per_label: bool = True) -> dict[str, float]:
+    """Flat ``name -> float`` metrics (what a Trainer logs): overall measures, then
+    ``<LABEL>_precision/recall/f1/number`` per label."""
+    out = _overall(report, zero_division)
+    if per_label:
+        for label, e in report.to_dict()["per_label"].items():
+            for k in ("precision", "recall", "f1"):
+                out[f"{label}_{k}"] = _f(e[k], zero_division)
+            out[f"{label}_number"] = float(e["support"])
+    return out
