@@ -16,10 +16,11 @@ from typing import Any
 
 from .report import Report
 
-__all__ = ["seqeval_style", "flat_metrics"]
+__all__ = ["as_float", "seqeval_style", "flat_metrics"]
 
 
-def _f(x: Any, zero_division: float) -> float:
+def as_float(x: Any, zero_division: float) -> float:
+    """``x`` as a float, with ``None`` (undefined) mapped to ``zero_division``."""
     return float(zero_division) if x is None else float(x)
 
 
@@ -30,19 +31,19 @@ def _overall(report: Report, zero_division: float) -> dict[str, float]:
     ts = d["ts"] or {}
     z = zero_division
     return {
-        "precision": _f(av["precision"], z),
-        "recall": _f(av["recall"], z),
-        "f1": _f(av["f1"], z),
-        "accuracy": _f(d["token_accuracy"], z),
-        "ser": _f(se["ser"], z),
-        "err": _f(se["err"], z),
-        "e": _f(se["e"], z),
-        "ts_f1_macro": _f(ts.get("f1_macro"), z),
-        "ts_f1_micro": _f(ts.get("f1_micro"), z),
-        "token_f1_macro": _f(ts.get("token_f1_macro"), z),
-        "micro_f1": _f(d["averages"]["micro"]["f1"], z),
-        "macro_f1": _f(d["averages"]["macro"]["f1"], z),
-        "weighted_f1": _f(d["averages"]["weighted"]["f1"], z),
+        "precision": as_float(av["precision"], z),
+        "recall": as_float(av["recall"], z),
+        "f1": as_float(av["f1"], z),
+        "accuracy": as_float(d["token_accuracy"], z),
+        "ser": as_float(se["ser"], z),
+        "err": as_float(se["err"], z),
+        "e": as_float(se["e"], z),
+        "ts_f1_macro": as_float(ts.get("f1_macro"), z),
+        "ts_f1_micro": as_float(ts.get("f1_micro"), z),
+        "token_f1_macro": as_float(ts.get("token_f1_macro"), z),
+        "micro_f1": as_float(d["averages"]["micro"]["f1"], z),
+        "macro_f1": as_float(d["averages"]["macro"]["f1"], z),
+        "weighted_f1": as_float(d["averages"]["weighted"]["f1"], z),
     }
 
 
@@ -54,9 +55,9 @@ def seqeval_style(report: Report, *, zero_division: float = 0.0) -> dict[str, An
     out: dict[str, Any] = {}
     for label, e in d["per_label"].items():
         out[label] = {
-            "precision": _f(e["precision"], zero_division),
-            "recall": _f(e["recall"], zero_division),
-            "f1": _f(e["f1"], zero_division),
+            "precision": as_float(e["precision"], zero_division),
+            "recall": as_float(e["recall"], zero_division),
+            "f1": as_float(e["f1"], zero_division),
             "number": int(e["support"]),
         }
     out.update({f"overall_{k}": v for k, v in _overall(report, zero_division).items()})
@@ -73,6 +74,6 @@ def flat_metrics(report: Report, *, zero_division: float = 0.0, per_label: bool 
     if per_label:
         for label, e in report.to_dict()["per_label"].items():
             for k in ("precision", "recall", "f1"):
-                out[f"{label}_{k}"] = _f(e[k], zero_division)
+                out[f"{label}_{k}"] = as_float(e[k], zero_division)
             out[f"{label}_number"] = float(e["support"])
     return out

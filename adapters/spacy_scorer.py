@@ -1,0 +1,101 @@
+"""spaCy registered scorers (entry point group ``spacy_scorers``).
+
+* ``iescore.spans.v1`` -- AO scoring of ``doc.ents`` (or a span group);
+* ``iescore.templates.v1`` -- OBD scoring of the same spans as templates.
+
+Use them from a training config; no import is needed, the entry point
+registers them::
+
+    [components.ner.scorer]
+    @scorers = "iescore.spans.v1"
+    rule = "O(1,1)"
+    counting = "one-to-one"
+
+    [training.score_weights]
+    ents_f = 0.5
+    ents_ts_f = 0.5
+
+The scorer returns spaCy's key contract -- ``{prefix}_p``, ``{prefix}_r``,
+``{prefix}_f`` and ``{prefix}_per_type`` (``{label: {"p", "r", "f"}}``), with
+``prefix`` ``ents`` for ``doc.ents`` and ``spans_{key}`` for a span group, as
+spaCy names them -- plus iescore's keys: ``{prefix}_ser``, ``{prefix}_err``,
+``{prefix}_e`` (errors: lower is better), ``{prefix}_ts_f`` (TS-F1^M),
+``{prefix}_macro_f``, ``{prefix}_weighted_f``. Undefined values become
+``zero_division`` (0.0), because spaCy's training loop multiplies scores by
+weights. This module imports only the core and the spaCy adapter (which
+imports nothing heavy itself).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from iescore.adapters.spacy import score_examples
+
+from iescore.flat import as_float
+
+__all__ = ["make_spans_scorer", "make_templates_scorer", "spacy_scores"]
+
+
+def spacy_scores(report: Any, prefix: str, zero_division: float = 0.0) -> dict[str, Any]:
+    """A report under spaCy's flat key contract plus iescore's extra keys."""
+    d = report.to_dict()
+    av = d["averages"]
+    z = zero_division
+    se = d["slot_errors"]
+    ts = d["ts"] or {}
+    main = av[report.config.average]
+    return {
+        f"{prefix}_p": as_float(main["precision"], z),
+        f"{prefix}_r": as_float(main["recall"], z),
+        f"{prefix}_f": as_float(main["f1"], z),
+        f"{prefix}_per_type": {
+            lab: {"p": as_float(e["precision"], z), "r": as_float(e["recall"], z), "f": as_float(e["f1"], z)}
+            for lab, e in d["per_label"].items()
+        },
+        f"{prefix}_ser": as_float(se["ser"], z),
+        f"{prefix}_err": as_float(se["err"], z),
+        f"{prefix}_e": as_float(se["e"], z),
+        f"{prefix}_ts_f": as_float(ts.get("f1_macro"), z),
+        f"{prefix}_macro_f": as_float(av["macro"]["f1"], z),
+        f"{prefix}_weighted_f": as_float(av["weighted"]["f1"], z),
+    }
+
+
+def _make(setting: str, default_suffix: str) -> Callable[..., Callable[..., dict[str, Any]]]:
+    def factory(
+        spans_key: str | None = None,
+        rule: str = "E",
+        counting: str = "any",
+        mode: str = "match-all",
+        average: str = "micro",
+        beta: float = 1.0,
+        normaliser: str = "identity",
+        misaligned: str = "expand",
+        missing: str = "ignore",
+        prefix: str | None = None,
+        zero_division: float = 0.0,
+    ) -> Callable[..., dict[str, Any]]:
+        key_prefix = prefix or ((f"spans_{spans_key}" if spans_key else "ents") + default_suffix)
+        options = dict(
+            setting=setting, rule=rule, counting=counting, mode=mode, average=average, beta=beta,
+            normaliser=normaliser,
+        )
+
+        def score(examples: Iterable[Any], **_: Any) -> dict[str, Any]:
+            report = score_examples(
+                examples, spans_key=spans_key, misaligned=misaligned, missing=missing, **options
+            )
+            return spacy_scores(report, key_prefix, zero_division)
+
+        score.iescore_options = options  # type: ignore[attr-defined]
+        return score
+
+    return factory
+
+
+make_spans_scorer = _make("AO", "")
+make_spans_scorer.__doc__ = "Factory of ``iescore.spans.v1``: AO scoring of ``doc.ents`` or a span group."
+make_templates_scorer = _make("OBD", "_obd")
+make_templates_scorer.__doc__ = "Factory of ``iescore.templates.v1``: OBD (template) scoring; keys ``ents_obd_*``."

@@ -1,0 +1,93 @@
+"""A ``compute_metrics`` hook for the Hugging Face ``Trainer``.
+
+``compute_metrics(label_names, **options)`` builds a callable that takes the
+Trainer's ``EvalPrediction`` (logits or label ids, with ``-100`` on positions
+that are not words) and returns flat Python floats (``precision``, ``recall``,
+``f1``, ``accuracy``, ``ser``, ``ts_f1_macro``..., and ``<LABEL>_f1`` etc.); the
+Trainer prefixes them with ``eval_``, so ``metric_for_best_model="f1"`` works.
+
+With ``TrainingArguments(batch_eval_metrics=True)`` the Trainer calls the hook
+once per batch with ``compute_result``: the hook adds each batch's counts to a
+streaming scorer and returns the metrics of all batches on the last one --
+never an average of per-batch F1.
+
+Example:
+    >>> import numpy as np
+    >>> from iescore.adapters.trainer import compute_metrics
+    >>> hook = compute_metrics(["O", "B-PER", "I-PER"])
+    >>> class EvalPrediction:  # what the Trainer passes
+    ...     predictions = np.array([[0, 1, 2, 0]])
+    ...     label_ids = np.array([[-100, 1, 2, -100]])
+    >>> m = hook(EvalPrediction())
+    >>> m["f1"], m["PER_f1"], type(m["f1"])
+    (1.0, 1.0, <class 'float'>)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from iescore.adapters.hf import id2label_list, trainer_batch
+
+from iescore.flat import flat_metrics
+from iescore.scorer import Scorer
+
+__all__ = ["ComputeMetrics", "compute_metrics"]
+
+
+def _numpy(x: Any) -> Any:
+    if isinstance(x, (tuple, list)) and x and not isinstance(x[0], (int, float)) and hasattr(x[0], "shape"):
+        x = x[0]  # (logits, hidden states, ...) -> logits
+    if hasattr(x, "detach"):
+        x = x.detach().cpu().numpy()
+    return x
+
+
+class ComputeMetrics:
+    """The hook (see the module docstring). Options are :class:`iescore.Config` fields."""
+
+    def __init__(
+        self,
+        label_names: Mapping[int, str] | Sequence[str],
+        *,
+        zero_division: float = 0.0,
+        per_label: bool = True,
+        **options: Any,
+    ) -> None:
+        self.label_names = id2label_list(label_names)
+        self.zero_division = zero_division
+        self.per_label = per_label
+        self.options = {"scheme": "auto", **options}
+        Scorer(**self.options)  # validate the options now, not at the first evaluation
+        self._scorer: Scorer | None = None
+        self._seen = 0
+
+    def _batch(self, eval_pred: Any) -> Any:
+        preds = _numpy(eval_pred.predictions)
+        labels = _numpy(eval_pred.label_ids)
+        n = len(labels)
+        ids = [str(self._seen + k) for k in range(n)]
+        self._seen += n
+        return trainer_batch(preds, labels, id2label=self.label_names, doc_ids=ids)
+
+    def __call__(self, eval_pred: Any, compute_result: bool | None = None) -> dict[str, float]:
+        if compute_result is None:  # one call with the whole evaluation set
+            self._seen = 0
+            scorer = Scorer(**self.options)
+            scorer.add_batch(self._batch(eval_pred))
+            return flat_metrics(scorer.report(), zero_division=self.zero_division, per_label=self.per_label)
+        if self._scorer is None:
+            self._scorer = Scorer(**self.options)
+            self._seen = 0
+        self._scorer.add_batch(self._batch(eval_pred))
+        if not compute_result:
+            return {}
+        report = self._scorer.report()
+        self._scorer = None
+        return flat_metrics(report, zero_division=self.zero_division, per_label=self.per_label)
+
+
+def compute_metrics(label_names: Mapping[int, str] | Sequence[str], **options: Any) -> ComputeMetrics:
+    """Build a Trainer ``compute_metrics`` hook from the label names and scoring options."""
+    return ComputeMetrics(label_names, **options)
