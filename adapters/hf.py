@@ -251,7 +251,7 @@ def trainer_batch(
     offsets = np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.int64) if len(lengths) else np.zeros(0, np.int64)
     first = np.zeros(len(ref), dtype=bool)
     first[offsets[lengths > 0]] = True
-    ids = tuple(doc_ids) if doc_ids is not None else tuple(str(k) for k in range(len(lengths)))
+    ids = tuple(doc_ids) if doc_ids is not None else tuple(map(str, range(len(lengths))))
 
     def where(i: int, side: str) -> str:
         k = int(np.searchsorted(offsets, i, "right")) - 1

@@ -11,7 +11,7 @@ exactly.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -95,11 +95,14 @@ def match(
     levels: Sequence[np.ndarray],
     n_u: int,
     n_v: int,
+    rank_u: Callable[[], np.ndarray] | None = None,
+    rank_v: Callable[[], np.ndarray] | None = None,
 ) -> np.ndarray:
     """Choose a one-to-one subset of edges maximising the lexicographic sum of ``levels``.
 
-    ``u``/``v`` are the endpoints of each edge (canonically ordered node ids:
-    ties go to the lowest ids, i.e. to earlier positions); ``levels`` are
+    ``u``/``v`` are the endpoints of each edge; ``rank_u``/``rank_v`` (called only
+    when some component has more than one edge) give every node's canonical rank,
+    and ties go to the lowest ranks, i.e. to earlier positions; ``levels`` are
     non-negative integer arrays, one value per edge, most important first; every
     edge must have a positive weight in some level (callers pass a level of ones).
     Returns a boolean mask over the edges.
@@ -117,16 +120,25 @@ def match(
     sizes = ends - starts
     single = sizes == 1
     chosen[order[starts[single]]] = True
+    if single.all():
+        return chosen
     lv = [np.asarray(x, dtype=np.int64) for x in levels]
+    ru = rank_u() if rank_u is not None else np.arange(n_u)
+    rv = rank_v() if rank_v is not None else np.arange(n_v)
     for s, e in zip(starts[~single], ends[~single]):
         idx = order[s:e]
-        _match_component(idx, u, v, lv, chosen)
+        _match_component(idx, u, v, lv, chosen, ru, rv)
     return chosen
 
 
-def _match_component(idx: np.ndarray, u: np.ndarray, v: np.ndarray, lv: list[np.ndarray], chosen: np.ndarray) -> None:
+def _match_component(
+    idx: np.ndarray, u: np.ndarray, v: np.ndarray, lv: list[np.ndarray], chosen: np.ndarray,
+    ru: np.ndarray, rv: np.ndarray,
+) -> None:
     us = np.unique(u[idx])
+    us = us[np.argsort(ru[us], kind="stable")]
     vs = np.unique(v[idx])
+    vs = vs[np.argsort(rv[vs], kind="stable")]
     n = min(len(us), len(vs))
     # lexicographic integer weights: base_k exceeds any matching's total of lower levels
     maxes = [int(x[idx].max()) for x in lv]

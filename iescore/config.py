@@ -40,6 +40,7 @@ COUNTINGS = ("any", "one-to-one")
 MODES = ("match-all", "match-best", "one-per-string")
 AVERAGES = ("micro", "macro", "weighted")
 REPAIRS_CHOICES = ("conlleval", "strict", "discard")
+DETAILS = ("full", "prf")
 
 _INF = math.inf
 
@@ -182,6 +183,10 @@ class Config:
         beta: the F-measure's beta (alpha = 1/(1+beta^2) for Makhoul's E).
         supertags: label merges applied before scoring, as ``(label, supertag)`` pairs.
         token_weight / separator_weight: t-unit weights of the TS model.
+        detail: ``"full"`` (everything), or ``"prf"``: exact-match TP/FP/FN only, for
+            speed inside training loops (same numbers; no slot errors, TS model,
+            confusion table or alignment). Not part of the signature: it changes
+            which numbers are computed, never their values.
     """
 
     setting: str = "AO"
@@ -196,6 +201,7 @@ class Config:
     supertags: tuple[tuple[str, str], ...] = ()
     token_weight: float = 1.0
     separator_weight: float = 1.0
+    detail: str = "full"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "rule", Rule.parse(self.rule))
@@ -205,6 +211,7 @@ class Config:
             ("mode", self.mode, MODES),
             ("average", self.average, AVERAGES),
             ("repair", self.repair, REPAIRS_CHOICES),
+            ("detail", self.detail, DETAILS),
         ):
             if value not in valid:
                 raise ConfigError(f"unknown {name} {value!r}; valid: {choices(valid)}")

@@ -41,6 +41,7 @@ __all__ = [
     "count",
     "ts_counts",
     "check_multi_instance",
+    "exact_disjoint",
 ]
 
 TP, FP, FN, IGNORED, ALTERNATIVE = range(5)
@@ -291,14 +292,29 @@ def _canon(U: Units) -> np.ndarray:
     return np.lexsort((keyrank, U.label, U.doc))
 
 
-def _onetoone(pairs: Pairs, nR: int, nP: int, rank_r: np.ndarray, rank_p: np.ndarray) -> np.ndarray:
+class _Ranks:
+    """Canonical ranks of a side's units, computed on first use."""
+
+    def __init__(self, U: Units) -> None:
+        self.U = U
+        self._r: np.ndarray | None = None
+
+    def __call__(self) -> np.ndarray:
+        if self._r is None:
+            r = np.empty(len(self.U), dtype=_I64)
+            r[_canon(self.U)] = np.arange(len(self.U))
+            self._r = r
+        return self._r
+
+
+def _onetoone(pairs: Pairs, nR: int, nP: int, rank_r: _Ranks, rank_p: _Ranks) -> np.ndarray:
     """Mask over rule pairs chosen by one-to-one counting."""
     e = pairs.take(pairs.ok)
     if len(e.r) == 0:
         return np.zeros(0, dtype=bool)
     maxerr = int(e.err.max())
     levels = [np.ones(len(e.r), dtype=_I64), e.exact.astype(_I64), maxerr - e.err]
-    return match(rank_r[e.r], rank_p[e.p], levels, nR, nP)
+    return match(e.r, e.p, levels, nR, nP, rank_r, rank_p)
 
 
 def count(
@@ -314,10 +330,7 @@ def count(
     """Fill the confusion matrix and the slot errors (SPEC §3) for units R, P."""
     nR, nP = len(R), len(P)
     L = n_labels
-    rank_r = np.empty(nR, dtype=_I64)
-    rank_r[_canon(R)] = np.arange(nR)
-    rank_p = np.empty(nP, dtype=_I64)
-    rank_p[_canon(P)] = np.arange(nP)
+    rank_r, rank_p = _Ranks(R), _Ranks(P)
     ref_status = np.full(nR, FN, dtype=np.int8)
     pred_status = np.full(nP, FP, dtype=np.int8)
     rule_pairs = pairs.take(pairs.ok)
@@ -350,12 +363,12 @@ def count(
     return EngineResult(cells, ref_status, pred_status, a_r, a_p, a_ok, conf)
 
 
-def _align(pairs: Pairs, nR: int, nP: int, rank_r: np.ndarray, rank_p: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _align(pairs: Pairs, nR: int, nP: int, rank_r: _Ranks, rank_p: _Ranks) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if len(pairs.r) == 0:
         z = np.zeros(0, dtype=_I64)
         return z, z, np.zeros(0, dtype=bool)
     levels = [pairs.ok.astype(_I64), np.ones(len(pairs.r), dtype=_I64), pairs.same.astype(_I64), pairs.close]
-    chosen = match(rank_r[pairs.r], rank_p[pairs.p], levels, nR, nP)
+    chosen = match(pairs.r, pairs.p, levels, nR, nP, rank_r, rank_p)
     return pairs.r[chosen], pairs.p[chosen], pairs.ok[chosen]
 
 
@@ -382,7 +395,7 @@ def _confusion(R: Units, P: Units, a_r: np.ndarray, a_p: np.ndarray, L: int) -> 
     return conf
 
 
-def _best_of(P: Units, rank_p: np.ndarray, L: int) -> np.ndarray:
+def _best_of(P: Units, rank_p: _Ranks, L: int) -> np.ndarray:
     """Index of the kept prediction of every (document, label) group that has one."""
     if len(P) == 0:
         return np.zeros(0, dtype=_I64)
@@ -398,14 +411,14 @@ def _best_of(P: Units, rank_p: np.ndarray, L: int) -> np.ndarray:
                 f"prediction {i} (label id {int(P.label[i])}) has {score[i]!r}"
             )
         key = -score
-    order = np.lexsort((rank_p, key, P.label, P.doc))
+    order = np.lexsort((rank_p(), key, P.label, P.doc))
     g = P.doc[order] * L + P.label[order]
     first = np.ones(len(order), dtype=bool)
     first[1:] = g[1:] != g[:-1]
     return order[first]
 
 
-def _count_best(R: Units, P: Units, rule_pairs: Pairs, rank_r: np.ndarray, rank_p: np.ndarray, n_docs: int, L: int) -> EngineResult:
+def _count_best(R: Units, P: Units, rule_pairs: Pairs, rank_r: _Ranks, rank_p: _Ranks, n_docs: int, L: int) -> EngineResult:
     """match-best (Siefkes §15.2): one prediction per document and label."""
     nR, nP = len(R), len(P)
     keep = _best_of(P, rank_p, L)
@@ -416,7 +429,7 @@ def _count_best(R: Units, P: Units, rule_pairs: Pairs, rank_r: np.ndarray, rank_
     # pairs of the kept predictions, earliest answer first
     sel = kept[rule_pairs.p]
     kp_r, kp_p = rule_pairs.r[sel], rule_pairs.p[sel]
-    o = np.lexsort((rank_r[kp_r], kp_p))
+    o = np.lexsort((rank_r()[kp_r], kp_p))
     kp_r, kp_p = kp_r[o], kp_p[o]
     firstpair = np.ones(len(kp_p), dtype=bool)
     firstpair[1:] = kp_p[1:] != kp_p[:-1]
@@ -434,7 +447,7 @@ def _count_best(R: Units, P: Units, rule_pairs: Pairs, rank_r: np.ndarray, rank_
     g_hit[gp[hit[keep]]] = True
     # FN: the earliest answer of a group with answers and no hit
     if nR:
-        ro = np.lexsort((rank_r, R.label, R.doc))
+        ro = np.lexsort((rank_r(), R.label, R.doc))
         gr = R.doc[ro] * L + R.label[ro]
         firstr = np.ones(nR, dtype=bool)
         firstr[1:] = gr[1:] != gr[:-1]
@@ -460,6 +473,37 @@ def _count_best(R: Units, P: Units, rule_pairs: Pairs, rank_r: np.ndarray, rank_
     conf[L, :L] = cells[:, :, 6].sum(axis=0)
     z = np.zeros(0, dtype=_I64)
     return EngineResult(cells, ref_status, pred_status, z, z, np.zeros(0, dtype=bool), conf)
+
+
+def exact_disjoint(R: Units, P: Units, n_docs: int, n_labels: int) -> EngineResult:
+    """Exact-match counts for spans that never overlap within a side (decoded tags).
+
+    A prediction can then equal at most one answer, so any-match and one-to-one
+    counting agree, and matching is one sorted search instead of pair generation.
+    """
+    assert R.start is not None and R.end is not None and P.start is not None and P.end is not None
+    L = n_labels
+    span = int(max(R.end.max(initial=0), P.end.max(initial=0))) + 1
+    rkey = R.doc * span + R.start
+    pkey = P.doc * span + P.start
+    order = np.argsort(rkey, kind="stable")
+    pos = np.searchsorted(rkey, pkey, sorter=order)
+    pos = np.minimum(pos, max(len(R) - 1, 0))
+    hit = np.zeros(len(P), dtype=bool)
+    if len(R):
+        cand = order[pos]
+        hit = (rkey[cand] == pkey) & (R.end[cand] == P.end) & (R.label[cand] == P.label)
+    ref_hit = np.zeros(len(R), dtype=bool)
+    if len(R):
+        ref_hit[order[pos[hit]]] = True
+    cells = np.zeros((n_docs, L, len(SPAN_FIELDS)), dtype=_I64)
+    cells[:, :, 0] = _bincount2(P.doc, P.label, hit, n_docs, L)
+    cells[:, :, 1] = _bincount2(P.doc, P.label, ~hit, n_docs, L)
+    cells[:, :, 2] = _bincount2(R.doc, R.label, ~ref_hit, n_docs, L)
+    ref_status = np.where(ref_hit, TP, FN).astype(np.int8)
+    pred_status = np.where(hit, TP, FP).astype(np.int8)
+    z = np.zeros(0, dtype=_I64)
+    return EngineResult(cells, ref_status, pred_status, z, z, np.zeros(0, dtype=bool), np.zeros((L + 1, L + 1), dtype=_I64))
 
 
 # --- token & separator model -------------------------------------------------------

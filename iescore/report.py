@@ -113,6 +113,7 @@ class Report:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "cells", _freeze(self.cells))
+        object.__setattr__(self, "_label_index", {lab: i for i, lab in enumerate(self.labels)})
         object.__setattr__(self, "confusion", _freeze(self.confusion))
         if self.token_counts is not None:
             object.__setattr__(self, "token_counts", _freeze(self.token_counts))
@@ -131,12 +132,13 @@ class Report:
             k = doc if isinstance(doc, int) else self.doc_ids.index(doc)
             c = c[k : k + 1]
         if label is not None:
-            if label not in self.labels:
+            j = self._label_index.get(label)  # type: ignore[attr-defined]
+            if j is None:
                 from .errors import ConfigError, choices
 
                 raise ConfigError(f"unknown label {label!r}; labels: {choices(self.labels)}")
-            c = c[:, self.labels.index(label) : self.labels.index(label) + 1]
-        tot = c.sum(axis=(0, 1))
+            c = c[:, j : j + 1]
+        tot = c.sum(axis=(0, 1), dtype=np.int64)
         return Counts(*(int(x) for x in tot))
 
     @property
@@ -150,7 +152,7 @@ class Report:
 
     def per_document(self) -> dict[str, Counts]:
         """Counts of every document (all labels summed)."""
-        tot = self.cells.sum(axis=1)
+        tot = self.cells.sum(axis=1, dtype=np.int64)
         return {d: Counts(*(int(x) for x in row)) for d, row in zip(self.doc_ids, tot)}
 
     # --- headline views ------------------------------------------------------------
@@ -207,9 +209,11 @@ class Report:
         per = self.per_label
         total = self.overall
 
+        full = cfg.detail == "full"
+
         def entry(c: Counts) -> dict[str, Any]:
             p, r = precision(c), recall(c)
-            return {
+            e = {
                 "precision": p,
                 "recall": r,
                 "f1": f_beta(c.tp, c.fp, c.fn, 1.0),
@@ -219,10 +223,13 @@ class Report:
                 "fn": c.fn,
                 "support": c.N,
                 "predicted": c.M,
-                "ser": slot_error_rate(c),
-                "err": muc_err(c),
-                "e": makhoul_e(c, cfg.alpha),
+                "ser": slot_error_rate(c) if full else None,
+                "err": muc_err(c) if full else None,
+                "e": makhoul_e(c, cfg.alpha) if full else None,
             }
+            if not full:  # only exact TP/FP/FN were computed: N and M are their sums
+                e["support"], e["predicted"] = c.tp + c.fn, c.tp + c.fp
+            return e
 
         per_entries = {lab: entry(c) for lab, c in per.items()}
         overall = entry(total)
@@ -230,7 +237,7 @@ class Report:
         macro_p = _mean([e["precision"] for e in per_entries.values()])
         macro_r = _mean([e["recall"] for e in per_entries.values()])
         undefined = sorted(lab for lab, e in per_entries.items() if e["f"] is None)
-        support = {lab: c.N for lab, c in per.items()}
+        support = {lab: e["support"] for lab, e in per_entries.items()}
         wsum = sum(support.values())
 
         def weighted(key: str) -> float | None:
@@ -261,10 +268,10 @@ class Report:
                 "zero_weight_labels": sorted(lab for lab, w in support.items() if w == 0),
             },
         }
-        slot = {
+        slot: dict[str, Any] | None = {
             "C": total.C, "S": total.S, "D": total.D, "I": total.I, "N": total.N, "M": total.M,
             "ser": slot_error_rate(total), "err": muc_err(total), "e": makhoul_e(total, cfg.alpha),
-        }
+        } if full else None
         # token & separator model
         ts: dict[str, Any] | None = None
         if self.ts_error is None:
@@ -324,19 +331,22 @@ class Report:
 
         lines = []
         head = f"processed {s['tokens']} tokens with " if s["tokens"] is not None else f"{len(self.doc_ids)} documents with "
-        lines.append(f"{head}{o.N} phrases; found: {o.M} phrases; correct: {o.tp}.")
+        full = self.config.detail == "full"
+        n_ref, n_pred = (o.N, o.M) if full else (o.tp + o.fn, o.tp + o.fp)
+        lines.append(f"{head}{n_ref} phrases; found: {n_pred} phrases; correct: {o.tp}.")
         p, r, f = conll_prf(o)
         acc = "" if s["token_accuracy"] is None else f"accuracy: {pct(s['token_accuracy'])}%; "
         lines.append(f"{acc}precision: {p}%; recall: {r}%; FB1: {f}")
         for lab in self.labels:
             c = self.counts(lab)
             p, r, f = conll_prf(c)
-            lines.append(f"{lab:>17}: precision: {p}%; recall: {r}%; FB1: {f}  {c.M}")
+            lines.append(f"{lab:>17}: precision: {p}%; recall: {r}%; FB1: {f}  {c.M if full else c.tp + c.fp}")
         se = s["slot_errors"]
-        lines.append(
-            f"slot errors: C={se['C']} S={se['S']} D={se['D']} I={se['I']} (N={se['N']}, M={se['M']}); "
-            f"SER: {pct(se['ser'])}%; ERR: {pct(se['err'])}%; E: {pct(se['e'])}%"
-        )
+        if se is not None:
+            lines.append(
+                f"slot errors: C={se['C']} S={se['S']} D={se['D']} I={se['I']} (N={se['N']}, M={se['M']}); "
+                f"SER: {pct(se['ser'])}%; ERR: {pct(se['err'])}%; E: {pct(se['e'])}%"
+            )
         av = s["averages"]
         lines.append(
             f"averages F1: micro {pct(av['micro']['f1'])}%; macro {pct(av['macro']['f1'])}%; "

@@ -143,6 +143,20 @@ def get_scheme(name: str | Scheme) -> Scheme:
     return SCHEMES[key]
 
 
+class _Ids(dict):  # type: ignore[type-arg]
+    """tag -> id; an unseen tag gets the next id (and is recorded in ``new``)."""
+
+    new: list[str] | None = None
+
+    def __missing__(self, tag: str) -> int:
+        if not isinstance(tag, str):
+            raise InputError(f"tags must be strings, got {tag!r} ({type(tag).__name__})")
+        i = self[tag] = len(self)
+        if self.new is not None:
+            self.new.append(tag)
+        return i
+
+
 class Vocabulary:
     """Tag strings <-> integer ids, and entity labels <-> label ids.
 
@@ -154,7 +168,7 @@ class Vocabulary:
     def __init__(self, *, delimiter: str = "-", outside: str = "O") -> None:
         self.delimiter = delimiter
         self.outside = outside
-        self.tag_ids: dict[str, int] = {}
+        self.tag_ids: dict[str, int] = _Ids()
         self.tags: list[str] = []
         self.label_ids: dict[str, int] = {}
         self.labels: list[str] = []
@@ -169,24 +183,20 @@ class Vocabulary:
         return lid
 
     def encode(self, tags: Iterable[str], count: int = -1) -> np.ndarray:
-        """Map tag strings to int32 ids (new tags get new ids)."""
-        ids = self.tag_ids
+        """Map tag strings to int32 ids (new tags get new ids).
+
+        The lookup is ``map(dict.__getitem__)`` over a dict whose ``__missing__``
+        assigns new ids, so known tags cost one C-level dict lookup each.
+        """
         new: list[str] = []
-
-        def lookup(tag: str) -> int:
-            i = ids.get(tag)
-            if i is None:
-                if not isinstance(tag, str):
-                    raise InputError(f"tags must be strings, got {tag!r} ({type(tag).__name__})")
-                i = ids[tag] = len(ids)
-                new.append(tag)
-            return i
-
-        get = ids.get
-        # fast path: a C-level dict lookup for known tags, the closure only on misses
-        out = np.fromiter(
-            (get(t) if t in ids else lookup(t) for t in tags), dtype=np.int32, count=count
-        )
+        ids = self.tag_ids
+        if not isinstance(ids, _Ids):
+            ids = self.tag_ids = _Ids(ids)
+        ids.new = new
+        try:
+            out = np.fromiter(map(ids.__getitem__, tags), dtype=np.int32, count=count)
+        finally:
+            ids.new = None
         for tag in new:
             self.tags.append(tag)
             self._parsed.append(self._split(tag))

@@ -35,6 +35,7 @@ from .engine import (
     collapse,
     collapse_pairs,
     count,
+    exact_disjoint,
     obd_pairs,
     ts_counts,
 )
@@ -47,6 +48,7 @@ __all__ = ["Scorer", "score", "score_tags", "score_templates", "TaggedBatch", "t
 
 _I64 = np.int64
 _NF = len(SPAN_FIELDS) + len(TS_FIELDS)
+_CELL = np.int32  # per-document counts fit in 32 bits; sums are taken in 64 bits
 _TOKN = len(SPAN_FIELDS) + TS_FIELDS.index("tok_n")
 _SEPN = len(SPAN_FIELDS) + TS_FIELDS.index("sep_n")
 
@@ -95,20 +97,20 @@ def tagged_batch(
         raise InputError(
             f"reference has {len(reference)} sequences but prediction has {len(prediction)}"
         )
-    ids = tuple(str(d) for d in doc_ids) if doc_ids is not None else tuple(str(k) for k in range(len(reference)))
+    ids = tuple(map(str, doc_ids)) if doc_ids is not None else tuple(map(str, range(len(reference))))
     if len(ids) != len(reference):
         raise InputError(f"{len(ids)} document ids for {len(reference)} sequences")
     _check_unique(ids)
     vocab = vocab or Vocabulary()
-    for k, (a, b) in enumerate(zip(reference, prediction)):
-        if isinstance(a, str) or isinstance(b, str):
-            raise InputError(f"document {ids[k]!r}: a tag sequence must be a list of tags, not a string")
-        if len(a) != len(b):
-            raise InputError(
-                f"document {ids[k]!r}: reference has {len(a)} tags but prediction has {len(b)}"
-            )
+    if reference and (isinstance(reference[0], str) or isinstance(prediction[0], str)):
+        raise InputError(f"document {ids[0]!r}: a tag sequence must be a list of tags, not a string")
     ref, lengths = flatten(reference, vocab)
-    pred, _ = flatten(prediction, vocab)
+    pred, plengths = flatten(prediction, vocab)
+    if not np.array_equal(lengths, plengths):
+        k = int(np.flatnonzero(lengths != plengths)[0])
+        raise InputError(
+            f"document {ids[k]!r}: reference has {int(lengths[k])} tags but prediction has {int(plengths[k])}"
+        )
     offsets = np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(_I64) if len(lengths) else np.zeros(0, _I64)
     flat_tokens = None
     if tokens is not None:
@@ -210,7 +212,7 @@ class Scorer:
     ) -> None:
         """Add tag sequences, one sequence per document."""
         if doc_ids is None:
-            doc_ids = [str(len(self._ids) + k) for k in range(len(reference))]
+            doc_ids = list(map(str, range(len(self._ids), len(self._ids) + len(reference))))
         self.add_batch(tagged_batch(reference, prediction, doc_ids=doc_ids, tokens=tokens))
 
     def add_batch(self, batch: TaggedBatch) -> None:
@@ -274,18 +276,36 @@ def _score_units(
     doc_tokens: np.ndarray | None,
     texts_r: Callable[[int], str] | None,
     texts_p: Callable[[int], str] | None,
+    disjoint: bool = False,
 ) -> _Part:
-    """Run the engine on item-level units (AO positions and/or filler keys)."""
+    """Run the engine on item-level units (AO positions and/or filler keys).
+
+    ``disjoint`` says that same-label spans of a side cannot overlap (decoded tags),
+    so the TS model's multi-instance check is skipped."""
     n_docs, L = len(doc_ids), len(labels)
     positions = R.start is not None
-    pairs = ao_pairs(R, P, cfg.rule) if positions else None
+    pairs = ao_pairs(R, P, cfg.rule) if positions and cfg.detail == "full" else None
     ts_error = None
-    if positions:
+    if not positions:
+        ts_error = "the token & separator model needs token positions (templates have none)"
+    elif not disjoint:
         found = [x for x in (check_multi_instance(R, labels, "reference", doc_ids),
                              check_multi_instance(P, labels, "prediction", doc_ids)) if x]
         ts_error = min(found, key=lambda x: x[0])[1] if found else None
-    else:
-        ts_error = "the token & separator model needs token positions (templates have none)"
+    if cfg.detail == "prf":
+        if not (disjoint and cfg.setting == "AO" and cfg.rule.kind == "exact" and cfg.mode == "match-all"):
+            raise ConfigError(
+                "detail='prf' computes exact-match counts of tag input only "
+                "(setting='AO', rule='E', mode='match-all'); use detail='full' for the rest"
+            )
+        res = exact_disjoint(R, P, n_docs, L)
+        cells = np.zeros((n_docs, L, _NF), dtype=_CELL)
+        cells[:, :, : len(SPAN_FIELDS)] = res.cells
+        dt = doc_tokens if doc_tokens is not None else np.zeros(n_docs, dtype=_I64)
+        ref_items = ItemTable(R.doc, R.label, R.start, R.end, res.ref_status, np.full(len(R), np.nan), None)
+        pred_items = ItemTable(P.doc, P.label, P.start, P.end, res.pred_status, np.full(len(P), np.nan), None)
+        return _Part(labels, doc_ids, cells, dt, res.confusion, ref_items, pred_items, None, {},
+                     "not computed (detail='prf')")
     best = cfg.mode == "match-best"
     if best and P.score is not None and len(P):
         finite = np.isfinite(P.score)
@@ -331,7 +351,7 @@ def _score_units(
         res = count(GR, GP, obd_pairs(GR, GP, cfg.rule), n_docs=n_docs, n_labels=L, counting=cfg.counting, best=best)
         ref_items = table(GR, res.ref_status, None, True)
         pred_items = table(GP, res.pred_status, None, True)
-    cells = np.zeros((n_docs, L, _NF), dtype=_I64)
+    cells = np.zeros((n_docs, L, _NF), dtype=_CELL)
     cells[:, :, : len(SPAN_FIELDS)] = res.cells
     dt = doc_tokens if doc_tokens is not None else np.zeros(n_docs, dtype=_I64)
     if ts_error is None and doc_tokens is not None:
@@ -394,18 +414,22 @@ def _tags_part(batch: TaggedBatch, cfg: Config) -> tuple[_Part, str]:
     doc_tokens = ends - offsets
     part = _score_units(
         R, P, cfg=cfg, labels=labels, doc_ids=list(batch.doc_ids), doc_tokens=doc_tokens,
-        texts_r=texts_r, texts_p=texts_p,
+        texts_r=texts_r, texts_p=texts_p, disjoint=True,
     )
     # token accuracy (conlleval: every token line, -DOCSTART- included)
     agree = batch.reference.ids == batch.prediction.ids
     o_id = vocab.tag_ids.get(vocab.outside, -1)
     non_o = (batch.reference.ids != o_id) | (batch.prediction.ids != o_id)
-    doc_of = np.repeat(np.arange(n_docs), doc_tokens)
+    def per_doc(flags: np.ndarray) -> np.ndarray:
+        cs = np.zeros(len(flags) + 1, dtype=_I64)
+        np.cumsum(flags, out=cs[1:])
+        return cs[ends] - cs[offsets]
+
     tc = np.zeros((n_docs, 4), dtype=_I64)
     tc[:, 0] = doc_tokens
-    tc[:, 1] = np.bincount(doc_of, weights=agree, minlength=n_docs)
-    tc[:, 2] = np.bincount(doc_of, weights=non_o, minlength=n_docs)
-    tc[:, 3] = np.bincount(doc_of, weights=agree & non_o, minlength=n_docs)
+    tc[:, 1] = per_doc(agree)
+    tc[:, 2] = per_doc(non_o)
+    tc[:, 3] = per_doc(agree & non_o)
     if batch.extra is not None:
         tc[:, :2] += batch.extra
     part.token_counts = tc
@@ -519,9 +543,12 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
     has_tokens = bool(parts) and all(p.token_counts is not None for p in parts)
     for p in parts:
         m = np.array([index[lab] for lab in p.labels], dtype=_I64)
-        c = np.zeros((len(p.doc_ids), L, _NF), dtype=_I64)
-        if len(m):
-            c[:, m, :] = p.cells
+        if len(parts) == 1 and p.labels == labels:
+            c = p.cells  # the only batch: its cells are the report's (no copy)
+        else:
+            c = np.zeros((len(p.doc_ids), L, _NF), dtype=_CELL)
+            if len(m):
+                c[:, m, :] = p.cells
         c[:, :, _TOKN] = p.doc_tokens[:, None]
         c[:, :, _SEPN] = np.maximum(p.doc_tokens - 1, 0)[:, None]
         cells_list.append(c)
@@ -541,7 +568,10 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
         ts_error = ts_error or p.ts_error
     if notes:
         repairs["adapter"] = dict(sorted(notes.items()))
-    cells = np.concatenate(cells_list) if cells_list else np.zeros((0, L, _NF), dtype=_I64)
+    if len(cells_list) == 1:
+        cells = cells_list[0]
+    else:
+        cells = np.concatenate(cells_list) if cells_list else np.zeros((0, L, _NF), dtype=_CELL)
 
     def cat(tabs: list[ItemTable]) -> ItemTable:
         if not tabs:

@@ -1,0 +1,328 @@
+"""Speed and memory of iescore beside seqeval, nervaluate and spaCy, on the same data.
+
+    python bench/run.py                 # 50k, 500k and 5M synthetic tokens + CoNLL-2003 testb
+    python bench/run.py --quick         # 50k only, one round (a smoke test)
+
+Writes ``bench/out/results.json``, ``bench/out/table.md`` and ``bench/out/speed.png``.
+Every tool is first checked to agree on exact micro F1; then the tools run interleaved,
+``--rounds`` times, and the table reports medians, throughput, the ratio of each peer's
+time to iescore's, the scaling exponent b (t ~ n^b) and the peak extra memory of one
+call (measured in a fresh process: VmHWM after the call minus RSS before it, with the
+kernel's peak counter reset first). Preparation that a user would do once (building spaCy
+Examples, integer arrays) is not timed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from data import TYPES, corpus  # noqa: E402
+
+NAMES = ["O"] + [f"{b}-{t}" for t in TYPES for b in "BI"]
+
+
+# --- tools: prepare(gold, pred) -> state (untimed); run(state) -> exact micro F1 --------------
+
+def _iescore_strings(detail):
+    def prep(g, p):
+        return g, p
+
+    def run(st):
+        import iescore
+
+        r = iescore.score_tags(reference=st[0], prediction=st[1], scheme="IOB2", detail=detail)
+        return r.f or 0.0
+
+    return prep, run
+
+
+def _iescore_full_overlap():
+    def prep(g, p):
+        return g, p
+
+    def run(st):
+        import iescore
+
+        # the full report under another model (overlap rule, one-to-one) -- its F differs,
+        # so agreement is checked on the exact micro F1 of the same call's counts
+        r = iescore.score_tags(reference=st[0], prediction=st[1], scheme="IOB2", rule="O(1,1)", counting="one-to-one")
+        assert r.to_dict()["ts"] is not None and r.to_dict()["slot_errors"] is not None
+        return None
+
+    return prep, run
+
+
+def _iescore_ids():
+    def prep(g, p):
+        idx = {n: i for i, n in enumerate(NAMES)}
+        width = max(map(len, g))
+        G = np.full((len(g), width), -100, np.int64)
+        P = np.zeros((len(g), width), np.int64)
+        for k, (a, b) in enumerate(zip(g, p)):
+            G[k, : len(a)] = [idx[t] for t in a]
+            P[k, : len(b)] = [idx[t] for t in b]
+        return G, P
+
+    def run(st):
+        import iescore
+        from iescore.adapters.hf import trainer_batch
+
+        s = iescore.Scorer(scheme="IOB2", detail="prf")
+        s.add_batch(trainer_batch(st[1], st[0], id2label=NAMES))
+        return s.report().f or 0.0
+
+    return prep, run
+
+
+def _seqeval(kind):
+    def prep(g, p):
+        return g, p
+
+    def run(st):
+        from seqeval.metrics import classification_report, f1_score
+        from seqeval.scheme import IOB2
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if kind == "f1":
+                return f1_score(st[0], st[1])
+            if kind == "strict":
+                return f1_score(st[0], st[1], mode="strict", scheme=IOB2)
+            rep = classification_report(st[0], st[1], output_dict=True)
+            return rep["micro avg"]["f1-score"]
+
+    return prep, run
+
+
+def _nervaluate():
+    def prep(g, p):
+        return g, p
+
+    def run(st):
+        from nervaluate import Evaluator
+
+        return Evaluator(st[0], st[1], tags=list(TYPES), loader="list").evaluate()["overall"]["strict"].f1
+
+    return prep, run
+
+
+def _spacy():
+    def prep(g, p):
+        import spacy
+        from spacy.tokens import Doc
+        from spacy.training import Example
+
+        vocab = spacy.blank("en").vocab
+        out = []
+        for a, b in zip(g, p):
+            words = ["w"] * len(a)
+            out.append(Example(Doc(vocab, words=words, ents=b), Doc(vocab, words=words, ents=a)))
+        return out
+
+    def run(st):
+        from spacy.scorer import Scorer
+
+        return Scorer.score_spans(st, "ents")["ents_f"] or 0.0
+
+    return prep, run
+
+
+TOOLS = {
+    "iescore_prf": ("iescore exact P/R/F per type (strings, detail='prf')", _iescore_strings("prf")),
+    "iescore_full": ("iescore full report, exact (strings)", _iescore_strings("full")),
+    "iescore_full_overlap": ("iescore full report: O(1,1), one-to-one, S/D/I, TS, per-doc (strings)", _iescore_full_overlap()),
+    "iescore_ids": ("iescore exact P/R/F from integer id arrays (Trainer path)", _iescore_ids()),
+    "seqeval_f1": ("seqeval f1_score (default)", _seqeval("f1")),
+    "seqeval_strict": ("seqeval f1_score strict IOB2", _seqeval("strict")),
+    "seqeval_report": ("seqeval classification_report (what evaluate's seqeval calls)", _seqeval("report")),
+    "nervaluate": ("nervaluate Evaluator(loader='list') strict", _nervaluate()),
+    "spacy": ("spaCy Scorer.score_spans('ents') (Examples built untimed)", _spacy()),
+}
+BASE = "iescore_prf"
+
+
+def conll_testb(data: Path):
+    sys.path.insert(0, str(HERE.parent / "tests"))
+    from dist_worker import sentences
+
+    g, p = sentences(str(data / "conll2003-eng" / "eng.testb"),
+                     str(data / "conll2003-shared-task-outputs" / "results" / "florian" / "eng.testb"))
+    # IOB1 -> IOB2 so that every tool reads the same chunks
+    from iescore.schemes import decode_tags, encode_spans
+
+    def iob2(seqs):
+        out = []
+        for s in seqs:
+            ch = decode_tags([s], scheme="IOB1")
+            out.append(encode_spans([(ch.labels[t], int(a), int(b)) for t, a, b in zip(ch.type, ch.start, ch.end)], len(s), scheme="IOB2"))
+        return out
+
+    return iob2(g), iob2(p)
+
+
+def _memory_child(tool: str, size: int) -> None:
+    g, p = corpus(size) if size > 0 else conll_testb(Path(os.environ["IESCORE_DATA"]))
+    prep, run = TOOLS[tool][1]
+    st = prep(g, p)
+    with open("/proc/self/clear_refs", "w") as fh:
+        fh.write("5")  # reset VmHWM
+
+    def status(key):
+        for line in open("/proc/self/status"):
+            if line.startswith(key):
+                return int(line.split()[1]) * 1024
+        return 0
+
+    before = status("VmRSS:")
+    run(st)
+    print(json.dumps({"peak_delta": status("VmHWM:") - before}))
+
+
+def memory(tool: str, size: int) -> int | None:
+    try:
+        out = subprocess.run([sys.executable, __file__, "--memory-child", tool, str(size)],
+                             capture_output=True, text=True, timeout=900, env=os.environ)
+        return json.loads(out.stdout.strip().splitlines()[-1])["peak_delta"]
+    except Exception:  # noqa: BLE001 - a tool that cannot run is reported as missing
+        return None
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", default="50000,500000,5000000")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--quick", action="store_true", help="50k tokens, one round, no memory runs")
+    ap.add_argument("--tools", default=",".join(TOOLS))
+    ap.add_argument("--data", default=os.environ.get("IESCORE_DATA", str(HERE.parents[1] / "shared" / "data")))
+    ap.add_argument("--out", default=str(HERE / "out"))
+    ap.add_argument("--no-memory", action="store_true")
+    ap.add_argument("--memory-child", nargs=2, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.memory_child:
+        _memory_child(args.memory_child[0], int(args.memory_child[1]))
+        return 0
+    sizes = [50_000] if args.quick else [int(x) for x in args.sizes.split(",")]
+    rounds = 1 if args.quick else args.rounds
+    tools = [t for t in args.tools.split(",") if t]
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    datasets: dict[str, tuple] = {}
+    for n in sizes:
+        datasets[f"{n // 1000}k" if n < 1_000_000 else f"{n // 1_000_000}M"] = corpus(n)
+    data = Path(args.data)
+    if (data / "conll2003-eng" / "eng.testb").is_file() and not args.quick:
+        datasets["conll03-testb"] = conll_testb(data)
+    results: dict[str, dict] = {}
+    for name, (g, p) in datasets.items():
+        n_tok = sum(map(len, g))
+        states, f1s = {}, {}
+        for t in tools:
+            prep, run = TOOLS[t][1]
+            states[t] = prep(g, p)
+            f1s[t] = run(states[t])  # warm-up and agreement check
+        ref = f1s[BASE]
+        bad = {t: f for t, f in f1s.items() if f is not None and abs(f - ref) > 1e-9}
+        if bad:
+            raise SystemExit(f"{name}: tools disagree on exact micro F1 ({ref} for iescore): {bad}")
+        times: dict[str, list[float]] = {t: [] for t in tools}
+        for r in range(rounds):
+            order = tools if r % 2 == 0 else tools[::-1]  # interleaved
+            for t in order:
+                run = TOOLS[t][1][1]
+                t0 = time.perf_counter()
+                run(states[t])
+                times[t].append(time.perf_counter() - t0)
+            print(f"{name}: round {r + 1}/{rounds} done", file=sys.stderr, flush=True)
+        results[name] = {
+            "tokens": n_tok,
+            "f1": ref,
+            "median_s": {t: statistics.median(v) for t, v in times.items()},
+            "all_s": times,
+        }
+        del states
+    if not args.quick and not args.no_memory:
+        for name, n in [(k, v) for k, v in zip(list(datasets)[: len(sizes)], sizes)]:
+            results[name]["peak_bytes"] = {t: memory(t, n) for t in tools if t.startswith("iescore") or n <= 500_000}
+    (out / "results.json").write_text(json.dumps(results, indent=2))
+    table = render(results, tools)
+    (out / "table.md").write_text(table)
+    print(table)
+    try:
+        plot(results, tools, out / "speed.png")
+    except ImportError:
+        print("(matplotlib not installed: no plot)", file=sys.stderr)
+    return 0
+
+
+def render(results: dict, tools: list[str]) -> str:
+    names = list(results)
+    lines = ["| tool | " + " | ".join(f"{n} s | {n} Mtok/s | {n} × iescore_prf" for n in names) + " |",
+             "|---|" + "---|---|---|" * len(names)]
+    for t in tools:
+        row = [f"`{t}` {TOOLS[t][0]}"]
+        for n in names:
+            med = results[n]["median_s"][t]
+            base = results[n]["median_s"][BASE]
+            row += [f"{med:.3f}", f"{results[n]['tokens'] / med / 1e6:.2f}", f"{med / base:.1f}"]
+        lines.append("| " + " | ".join(row) + " |")
+    synth = [n for n in names if n != "conll03-testb"]
+    if len(synth) >= 2:
+        a, b = synth[0], synth[-1]
+        lines += ["", f"Scaling (t ~ n^b, {a} -> {b}; and t({b}) / t({synth[-2]})):", ""]
+        lines += ["| tool | b | ratio |", "|---|---|---|"]
+        for t in tools:
+            ta, tb = results[a]["median_s"][t], results[b]["median_s"][t]
+            b_exp = math.log(tb / ta) / math.log(results[b]["tokens"] / results[a]["tokens"])
+            last = tb / results[synth[-2]]["median_s"][t]
+            lines.append(f"| `{t}` | {b_exp:.2f} | {last:.1f} |")
+    mem = [n for n in names if "peak_bytes" in results[n]]
+    if mem:
+        lines += ["", "Peak extra memory of one call (bytes per token):", ""]
+        lines += ["| tool | " + " | ".join(mem) + " |", "|---|" + "---|" * len(mem)]
+        for t in tools:
+            cells = []
+            for n in mem:
+                v = results[n]["peak_bytes"].get(t)
+                cells.append("-" if v is None else f"{v / results[n]['tokens']:.1f}")
+            lines.append(f"| `{t}` | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def plot(results: dict, tools: list[str], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    synth = [n for n in results if n != "conll03-testb"]
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for t in tools:
+        xs = [results[n]["tokens"] for n in synth]
+        ys = [results[n]["tokens"] / results[n]["median_s"][t] / 1e6 for n in synth]
+        ax.plot(xs, ys, marker="o", label=t, linewidth=2.5 if t.startswith("iescore") else 1.2)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("tokens (gold + predicted tag pairs)")
+    ax.set_ylabel("million tokens per second (median)")
+    ax.set_title("Exact-match NER scoring throughput (higher is better)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
