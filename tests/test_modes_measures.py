@@ -168,3 +168,28 @@ def test_token_accuracy_counts_every_token():
     d = r.to_dict()
     assert d["token_accuracy"] == 0.75
     assert d["token_accuracy_non_o"] == 0.0
+
+
+def test_detail_prf_gives_the_same_counts_as_the_full_report():
+    import random
+
+    rng = random.Random(5)
+    alphabet = ["O", "O", "B-A", "I-A", "B-B", "I-B"]
+    for _ in range(300):
+        ref = [[rng.choice(alphabet) for _ in range(rng.randint(0, 9))] for _ in range(rng.randint(1, 4))]
+        pred = [[rng.choice(alphabet) for _ in s] for s in ref]
+        full = score_tags(reference=ref, prediction=pred, scheme="IOB2")
+        fast = score_tags(reference=ref, prediction=pred, scheme="IOB2", detail="prf")
+        for lab in full.labels:
+            a, b = full.counts(lab), fast.counts(lab)
+            assert (a.tp, a.fp, a.fn) == (b.tp, b.fp, b.fn)
+        assert fast.to_dict()["averages"] == full.to_dict()["averages"]
+        assert [i["status"] for i in fast.items()] == [i["status"] for i in full.items()]
+    d = fast.to_dict()
+    assert d["slot_errors"] is None and d["ts"] is None
+    assert fast.signature == full.signature
+
+
+def test_detail_prf_refuses_what_it_does_not_compute():
+    with pytest.raises(ValueError, match="detail='prf' computes exact-match counts of tag input only"):
+        score_tags(reference=[["B-A"]], prediction=[["B-A"]], rule="O(1,1)", detail="prf")
