@@ -77,8 +77,9 @@ def _iescore_ids():
         return G, P
 
     def run(st):
-        import iescore
         from iescore.adapters.hf import trainer_batch
+
+        import iescore
 
         s = iescore.Scorer(scheme="IOB2", detail="prf")
         s.add_batch(trainer_batch(st[1], st[0], id2label=NAMES))
@@ -196,7 +197,7 @@ def memory(tool: str, size: int) -> int | None:
         out = subprocess.run([sys.executable, __file__, "--memory-child", tool, str(size)],
                              capture_output=True, text=True, timeout=900, env=os.environ)
         return json.loads(out.stdout.strip().splitlines()[-1])["peak_delta"]
-    except Exception:  # noqa: BLE001 - a tool that cannot run is reported as missing
+    except Exception:
         return None
 
 

@@ -24,6 +24,7 @@ Example:
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections.abc import Callable, Sequence
 
@@ -43,6 +44,7 @@ _REGEX = re.compile(r"\w+|[^\w\s]")
 _WS = re.compile(r"\S+")
 
 
+@functools.lru_cache(maxsize=1)
 def _spacy_tokenizer() -> Callable[[str], list[tuple[int, int]]]:
     try:
         import spacy
