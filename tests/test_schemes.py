@@ -118,56 +118,16 @@ def test_unknown_scheme_lists_choices():
         decode_tags([["O"]], scheme="IOB3")
 
 
-# --- conlleval oracle: a direct transcription of conlleval.pl's chunk rules -------------
-def _split(tag):
-    if tag == "O" or "-" not in tag:
-        return tag, ""
-    p, t = tag.split("-", 1)
-    return p, t
-
-
-def _end_of_chunk(pt, t, ptype, typ):
-    end = (pt, t) in {("B", "B"), ("B", "O"), ("I", "B"), ("I", "O"), ("E", "E"), ("E", "I"), ("E", "O")}
-    if pt != "O" and pt != "." and ptype != typ:
-        end = True
-    return end
-
-
-def _start_of_chunk(pt, t, ptype, typ):
-    start = (pt, t) in {("B", "B"), ("I", "B"), ("O", "B"), ("O", "I"), ("E", "E"), ("E", "I"), ("O", "E")}
-    if t != "O" and t != "." and ptype != typ:
-        start = True
-    return start
-
-
+# --- conlleval oracle: bench/peers.py transcribes conlleval.pl's chunk rules -------------
 def conlleval_counts(ref_sents, pred_sents):
     """(gold phrases, found phrases, correct phrases), as conlleval.pl counts them."""
-    rows = []
+    from peers import conlleval_chunks
+
+    gold = found = correct = 0
     for r, p in zip(ref_sents, pred_sents):
-        rows.extend(zip(r, p))
-        rows.append(None)  # sentence boundary: both tags O
-    correct_chunk = found_correct = found_guessed = 0
-    in_correct = False
-    lc, lct, lg, lgt = "O", "", "O", ""
-    for row in rows:
-        c, ct = _split(row[0]) if row else ("O", "")
-        g, gt = _split(row[1]) if row else ("O", "")
-        if in_correct:
-            ec, eg = _end_of_chunk(lc, c, lct, ct), _end_of_chunk(lg, g, lgt, gt)
-            if ec and eg and lgt == lct:
-                in_correct = False
-                correct_chunk += 1
-            elif ec != eg or gt != ct:
-                in_correct = False
-        sc, sg = _start_of_chunk(lc, c, lct, ct), _start_of_chunk(lg, g, lgt, gt)
-        if sc and sg and gt == ct:
-            in_correct = True
-        found_correct += sc
-        found_guessed += sg
-        lc, lct, lg, lgt = c, ct, g, gt
-    if in_correct:
-        correct_chunk += 1
-    return found_correct, found_guessed, correct_chunk
+        g, f = conlleval_chunks(r), conlleval_chunks(p)
+        gold, found, correct = gold + len(g), found + len(f), correct + len(set(g) & set(f))
+    return gold, found, correct
 
 
 @pytest.mark.parametrize(
