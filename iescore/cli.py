@@ -40,6 +40,14 @@ def _supertags(text: str) -> tuple[tuple[str, str], ...]:
     return tuple(pairs)
 
 
+def _three_floats(text: str) -> tuple[float, float, float]:
+    try:
+        a, b, c = (float(x) for x in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected three numbers S,D,I, got {text!r}") from None
+    return a, b, c
+
+
 def _rule(text: str) -> Rule:
     try:
         return Rule.parse(text)
@@ -76,6 +84,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--supertags", type=_supertags, default=(), help="label merges, e.g. PER=NE,LOC=NE")
     g.add_argument("--token-weight", type=float, default=_DEFAULT.token_weight)
     g.add_argument("--separator-weight", type=float, default=_DEFAULT.separator_weight)
+    g.add_argument("--ser-weights", type=_three_floats, default=_DEFAULT.ser_weights,
+                   help="weights of S,D,I in the weighted SER, e.g. 1,0.5,0.5")
     f = sc.add_argument_group("input and output")
     f.add_argument("--encoding", default="utf-8", help="file encoding (utf-8, latin-1, ...)")
     f.add_argument("--documents", choices=DOC_MODES, default="auto",
@@ -110,6 +120,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 scheme=args.scheme, repair=args.repair, average=args.average, beta=args.beta,
                 normaliser=args.normaliser, supertags=args.supertags,
                 token_weight=args.token_weight, separator_weight=args.separator_weight,
+                ser_weights=args.ser_weights,
             )
             batch = read_conll(args.file, args.pred_file, encoding=args.encoding, documents=args.documents)
             scorer = Scorer(cfg)

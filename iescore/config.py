@@ -183,6 +183,8 @@ class Config:
         beta: the F-measure's beta (alpha = 1/(1+beta^2) for Makhoul's E).
         supertags: label merges applied before scoring, as ``(label, supertag)`` pairs.
         token_weight / separator_weight: t-unit weights of the TS model.
+        ser_weights: weights of substitutions, deletions and insertions in the
+            weighted slot error rate ``(wS*S + wD*D + wI*I) / N`` (Makhoul et al.).
         detail: ``"full"`` (everything), or ``"prf"``: exact-match TP/FP/FN only, for
             speed inside training loops (same numbers; no slot errors, TS model,
             confusion table or alignment). Not part of the signature: it changes
@@ -201,6 +203,7 @@ class Config:
     supertags: tuple[tuple[str, str], ...] = ()
     token_weight: float = 1.0
     separator_weight: float = 1.0
+    ser_weights: tuple[float, float, float] = (1.0, 1.0, 1.0)
     detail: str = "full"
 
     def __post_init__(self) -> None:
@@ -222,6 +225,10 @@ class Config:
             w = getattr(self, name)
             if not (isinstance(w, (int, float)) and w >= 0 and math.isfinite(w)):
                 raise ConfigError(f"{name} must be a non-negative finite number, got {w!r}")
+        sw = tuple(float(x) for x in self.ser_weights)
+        if len(sw) != 3 or any(not (math.isfinite(x) and x >= 0) for x in sw):
+            raise ConfigError(f"ser_weights must be three non-negative numbers (S, D, I), got {self.ser_weights!r}")
+        object.__setattr__(self, "ser_weights", sw)
         st = self.supertags
         if isinstance(st, Mapping):
             st = tuple(st.items())
@@ -258,6 +265,8 @@ class Config:
             parts.append("super:" + ",".join(f"{a}>{b}" for a, b in self.supertags))
         if (self.token_weight, self.separator_weight) != (1, 1):
             parts.append(f"tsw:{self.token_weight:g},{self.separator_weight:g}")
+        if self.ser_weights != (1.0, 1.0, 1.0):
+            parts.append("serw:" + ",".join(f"{x:g}" for x in self.ser_weights))
         parts.append(f"v:{__version__}")
         return "|".join(parts)
 
@@ -281,6 +290,8 @@ class Config:
             kw["beta"] = float(fields["beta"])
         if fields.get("super"):
             kw["supertags"] = tuple(tuple(x.split(">", 1)) for x in fields["super"].split(","))
+        if "serw" in fields:
+            kw["ser_weights"] = tuple(float(x) for x in fields["serw"].split(","))
         if "tsw" in fields:
             t, s = fields["tsw"].split(",")
             kw["token_weight"], kw["separator_weight"] = float(t), float(s)

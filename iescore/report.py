@@ -271,6 +271,7 @@ class Report:
         slot: dict[str, Any] | None = {
             "C": total.C, "S": total.S, "D": total.D, "I": total.I, "N": total.N, "M": total.M,
             "ser": slot_error_rate(total), "err": muc_err(total), "e": makhoul_e(total, cfg.alpha),
+            "ser_weighted": slot_error_rate(total, dict(zip("SDI", cfg.ser_weights))),
         } if full else None
         # token & separator model
         ts: dict[str, Any] | None = None

@@ -147,10 +147,19 @@ def test_fold_aggregation():
     assert agg["std"] == pytest.approx(math.sqrt(2 * (1 / 6) ** 2))
 
 
+def test_weighted_ser():
+    # C=0, S=1 (PER->ORG), D=1 (LOC), I=1 (MISC): N=2; weights S=0.5, D=1, I=2 -> (0.5 + 1 + 2)/2
+    r = score_tags(reference=[["B-PER", "O", "B-LOC"]], prediction=[["B-ORG", "B-MISC", "O"]], scheme="IOB2",
+                   ser_weights=(0.5, 1.0, 2.0))
+    se = r.to_dict()["slot_errors"]
+    assert (se["ser"], se["ser_weighted"]) == (1.5, 1.75)
+    assert "serw:0.5,1,2" in r.signature
+
+
 def test_signature_round_trip():
     cfg = Config(setting="OBD", rule="C(2)", counting="one-to-one", mode="match-best", scheme="BILOU",
                  repair="discard", average="weighted", normaliser="lower+whitespace", beta=0.5,
-                 supertags=(("PER", "NE"),), token_weight=1.0, separator_weight=0.5)
+                 supertags=(("PER", "NE"),), token_weight=1.0, separator_weight=0.5, ser_weights=(1, 0.5, 0.5))
     assert Config.from_signature(cfg.signature()) == cfg
 
 
