@@ -486,8 +486,12 @@ def exact_disjoint(R: Units, P: Units, n_docs: int, n_labels: int) -> EngineResu
     span = int(max(R.end.max(initial=0), P.end.max(initial=0))) + 1
     rkey = R.doc * span + R.start
     pkey = P.doc * span + P.start
-    order = np.argsort(rkey, kind="stable")
-    pos = np.searchsorted(rkey, pkey, sorter=order)
+    if len(rkey) < 2 or bool((rkey[1:] >= rkey[:-1]).all()):
+        order = np.arange(len(rkey))  # decoded chunks come in document order already
+        pos = np.searchsorted(rkey, pkey)
+    else:
+        order = np.argsort(rkey, kind="stable")
+        pos = np.searchsorted(rkey, pkey, sorter=order)
     pos = np.minimum(pos, max(len(R) - 1, 0))
     hit = np.zeros(len(P), dtype=bool)
     if len(R):

@@ -114,6 +114,8 @@ class Report:
     def __post_init__(self) -> None:
         object.__setattr__(self, "cells", _freeze(self.cells))
         object.__setattr__(self, "_label_index", {lab: i for i, lab in enumerate(self.labels)})
+        # per-label totals over documents, summed once (64-bit)
+        object.__setattr__(self, "_label_totals", self.cells.sum(axis=0, dtype=np.int64))
         object.__setattr__(self, "confusion", _freeze(self.confusion))
         if self.token_counts is not None:
             object.__setattr__(self, "token_counts", _freeze(self.token_counts))
@@ -128,6 +130,13 @@ class Report:
     def counts(self, label: str | None = None, doc: str | int | None = None) -> Counts:
         """Counts of one label (or all labels summed), one document (or all)."""
         c = self.cells
+        if doc is None:
+            t = self._label_totals  # type: ignore[attr-defined]
+            if label is None:
+                return Counts(*(int(x) for x in t.sum(axis=0)))
+            j = self._label_index.get(label)  # type: ignore[attr-defined]
+            if j is not None:
+                return Counts(*(int(x) for x in t[j]))
         if doc is not None:
             k = doc if isinstance(doc, int) else self.doc_ids.index(doc)
             c = c[k : k + 1]

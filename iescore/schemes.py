@@ -293,8 +293,12 @@ def decode(
     *,
     scheme: Scheme,
     conlleval: bool,
+    roles: Iterable[int] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Decode role/label arrays into chunks. Returns ``(start, end, label, ill)``.
+
+    ``roles`` may list the roles that can occur (e.g. from the tag vocabulary), which
+    saves a pass over the data.
 
     Vectorised: a chunk boundary before token ``i`` depends only on tokens
     ``i-1`` and ``i``, so boundaries, starts and ends are elementwise array
@@ -304,16 +308,25 @@ def decode(
     if n == 0:
         z = np.zeros(0, dtype=np.int64)
         return z, z, z.astype(np.int32), np.zeros(0, dtype=bool)
+    # roles that occur: terms of the boundary rule for absent roles are skipped
+    present = set(np.unique(role).tolist()) if roles is None else set(roles)
     inside = role != O
     prev_role = role[:-1]
     cur_role = role[1:]
     same = (label[:-1] == label[1:]) & inside[:-1] & inside[1:]
     # a boundary between i-1 and i (index i-1 of this array)
-    bnd = ~same | (prev_role == S) | (prev_role == L) | (cur_role == S)
-    if conlleval:
-        bnd |= ((cur_role == B) & (prev_role != E)) | ((prev_role == E) & (cur_role != B))
-    else:
-        bnd |= (cur_role == B) | (prev_role == E)
+    bnd = ~same
+    if S in present:
+        bnd |= (prev_role == S) | (cur_role == S)
+    if L in present:
+        bnd |= prev_role == L
+    if E in present:
+        if conlleval:
+            bnd |= ((cur_role == B) & (prev_role != E)) | ((prev_role == E) & (cur_role != B))
+        else:
+            bnd |= (cur_role == B) | (prev_role == E)
+    elif B in present:
+        bnd |= cur_role == B
     bnd |= first[1:]
     begin = np.empty(n, dtype=bool)
     begin[0] = True
@@ -324,19 +337,20 @@ def decode(
     starts = np.flatnonzero(inside & begin)
     ends = np.flatnonzero(inside & finish) + 1
     types = label[starts]
-    # legality under the scheme
-    cont_prev = np.zeros(n, dtype=bool)
-    cont_prev[1:] = same & ~first[1:]
-    cont_next = np.zeros(n, dtype=bool)
-    cont_next[:-1] = same & ~first[1:]
-    ill = ~scheme.start_ok[role[starts], cont_prev[starts].astype(np.intp)]
+    # legality under the scheme, looked up at chunk starts and ends only
+    prev = np.maximum(starts - 1, 0)
+    cont_prev = (starts > 0) & same[np.minimum(prev, n - 2)] & ~first[starts] if n > 1 else np.zeros(len(starts), bool)
     last = ends - 1
-    ill |= ~scheme.end_ok[role[last], cont_next[last].astype(np.intp)]
-    # inner tokens: B only at a start, E/L/S only at an end (E-X B-X under conlleval)
-    bad_inner = inside & ((~begin & (role == B)) | (~finish & ((role == E) | (role == L))))
-    if bad_inner.any():
-        chunk_of = np.cumsum(inside & begin) - 1
-        ill[np.unique(chunk_of[bad_inner])] = True
+    nxt = np.minimum(last, n - 2)
+    cont_next = (ends < n) & same[nxt] & ~first[np.minimum(ends, n - 1)] if n > 1 else np.zeros(len(ends), bool)
+    ill = ~scheme.start_ok[role[starts], cont_prev.astype(np.intp)]
+    ill |= ~scheme.end_ok[role[last], cont_next.astype(np.intp)]
+    # inner tokens: B only at a start, E/L only at an end (E-X B-X under conlleval)
+    if E in present or L in present:
+        bad_inner = inside & ((~begin & (role == B)) | (~finish & ((role == E) | (role == L))))
+        if bad_inner.any():
+            chunk_of = np.cumsum(inside & begin) - 1
+            ill[np.unique(chunk_of[bad_inner])] = True
     return starts, ends, types, ill
 
 
@@ -376,7 +390,8 @@ def decode_arrays(
     role = role_of[arrays.ids] if len(role_of) else np.zeros(0, dtype=np.int8)
     label = label_of[arrays.ids] if len(label_of) else np.zeros(0, dtype=np.int32)
     start, end, types, ill = decode(
-        role, label, arrays.first, scheme=scheme, conlleval=(repair == "conlleval")
+        role, label, arrays.first, scheme=scheme, conlleval=(repair == "conlleval"),
+        roles=role_of.tolist() + [O],
     )
     if repair == "strict" and ill.any():
         k = int(np.flatnonzero(ill)[0])

@@ -421,8 +421,8 @@ def _tags_part(batch: TaggedBatch, cfg: Config) -> tuple[_Part, str]:
     o_id = vocab.tag_ids.get(vocab.outside, -1)
     non_o = (batch.reference.ids != o_id) | (batch.prediction.ids != o_id)
     def per_doc(flags: np.ndarray) -> np.ndarray:
-        cs = np.zeros(len(flags) + 1, dtype=_I64)
-        np.cumsum(flags, out=cs[1:])
+        cs = np.zeros(len(flags) + 1, dtype=np.int32)
+        np.cumsum(flags, out=cs[1:], dtype=np.int32)
         return cs[ends] - cs[offsets]
 
     tc = np.zeros((n_docs, 4), dtype=_I64)
