@@ -179,6 +179,16 @@ class Report:
         return self._summary["averages"][self.config.average]["f"]
 
     @property
+    def ts(self) -> dict[str, Any]:
+        """The token & separator model's measures; raises InputError naming the document
+        and position when the input is multi-instance (two overlapping spans of one label)."""
+        if self.ts_error is not None:
+            from .errors import InputError
+
+            raise InputError(self.ts_error)
+        return self.to_dict()["ts"]
+
+    @property
     def token_accuracy(self) -> float | None:
         return self._summary["token_accuracy"]
 

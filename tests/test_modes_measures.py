@@ -137,6 +137,8 @@ def test_ts_rejects_multi_instance():
         "has two overlapping 'X' spans (one starts at token 1 inside another ending at 2)"
     )
     assert r.overall.fn == 2  # span scores are still defined
+    with pytest.raises(ValueError, match="in document 'm' the reference has two overlapping 'X' spans"):
+        r.ts
 
 
 def test_fold_aggregation():
