@@ -177,6 +177,7 @@ def conll_testb(data: Path):
 def _memory_child(tool: str, size: int) -> None:
     g, p = corpus(size) if size > 0 else conll_testb(Path(os.environ["IESCORE_DATA"]))
     prep, run = TOOLS[tool][1]
+    run(prep(*corpus(2000, seed=1)))  # import the tool's modules and warm it up first
     st = prep(g, p)
     with open("/proc/self/clear_refs", "w") as fh:
         fh.write("5")  # reset VmHWM

@@ -85,8 +85,11 @@ def tagged_batch(
     doc_ids: Sequence[str] | None = None,
     tokens: Sequence[Sequence[str]] | None = None,
     vocab: Vocabulary | None = None,
+    id_offset: int = 0,
 ) -> TaggedBatch:
-    """Build a :class:`TaggedBatch` from per-document tag lists (one list per document)."""
+    """Build a :class:`TaggedBatch` from per-document tag lists (one list per document).
+
+    Without ``doc_ids`` the documents are numbered from ``id_offset``."""
     from itertools import chain
 
     from .schemes import flatten
@@ -97,10 +100,11 @@ def tagged_batch(
         raise InputError(
             f"reference has {len(reference)} sequences but prediction has {len(prediction)}"
         )
-    ids = tuple(map(str, doc_ids)) if doc_ids is not None else tuple(map(str, range(len(reference))))
+    ids = tuple(map(str, doc_ids)) if doc_ids is not None else tuple(map(str, range(id_offset, id_offset + len(reference))))
     if len(ids) != len(reference):
         raise InputError(f"{len(ids)} document ids for {len(reference)} sequences")
-    _check_unique(ids)
+    if doc_ids is not None:
+        _check_unique(ids)
     vocab = vocab or Vocabulary()
     if reference and (isinstance(reference[0], str) or isinstance(prediction[0], str)):
         raise InputError(f"document {ids[0]!r}: a tag sequence must be a list of tags, not a string")
@@ -211,9 +215,7 @@ class Scorer:
         tokens: Sequence[Sequence[str]] | None = None,
     ) -> None:
         """Add tag sequences, one sequence per document."""
-        if doc_ids is None:
-            doc_ids = list(map(str, range(len(self._ids), len(self._ids) + len(reference))))
-        self.add_batch(tagged_batch(reference, prediction, doc_ids=doc_ids, tokens=tokens))
+        self.add_batch(tagged_batch(reference, prediction, doc_ids=doc_ids, tokens=tokens, id_offset=len(self._ids)))
 
     def add_batch(self, batch: TaggedBatch) -> None:
         """Add an integer-coded :class:`TaggedBatch` (the fast path)."""
