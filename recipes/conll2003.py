@@ -201,15 +201,19 @@ def run(data: Path, out: Path, *, quick: bool = False, hub: str | None = None, w
         systems["this-recipe/spacy-ner"] = (refs, preds)
     results = {name: score_all(sys_) for name, sys_ in progress(systems.items(), "scoring systems", len(systems))}
     names = list(results)
-    ranks = {m: dict(zip(names, rankdata([results[n]["values"][m] or 0.0 for n in names], hib).tolist()))
-             for m, (_, _, hib) in MODELS.items()}
     models = list(MODELS)
+    ranks: dict[str, dict[str, float | None]] = {}
+    for m, (_, _, hib) in MODELS.items():
+        defined = [n for n in names if results[n]["values"][m] is not None]
+        r = dict(zip(defined, rankdata([results[n]["values"][m] for n in defined], hib).tolist()))
+        ranks[m] = {n: r.get(n) for n in names}  # None: the measure is undefined for that system
 
-    def signed(m: str) -> list[float]:
-        vals = [results[n]["values"][m] or 0.0 for n in names]
-        return vals if MODELS[m][2] else [-v for v in vals]
+    def pair(a: str, b: str) -> float:
+        both = [n for n in names if results[n]["values"][a] is not None and results[n]["values"][b] is not None]
+        sign = {m: (1 if MODELS[m][2] else -1) for m in (a, b)}
+        return spearman([sign[a] * results[n]["values"][a] for n in both], [sign[b] * results[n]["values"][b] for n in both])
 
-    corr = {a: {b: spearman(signed(a), signed(b)) for b in models} for a in models}
+    corr = {a: {b: pair(a, b) for b in models} for a in models}
     summary = {"systems": results, "ranks": ranks, "spearman": corr, "runtime_spacy": runtime,
                "note": "the spaCy system is scored on the first 200 test sentences in --quick mode" if quick else ""}
     write_json(out / "results.json", summary)
@@ -220,6 +224,13 @@ def run(data: Path, out: Path, *, quick: bool = False, hub: str | None = None, w
 
 def write_report(out: Path, results: dict, ranks: dict, corr: dict, runtime: Any, quick: bool) -> None:
     names = sorted(results, key=lambda n: ranks["F1 exact (conlleval)"][n])
+
+    def rk(m: str, n: str) -> str:
+        v, base = ranks[m][n], ranks[models[0]][n]
+        if v is None:
+            return "n/a"
+        return f"{v:g}" if m == models[0] or base is None else f"{v:g} ({v - base:+g})"
+
     models = list(MODELS)
     short = {m: m.replace("F1 ", "").replace(" (conlleval)", "") for m in models}
     lines = ["# CoNLL-2003 English test (eng.testb): systems under several evaluation models", ""]
@@ -230,16 +241,15 @@ def write_report(out: Path, results: dict, ranks: dict, corr: dict, runtime: Any
     lines += ["", "SER and ERR are error rates (lower is better); the others are F-measures.", ""]
     lines += ["## Ranks (1 = best) and shifts against exact F1", "",
               md_table(["system"] + [short[m] for m in models],
-                       [[n] + [f"{ranks[m][n]:g} ({ranks[m][n] - ranks[models[0]][n]:+g})" if m != models[0] else f"{ranks[m][n]:g}"
-                               for m in models] for n in names])]
-    lines += ["", "## Spearman rank correlation between evaluation models", "",
+                       [[n] + [rk(m, n) for m in models] for n in names])]
+    lines += ["", "## Spearman rank correlation between evaluation models (systems where both are defined)", "",
               md_table([""] + [short[m] for m in models], [[short[a]] + [corr[a][b] for b in models] for a in models])]
     no_ts = [n for n in names if results[n]["ts_error"]]
     if no_ts:
         lines += ["", "The token & separator model is undefined for: "
                   + "; ".join(f"{n} ({results[n]['ts_error']})" for n in no_ts)
-                  + ". Those systems rank last under TS-F1^M and T-F1^M.", ""]
-    ts_order = sorted(results, key=lambda n: ranks["TS-F1^M"][n])
+                  + ". They are left out of the TS rankings and of the correlations with the TS measures.", ""]
+    ts_order = sorted((n for n in results if ranks["TS-F1^M"][n] is not None), key=lambda n: ranks["TS-F1^M"][n])
     lines += ["", "## Ranking by TS-F1^M (token & separator model)", "",
               md_table(["rank", "system", "TS-F1^M", "exact F1 rank"],
                        [[f"{ranks['TS-F1^M'][n]:g}", n, results[n]["values"]["TS-F1^M"], f"{ranks[models[0]][n]:g}"] for n in ts_order])]
@@ -267,7 +277,8 @@ def plots(out: Path, results: dict, ranks: dict) -> None:
     names = list(results)
     fig, ax = plt.subplots(figsize=(11, 6))
     for n in names:
-        ax.plot(range(len(models)), [ranks[m][n] for m in models], marker="o", label=n.split("/")[-1][:28])
+        ax.plot(range(len(models)), [ranks[m][n] if ranks[m][n] is not None else float("nan") for m in models],
+                marker="o", label=n.split("/")[-1][:28])
     ax.set_xticks(range(len(models)), [m.replace(" (conlleval)", "") for m in models], rotation=20)
     ax.invert_yaxis()
     ax.set_ylabel("rank (1 = best)")

@@ -41,6 +41,7 @@ def test_conll2003_quick(data, tmp_path):
     assert all(abs(corr[m][m] - 1) < 1e-12 for m in corr)
     report = (out / "report.md").read_text()
     assert "## Ranking by TS-F1^M" in report and "## Spearman rank correlation" in report
+    assert all(v is None or 1 <= v <= len(systems) for m in res["ranks"].values() for v in m.values())
     assert (out / "rank_shifts.png").stat().st_size > 10_000 and (out / "per_type_pr.png").stat().st_size > 10_000
     assert res["runtime_spacy"]["predict"]["cpu_s"] > 0
 
