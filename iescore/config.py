@@ -183,6 +183,8 @@ class Config:
         beta: the F-measure's beta (alpha = 1/(1+beta^2) for Makhoul's E).
         supertags: label merges applied before scoring, as ``(label, supertag)`` pairs.
         token_weight / separator_weight: t-unit weights of the TS model.
+        unit_weights: set by the scorer when documents carry per-t-unit TS weights
+            (recorded in the signature as ``tsw:unit``).
         ser_weights: weights of substitutions, deletions and insertions in the
             weighted slot error rate ``(wS*S + wD*D + wI*I) / N`` (Makhoul et al.).
         detail: ``"full"`` (everything), or ``"prf"``: exact-match TP/FP/FN only, for
@@ -204,6 +206,7 @@ class Config:
     token_weight: float = 1.0
     separator_weight: float = 1.0
     ser_weights: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    unit_weights: bool = False
     detail: str = "full"
 
     def __post_init__(self) -> None:
@@ -263,8 +266,8 @@ class Config:
             parts.append(f"beta:{self.beta:g}")
         if self.supertags:
             parts.append("super:" + ",".join(f"{a}>{b}" for a, b in self.supertags))
-        if (self.token_weight, self.separator_weight) != (1, 1):
-            parts.append(f"tsw:{self.token_weight:g},{self.separator_weight:g}")
+        if (self.token_weight, self.separator_weight) != (1, 1) or self.unit_weights:
+            parts.append(f"tsw:{self.token_weight:g},{self.separator_weight:g}" + (",unit" if self.unit_weights else ""))
         if self.ser_weights != (1.0, 1.0, 1.0):
             parts.append("serw:" + ",".join(f"{x:g}" for x in self.ser_weights))
         parts.append(f"v:{__version__}")
@@ -293,6 +296,7 @@ class Config:
         if "serw" in fields:
             kw["ser_weights"] = tuple(float(x) for x in fields["serw"].split(","))
         if "tsw" in fields:
-            t, s = fields["tsw"].split(",")
+            t, s, *unit = fields["tsw"].split(",")
             kw["token_weight"], kw["separator_weight"] = float(t), float(s)
+            kw["unit_weights"] = unit == ["unit"]
         return cls(**kw)  # type: ignore[arg-type]

@@ -42,6 +42,7 @@ __all__ = [
     "ts_counts",
     "check_multi_instance",
     "exact_disjoint",
+    "ts_weighted",
 ]
 
 TP, FP, FN, IGNORED, ALTERNATIVE = range(5)
@@ -538,6 +539,61 @@ def check_multi_instance(U: Units, labels: Sequence[str], side: str, doc_ids: Se
         f"{doc_ids[int(d[k])]!r} the {side} has two overlapping {labels[int(lab[k])]!r} spans "
         f"(one starts at token {int(s[k])} inside another ending at {int(runmax[k])})"
     )
+
+
+def ts_weighted(
+    R: Units, P: Units, pairs: Pairs, tok_w: np.ndarray, sep_w: np.ndarray, n_tokens: np.ndarray, n_labels: int
+) -> np.ndarray:
+    """Weighted TS counts per (document, label) (``TS_FIELDS`` order, float64).
+
+    ``tok_w``/``sep_w`` are the flat per-t-unit weights of all documents in order
+    (``n_tokens[d]`` tokens and ``n_tokens[d] - 1`` separators each). Prefix sums give
+    the weight of any token or separator range, so each span and each same-label
+    overlap costs two look-ups.
+    """
+    n_docs, L = len(n_tokens), n_labels
+    assert R.start is not None and R.end is not None and P.start is not None and P.end is not None
+    tok_off = np.concatenate(([0], np.cumsum(n_tokens)))[:-1]
+    seps = np.maximum(n_tokens - 1, 0)
+    sep_off = np.concatenate(([0], np.cumsum(seps)))[:-1]
+    Wt = np.concatenate(([0.0], np.cumsum(tok_w)))
+    Ws = np.concatenate(([0.0], np.cumsum(sep_w)))
+
+    def tok(doc: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return Wt[tok_off[doc] + b] - Wt[tok_off[doc] + a]
+
+    def sep(doc: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        # separators a .. b-2 lie inside tokens [a, b)
+        hi = np.maximum(b - 1, a)
+        return Ws[sep_off[doc] + hi] - Ws[sep_off[doc] + a]
+
+    same = pairs.same
+    r, p = pairs.r[same], pairs.p[same]
+    lo = np.maximum(R.start[r], P.start[p])
+    hi = np.minimum(R.end[r], P.end[p])
+    d = R.doc[r]
+
+    def cell(doc: np.ndarray, lab: np.ndarray, w: np.ndarray) -> np.ndarray:
+        return np.bincount(doc * L + lab, weights=w, minlength=n_docs * L).reshape(n_docs, L)
+
+    tok_tp = cell(d, R.label[r], tok(d, lo, hi))
+    sep_tp = cell(d, R.label[r], sep(d, lo, hi))
+    r_tok = cell(R.doc, R.label, tok(R.doc, R.start, R.end))
+    p_tok = cell(P.doc, P.label, tok(P.doc, P.start, P.end))
+    r_sep = cell(R.doc, R.label, sep(R.doc, R.start, R.end))
+    p_sep = cell(P.doc, P.label, sep(P.doc, P.start, P.end))
+    doc_tok = Wt[tok_off + n_tokens] - Wt[tok_off]
+    doc_sep = Ws[sep_off + seps] - Ws[sep_off]
+    out = np.zeros((n_docs, L, len(TS_FIELDS)))
+    out[:, :, 0] = tok_tp
+    out[:, :, 1] = p_tok - tok_tp
+    out[:, :, 2] = r_tok - tok_tp
+    out[:, :, 3] = doc_tok[:, None]
+    out[:, :, 4] = sep_tp
+    out[:, :, 5] = p_sep - sep_tp
+    out[:, :, 6] = r_sep - sep_tp
+    out[:, :, 7] = doc_sep[:, None]
+    return out
 
 
 def ts_counts(R: Units, P: Units, pairs: Pairs, n_tokens: np.ndarray, n_labels: int) -> np.ndarray:

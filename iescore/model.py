@@ -76,6 +76,9 @@ class Document:
         separators: the text between consecutive tokens (``len(tokens) - 1`` items);
             defaults to single spaces.
         char_offsets: ``(start, end)`` character offsets of every token in ``text``.
+        token_weights / separator_weights: per-t-unit weights for the token &
+            separator model (``len(tokens)`` and ``len(tokens) - 1`` non-negative
+            numbers); a document without them uses the configured scalar weights.
     """
 
     id: str
@@ -83,6 +86,8 @@ class Document:
     spans: tuple[Span, ...] = ()
     separators: tuple[str, ...] | None = None
     char_offsets: tuple[tuple[int, int], ...] | None = None
+    token_weights: tuple[float, ...] | None = None
+    separator_weights: tuple[float, ...] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "id", str(self.id))
@@ -110,6 +115,17 @@ class Document:
                     f"document {self.id!r}: {len(seps)} separators for {n} tokens (need {max(n - 1, 0)})"
                 )
             object.__setattr__(self, "separators", seps)
+        for name, need in (("token_weights", n), ("separator_weights", max(n - 1, 0))):
+            w = getattr(self, name)
+            if w is None:
+                continue
+            w = tuple(float(x) for x in w)
+            if len(w) != need:
+                raise InputError(f"document {self.id!r}: {len(w)} {name} for {need} t-units")
+            bad = [k for k, x in enumerate(w) if not (math.isfinite(x) and x >= 0)]
+            if bad:
+                raise InputError(f"document {self.id!r}: {name}[{bad[0]}] = {w[bad[0]]!r} is not a non-negative number")
+            object.__setattr__(self, name, w)
         if self.char_offsets is not None:
             offs = tuple((int(a), int(b)) for a, b in self.char_offsets)
             if len(offs) != n:

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from .config import Config
-from .engine import STATUS_NAMES
+from .engine import STATUS_NAMES, TS_FIELDS
 from .measures import (
     FIELDS,
     Counts,
@@ -97,6 +97,8 @@ class Report:
             accuracy), else ``None``.
         repairs: ill-formed chunks repaired (``conlleval``) or discarded, per side.
         ts_error: why the token & separator model is unavailable, if it is.
+        ts_cells: per-document, per-label TS counts with per-t-unit weights applied
+            (float, ``TS_FIELDS`` order), when documents carried such weights.
     """
 
     config: Config
@@ -109,6 +111,7 @@ class Report:
     token_counts: np.ndarray | None = None
     repairs: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
     ts_error: str | None = None
+    ts_cells: np.ndarray | None = None
     _summary: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -295,9 +298,16 @@ class Report:
         # token & separator model
         ts: dict[str, Any] | None = None
         if self.ts_error is None:
-            tsw = {"beta": beta, "token_weight": cfg.token_weight, "separator_weight": cfg.separator_weight}
-            per_ts = {lab: ts_measures(c, **tsw) for lab, c in per.items()}
-            micro_ts = ts_measures(total, **tsw)
+            if self.ts_cells is not None:  # weights already applied per t-unit
+                tsw = {"beta": beta, "token_weight": 1.0, "separator_weight": 1.0}
+                tot = self.ts_cells.sum(axis=0)
+                per_ts = {lab: ts_measures(Counts(**dict(zip(TS_FIELDS, tot[j].tolist()))), **tsw)
+                          for j, lab in enumerate(self.labels)}
+                micro_ts = ts_measures(Counts(**dict(zip(TS_FIELDS, tot.sum(axis=0).tolist()))), **tsw)
+            else:
+                tsw = {"beta": beta, "token_weight": cfg.token_weight, "separator_weight": cfg.separator_weight}
+                per_ts = {lab: ts_measures(c, **tsw) for lab, c in per.items()}
+                micro_ts = ts_measures(total, **tsw)
             ts = {
                 "f1_macro": _mean([m["ts"]["f1"] for m in per_ts.values()]),
                 "f1_micro": micro_ts["ts"]["f1"],

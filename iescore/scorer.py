@@ -38,6 +38,7 @@ from .engine import (
     exact_disjoint,
     obd_pairs,
     ts_counts,
+    ts_weighted,
 )
 from .errors import ConfigError, InputError
 from .model import Document, Span, Template
@@ -152,6 +153,8 @@ class _Part:
     token_counts: np.ndarray | None
     repairs: dict[str, dict[str, int]] = field(default_factory=dict)
     ts_error: str | None = None
+    ts_weighted: np.ndarray | None = None  # float TS counts when documents carry per-t-unit weights
+    unit_totals: np.ndarray | None = None  # per document: total token weight, total separator weight
 
 
 def _empty_items() -> ItemTable:
@@ -204,7 +207,10 @@ class Scorer:
         if reference and isinstance(reference[0], Template):
             self._add_part(_templates_part(reference, prediction, self.config))  # type: ignore[arg-type]
             return
-        self._add_part(_documents_part(reference, prediction, self.config))  # type: ignore[arg-type]
+        part = _documents_part(reference, prediction, self.config)  # type: ignore[arg-type]
+        if part.unit_totals is not None and not self.config.unit_weights:
+            self.config = self.config.with_(unit_weights=True)
+        self._add_part(part)
 
     def add_tags(
         self,
@@ -279,6 +285,7 @@ def _score_units(
     texts_r: Callable[[int], str] | None,
     texts_p: Callable[[int], str] | None,
     disjoint: bool = False,
+    unit_weights: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> _Part:
     """Run the engine on item-level units (AO positions and/or filler keys).
 
@@ -356,10 +363,20 @@ def _score_units(
     cells = np.zeros((n_docs, L, _NF), dtype=_CELL)
     cells[:, :, : len(SPAN_FIELDS)] = res.cells
     dt = doc_tokens if doc_tokens is not None else np.zeros(n_docs, dtype=_I64)
+    weighted = None
     if ts_error is None and doc_tokens is not None:
         assert pairs is not None
         cells[:, :, len(SPAN_FIELDS) :] = ts_counts(R, P, pairs, doc_tokens, L)
-    return _Part(labels, doc_ids, cells, dt, res.confusion, ref_items, pred_items, None, {}, ts_error)
+        if unit_weights is not None:
+            weighted = ts_weighted(R, P, pairs, unit_weights[0], unit_weights[1], doc_tokens, L)
+    totals = None
+    if unit_weights is not None and doc_tokens is not None:
+        tok_off = np.concatenate(([0], np.cumsum(doc_tokens)))
+        sep_off = np.concatenate(([0], np.cumsum(np.maximum(doc_tokens - 1, 0))))
+        wt = np.concatenate(([0.0], np.cumsum(unit_weights[0])))
+        ws = np.concatenate(([0.0], np.cumsum(unit_weights[1])))
+        totals = np.stack([wt[tok_off[1:]] - wt[tok_off[:-1]], ws[sep_off[1:]] - ws[sep_off[:-1]]], axis=1)
+    return _Part(labels, doc_ids, cells, dt, res.confusion, ref_items, pred_items, None, {}, ts_error, weighted, totals)
 
 
 def _spread(group_status: np.ndarray, gid: np.ndarray, other: int) -> np.ndarray:
@@ -491,10 +508,19 @@ def _documents_part(reference: list[Document], prediction: list[Any], cfg: Confi
         P = Units(P.doc, P.label, P.start, P.end, P.score,
                   _keys(lambda i: reference[pflat[i][0]].span_tokens(pflat[i][1]), len(P), cfg))
     doc_tokens = np.fromiter((len(d.tokens) for d in reference), dtype=_I64, count=len(reference))
+    unit = None
+    if any(d.token_weights is not None or d.separator_weights is not None for d in reference):
+        tw, sw = [], []
+        for d in reference:
+            n = len(d.tokens)
+            tw.extend(d.token_weights if d.token_weights is not None else (cfg.token_weight,) * n)
+            sw.extend(d.separator_weights if d.separator_weights is not None else (cfg.separator_weight,) * max(n - 1, 0))
+        unit = (np.asarray(tw, dtype=float), np.asarray(sw, dtype=float))
     return _score_units(
         R, P, cfg=cfg, labels=labels, doc_ids=ids, doc_tokens=doc_tokens,
         texts_r=lambda i: reference[rflat[i][0]].span_text(rflat[i][1]),
         texts_p=lambda i: reference[pflat[i][0]].span_text(pflat[i][1]),
+        unit_weights=unit,
     )
 
 
@@ -570,6 +596,22 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
         ts_error = ts_error or p.ts_error
     if notes:
         repairs["adapter"] = dict(sorted(notes.items()))
+    ts_cells = None
+    if any(p.unit_totals is not None for p in parts):
+        scale = np.array([cfg.token_weight] * 4 + [cfg.separator_weight] * 4)
+        blocks = []
+        for p, c in zip(parts, cells_list):
+            if p.unit_totals is not None:
+                m = [index[lab] for lab in p.labels]
+                w = np.zeros((len(p.doc_ids), L, len(TS_FIELDS)))
+                if p.ts_weighted is not None:  # None when the TS model is unavailable (ts_error)
+                    w[:, m, :] = p.ts_weighted
+                w[:, :, 3] = p.unit_totals[:, :1]
+                w[:, :, 7] = p.unit_totals[:, 1:]
+            else:
+                w = c[:, :, len(SPAN_FIELDS) :].astype(float) * scale
+            blocks.append(w)
+        ts_cells = np.concatenate(blocks)
     if len(cells_list) == 1:
         cells = cells_list[0]
     else:
@@ -595,6 +637,7 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
         token_counts=np.concatenate(toks) if has_tokens else None,
         repairs=repairs,
         ts_error=ts_error,
+        ts_cells=ts_cells,
     )
 
 

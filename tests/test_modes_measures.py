@@ -204,3 +204,43 @@ def test_detail_prf_gives_the_same_counts_as_the_full_report():
 def test_detail_prf_refuses_what_it_does_not_compute():
     with pytest.raises(ValueError, match="detail='prf' computes exact-match counts of tag input only"):
         score_tags(reference=[["B-A"]], prediction=[["B-A"]], rule="O(1,1)", detail="prf")
+
+
+def test_ts_per_unit_weights_on_the_fox():
+    toks = ("The", "quick", "brown", "fox", "jumps", "over", "the", "lazy", "dog")
+    # "fox" weighs 2, every other token and separator 1
+    ref = Document("fox", toks, (Span("X", 1, 3), Span("X", 7, 9)), token_weights=(1, 1, 1, 2, 1, 1, 1, 1, 1))
+    pred = [[Span("X", 1, 4), Span("X", 7, 8), Span("X", 8, 9)]]
+    r = score(reference=[ref], prediction=pred)
+    ts = r.to_dict()["ts"]["per_label"]["X"]["ts"]
+    # TP: quick, brown, lazy, dog + separator quick-brown = 5; FP: fox (2) + brown-fox = 3; FN: lazy-dog = 1
+    assert (ts["tp"], ts["fp"], ts["fn"]) == (5, 3, 1)
+    assert ts["tn"] == (10 + 8) - 9  # t-unit weights 10 + 8, minus TP+FP+FN
+    assert ts["f1"] == pytest.approx(10 / 14)
+    assert "tsw:1,1,unit" in r.signature
+    # unit weights equal to the scalars give the unweighted numbers
+    plain = Document("fox", toks, ref.spans, token_weights=(1,) * 9, separator_weights=(1,) * 8)
+    assert score(reference=[plain], prediction=pred).to_dict()["ts"]["f1_macro"] == pytest.approx(10 / 13)
+
+
+def test_ts_unit_weight_errors():
+    with pytest.raises(ValueError, match=r"document 'w': 2 token_weights for 3 t-units"):
+        Document("w", ("a", "b", "c"), token_weights=(1, 1))
+    with pytest.raises(ValueError, match=r"separator_weights\[1\] = -1.0 is not a non-negative number"):
+        Document("w", ("a", "b", "c"), separator_weights=(1, -1))
+
+
+def test_ts_unit_weights_stream_like_one_shot():
+    from iescore import Scorer
+
+    a = Document("a", ("x", "y", "z"), (Span("X", 0, 2),), token_weights=(3, 1, 1), separator_weights=(2, 1))
+    b = Document("b", ("u", "v"), (Span("Y", 1, 2),))
+    pa, pb = [Span("X", 1, 3)], [Span("Y", 0, 2)]
+    one = score(reference=[a, b], prediction=[pa, pb]).to_dict()
+    s = Scorer()
+    s.add(reference=[a], prediction=[pa])
+    s.add(reference=[b], prediction=[pb])
+    assert s.report().to_dict() == one
+    x = one["ts"]["per_label"]["X"]["ts"]
+    # X: tokens TP y (1), FP z (1), FN x (3); separators TP none, FP y-z (1), FN x-y (2); t-units 5+3 in a, 2+1 in b
+    assert (x["tp"], x["fp"], x["fn"], x["tn"]) == (1, 2, 5, 11 - 8)
