@@ -15,7 +15,7 @@ Example:
     >>> doc.text, doc.slots
     ('Time: 5:00 PM at Wean', (('stime', 6, 13), ('location', 17, 21)))
     >>> [(s.label, doc.document.span_text(s)) for s in doc.document.spans]
-    [('stime', '5 : 00 PM'), ('location', 'Wean')]
+    [('stime', '5:00 PM'), ('location', 'Wean')]
     >>> write_inline(doc.text, doc.slots)
     'Time: <stime>5:00 PM</stime> at <location>Wean</location>'
 """
