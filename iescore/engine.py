@@ -584,15 +584,19 @@ def ts_weighted(
     p_sep = cell(P.doc, P.label, sep(P.doc, P.start, P.end))
     doc_tok = Wt[tok_off + n_tokens] - Wt[tok_off]
     doc_sep = Ws[sep_off + seps] - Ws[sep_off]
-    out = np.zeros((n_docs, L, len(TS_FIELDS)))
-    out[:, :, 0] = tok_tp
-    out[:, :, 1] = p_tok - tok_tp
-    out[:, :, 2] = r_tok - tok_tp
-    out[:, :, 3] = doc_tok[:, None]
-    out[:, :, 4] = sep_tp
-    out[:, :, 5] = p_sep - sep_tp
-    out[:, :, 6] = r_sep - sep_tp
-    out[:, :, 7] = doc_sep[:, None]
+    return _ts_table((tok_tp, r_tok, p_tok, doc_tok), (sep_tp, r_sep, p_sep, doc_sep), float)
+
+
+def _ts_table(tok: tuple[np.ndarray, ...], sep: tuple[np.ndarray, ...], dtype: type) -> np.ndarray:
+    """TS_FIELDS from (shared positives, reference positives, predicted positives, t-units)
+    of tokens and of separators, per (document, label); t-units per document."""
+    n_docs, L = tok[0].shape
+    out = np.zeros((n_docs, L, len(TS_FIELDS)), dtype=dtype)
+    for k, (tp, ref, pred, units) in ((0, tok), (4, sep)):
+        out[:, :, k] = tp
+        out[:, :, k + 1] = pred - tp
+        out[:, :, k + 2] = ref - tp
+        out[:, :, k + 3] = units[:, None]
     return out
 
 
@@ -616,13 +620,4 @@ def ts_counts(R: Units, P: Units, pairs: Pairs, n_tokens: np.ndarray, n_labels: 
     p_tok = _bincount2(P.doc, P.label, plen, n_docs, L)
     r_sep = _bincount2(R.doc, R.label, rlen - 1, n_docs, L)
     p_sep = _bincount2(P.doc, P.label, plen - 1, n_docs, L)
-    out = np.zeros((n_docs, L, len(TS_FIELDS)), dtype=_I64)
-    out[:, :, 0] = tok_tp
-    out[:, :, 1] = p_tok - tok_tp
-    out[:, :, 2] = r_tok - tok_tp
-    out[:, :, 3] = n_tokens[:, None]
-    out[:, :, 4] = sep_tp
-    out[:, :, 5] = p_sep - sep_tp
-    out[:, :, 6] = r_sep - sep_tp
-    out[:, :, 7] = np.maximum(n_tokens - 1, 0)[:, None]
-    return out
+    return _ts_table((tok_tp, r_tok, p_tok, n_tokens), (sep_tp, r_sep, p_sep, np.maximum(n_tokens - 1, 0)), _I64)
