@@ -99,6 +99,8 @@ class Report:
         ts_error: why the token & separator model is unavailable, if it is.
         ts_cells: per-document, per-label TS counts with per-t-unit weights applied
             (float, ``TS_FIELDS`` order), when documents carried such weights.
+        fields: the :class:`Counts` fields stored in ``cells`` (all of them, or
+            ``tp``/``fp``/``fn`` under ``detail="prf"``); the others are 0.
     """
 
     config: Config
@@ -112,6 +114,7 @@ class Report:
     repairs: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
     ts_error: str | None = None
     ts_cells: np.ndarray | None = None
+    fields: tuple[str, ...] = FIELDS
     _summary: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -136,10 +139,10 @@ class Report:
         if doc is None:
             t = self._label_totals  # type: ignore[attr-defined]
             if label is None:
-                return Counts(*(int(x) for x in t.sum(axis=0)))
+                return self._counts(t.sum(axis=0))
             j = self._label_index.get(label)  # type: ignore[attr-defined]
             if j is not None:
-                return Counts(*(int(x) for x in t[j]))
+                return self._counts(t[j])
         if doc is not None:
             k = doc if isinstance(doc, int) else self.doc_ids.index(doc)
             c = c[k : k + 1]
@@ -151,7 +154,10 @@ class Report:
                 raise ConfigError(f"unknown label {label!r}; labels: {choices(self.labels)}")
             c = c[:, j : j + 1]
         tot = c.sum(axis=(0, 1), dtype=np.int64)
-        return Counts(*(int(x) for x in tot))
+        return self._counts(tot)
+
+    def _counts(self, row: np.ndarray) -> Counts:
+        return Counts(**{f: int(x) for f, x in zip(self.fields, row.tolist())})
 
     @property
     def overall(self) -> Counts:
@@ -165,7 +171,7 @@ class Report:
     def per_document(self) -> dict[str, Counts]:
         """Counts of every document (all labels summed)."""
         tot = self.cells.sum(axis=1, dtype=np.int64)
-        return {d: Counts(*(int(x) for x in row)) for d, row in zip(self.doc_ids, tot)}
+        return {d: self._counts(row) for d, row in zip(self.doc_ids, tot)}
 
     # --- headline views ------------------------------------------------------------
     @property

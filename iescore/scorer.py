@@ -42,6 +42,7 @@ from .engine import (
 )
 from .errors import ConfigError, InputError
 from .model import Document, Span, Template
+from .measures import FIELDS
 from .report import ItemTable, Report
 from .schemes import TagArrays, Vocabulary, decode_arrays, detect_scheme, get_scheme
 
@@ -49,6 +50,7 @@ __all__ = ["Scorer", "score", "score_tags", "score_templates", "TaggedBatch", "t
 
 _I64 = np.int64
 _NF = len(SPAN_FIELDS) + len(TS_FIELDS)
+_PRF_FIELDS = 3  # tp, fp, fn
 _CELL = np.int32  # per-document counts fit in 32 bits; sums are taken in 64 bits
 _TOKN = len(SPAN_FIELDS) + TS_FIELDS.index("tok_n")
 _SEPN = len(SPAN_FIELDS) + TS_FIELDS.index("sep_n")
@@ -308,8 +310,7 @@ def _score_units(
                 "(setting='AO', rule='E', mode='match-all'); use detail='full' for the rest"
             )
         res = exact_disjoint(R, P, n_docs, L)
-        cells = np.zeros((n_docs, L, _NF), dtype=_CELL)
-        cells[:, :, : len(SPAN_FIELDS)] = res.cells
+        cells = res.cells[:, :, :3].astype(_CELL)  # tp, fp, fn: the only counts computed
         dt = doc_tokens if doc_tokens is not None else np.zeros(n_docs, dtype=_I64)
         ref_items = ItemTable(R.doc, R.label, R.start, R.end, res.ref_status, np.full(len(R), np.nan), None)
         pred_items = ItemTable(P.doc, P.label, P.start, P.end, res.pred_status, np.full(len(P), np.nan), None)
@@ -569,23 +570,29 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
     repairs: dict[str, dict[str, int]] = {}
     ts_error = None
     has_tokens = bool(parts) and all(p.token_counts is not None for p in parts)
+    n_fields = _PRF_FIELDS if cfg.detail == "prf" else _NF
     for p in parts:
         m = np.array([index[lab] for lab in p.labels], dtype=_I64)
         if len(parts) == 1 and p.labels == labels:
             c = p.cells  # the only batch: its cells are the report's (no copy)
         else:
-            c = np.zeros((len(p.doc_ids), L, _NF), dtype=_CELL)
+            c = np.zeros((len(p.doc_ids), L, n_fields), dtype=_CELL)
             if len(m):
                 c[:, m, :] = p.cells
-        c[:, :, _TOKN] = p.doc_tokens[:, None]
-        c[:, :, _SEPN] = np.maximum(p.doc_tokens - 1, 0)[:, None]
+        if n_fields == _NF:
+            c[:, :, _TOKN] = p.doc_tokens[:, None]
+            c[:, :, _SEPN] = np.maximum(p.doc_tokens - 1, 0)[:, None]
         cells_list.append(c)
         mm = np.concatenate((m, [L]))
         conf[np.ix_(mm, mm)] += p.confusion
         off = len(doc_ids)
         doc_ids.extend(p.doc_ids)
         for tab, dest in ((p.ref, refs), (p.pred, preds)):
-            dest.append(ItemTable(tab.doc + off, m[tab.label] if len(tab.label) else tab.label, tab.start, tab.end, tab.status, tab.score, tab.text))
+            if off == 0 and np.array_equal(m, np.arange(len(m))):
+                dest.append(tab)  # already in the report's numbering
+            else:
+                dest.append(ItemTable(tab.doc + off, m[tab.label] if len(tab.label) else tab.label,
+                                      tab.start, tab.end, tab.status, tab.score, tab.text))
         if has_tokens:
             assert p.token_counts is not None
             toks.append(p.token_counts)
@@ -615,11 +622,13 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
     if len(cells_list) == 1:
         cells = cells_list[0]
     else:
-        cells = np.concatenate(cells_list) if cells_list else np.zeros((0, L, _NF), dtype=_CELL)
+        cells = np.concatenate(cells_list) if cells_list else np.zeros((0, L, n_fields), dtype=_CELL)
 
     def cat(tabs: list[ItemTable]) -> ItemTable:
         if not tabs:
             return _empty_items()
+        if len(tabs) == 1:
+            return tabs[0]
         texts = None if any(t.text is None for t in tabs) else tuple(x for t in tabs for x in (t.text or ()))
         return ItemTable(
             *(np.concatenate([getattr(t, f) for t in tabs]) for f in ("doc", "label", "start", "end", "status", "score")),
@@ -638,6 +647,7 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
         repairs=repairs,
         ts_error=ts_error,
         ts_cells=ts_cells,
+        fields=FIELDS[:n_fields],
     )
 
 
