@@ -41,8 +41,8 @@ from .engine import (
     ts_weighted,
 )
 from .errors import ConfigError, InputError
-from .model import Document, Span, Template
 from .measures import FIELDS
+from .model import Document, Span, Template
 from .report import ItemTable, Report
 from .schemes import TagArrays, Vocabulary, decode_arrays, detect_scheme, get_scheme
 
