@@ -190,3 +190,12 @@ def test_empty_corpus_is_defined():
     r = score_tags(reference=[], prediction=[])
     d = r.to_dict()
     assert d["overall"]["f1"] is None and d["token_accuracy"] is None and d["documents"] == 0
+
+
+def test_obd_needs_a_token_column(tmp_path, capsys):
+    f = write(tmp_path, "two", "B-PER B-PER\nI-PER O\n")
+    code, _, err = run(capsys, "score", f, "--setting", "OBD")
+    assert code == 2 and "compares strings and needs the tokens" in err
+    f3 = write(tmp_path, "three", "Al B-PER B-PER\nRoth I-PER O\n")
+    code, out, _ = run(capsys, "score", f3, "--setting", "OBD", "--rule", "O(0,1)", "--json")
+    assert code == 0 and json.loads(out)["overall"]["tp"] == 1

@@ -201,7 +201,7 @@ def read_conll(
         prediction=TagArrays(pred_ids, first_arr),
         doc_offsets=offsets,
         doc_ids=ids,
-        tokens=tokens,
+        tokens=tokens if (pred_path is not None or (ncols or 0) >= 3) else None,  # 2 columns: no tokens
         extra=np.array(extra, dtype=np.int64).reshape(-1, 2),
         where=where,
     )
