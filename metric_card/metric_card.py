@@ -172,6 +172,8 @@ def _score_spans(predictions: list[Any], references: list[Any], tokens: list[lis
             doc = [dict(zip(doc, vals)) for vals in zip(*doc.values())]
         return [Span(s["label"], int(s["start"]), int(s["end"])) for s in doc]
 
+    if tokens is None and (scorer.config.setting == "OBD" or scorer.config.mode == "one-per-string"):
+        raise iescore.ConfigError("setting='OBD' and mode='one-per-string' compare strings: pass tokens=")
     refs, preds = [], []
     for k, (r, p) in enumerate(zip(references, predictions)):
         rs, ps = spans(r), spans(p)
