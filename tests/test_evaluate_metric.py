@@ -105,3 +105,12 @@ def test_distributed_equals_single(data, tmp_path):
     assert [p.wait(timeout=300) for p in procs] == [0, 0]
     assert json.loads(outs[1].read_text()) is None
     assert json.loads(outs[0].read_text()) == single
+
+
+def test_span_input_compared_as_strings_needs_tokens(metric):
+    ref = [[{"label": "PER", "start": 0, "end": 2}]]
+    with pytest.raises(ValueError, match="compare strings: pass tokens="):
+        metric.compute(predictions=ref, references=ref, setting="OBD")
+    out = metric.compute(predictions=[[{"label": "PER", "start": 0, "end": 1}]], references=ref, setting="OBD",
+                         rule="O(0,1)", tokens=[["Al", "Roth"]])
+    assert out["overall_f1"] == 1.0
