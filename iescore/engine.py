@@ -308,9 +308,8 @@ class _Ranks:
         return self._r
 
 
-def _onetoone(pairs: Pairs, nR: int, nP: int, rank_r: _Ranks, rank_p: _Ranks) -> np.ndarray:
-    """Mask over rule pairs chosen by one-to-one counting."""
-    e = pairs.take(pairs.ok)
+def _onetoone(e: Pairs, nR: int, nP: int, rank_r: _Ranks, rank_p: _Ranks) -> np.ndarray:
+    """Mask over the rule pairs ``e`` chosen by one-to-one counting."""
     if len(e.r) == 0:
         return np.zeros(0, dtype=bool)
     maxerr = int(e.err.max())
@@ -345,7 +344,7 @@ def count(
         ref_hit = np.zeros(nR, dtype=bool)
         ref_hit[rule_pairs.r] = True
     else:
-        chosen = _onetoone(pairs, nR, nP, rank_r, rank_p)
+        chosen = _onetoone(rule_pairs, nR, nP, rank_r, rank_p)
         pred_hit = np.zeros(nP, dtype=bool)
         pred_hit[rule_pairs.p[chosen]] = True
         ref_hit = np.zeros(nR, dtype=bool)

@@ -24,8 +24,7 @@ def as_float(x: Any, zero_division: float) -> float:
     return float(zero_division) if x is None else float(x)
 
 
-def _overall(report: Report, zero_division: float) -> dict[str, float]:
-    d = report.to_dict()
+def _overall(report: Report, d: dict[str, Any], zero_division: float) -> dict[str, float]:
     av = d["averages"][report.config.average]
     se = d["slot_errors"]
     ts = d["ts"] or {}
@@ -60,7 +59,7 @@ def seqeval_style(report: Report, *, zero_division: float = 0.0) -> dict[str, An
             "f1": as_float(e["f1"], zero_division),
             "number": int(e["support"]),
         }
-    out.update({f"overall_{k}": v for k, v in _overall(report, zero_division).items()})
+    out.update({f"overall_{k}": v for k, v in _overall(report, d, zero_division).items()})
     se = d["slot_errors"]
     out.update({f"overall_{k}": int(se[k]) for k in ("C", "S", "D", "I")})
     out["signature"] = report.signature
@@ -70,9 +69,10 @@ def seqeval_style(report: Report, *, zero_division: float = 0.0) -> dict[str, An
 def flat_metrics(report: Report, *, zero_division: float = 0.0, per_label: bool = True) -> dict[str, float]:
     """Flat ``name -> float`` metrics (what a Trainer logs): overall measures, then
     ``<LABEL>_precision/recall/f1/number`` per label."""
-    out = _overall(report, zero_division)
+    d = report.to_dict()
+    out = _overall(report, d, zero_division)
     if per_label:
-        for label, e in report.to_dict()["per_label"].items():
+        for label, e in d["per_label"].items():
             for k in ("precision", "recall", "f1"):
                 out[f"{label}_{k}"] = as_float(e[k], zero_division)
             out[f"{label}_number"] = float(e["support"])

@@ -420,5 +420,3 @@ def aggregate(reports: Sequence[Report], keys: Sequence[str] = ("precision", "re
         out[k] = {"mean": mean, "std": std, "n": n}
     return out
 
-
-FIELD_INDEX = {f: i for i, f in enumerate(FIELDS)}

@@ -278,7 +278,6 @@ class Chunks:
     ill: np.ndarray
     labels: list[str] = field(default_factory=list)
     n_discarded: int = 0
-    discarded_type: np.ndarray | None = None
 
     @property
     def n_repaired(self) -> int:
@@ -408,7 +407,7 @@ def decode_arrays(
         keep = ~ill
         return Chunks(
             start[keep], end[keep], types[keep], ill[keep], vocab.labels,
-            n_discarded=int(ill.sum()), discarded_type=types[ill],
+            n_discarded=int(ill.sum()),
         )
     return Chunks(start, end, types, ill, vocab.labels)
 
