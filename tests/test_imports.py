@@ -9,6 +9,7 @@ import sys
 def test_import_is_light():
     code = (
         "import sys, iescore, iescore.cli, iescore.adapters.hf, iescore.adapters.spacy, iescore.adapters.inline\n"
+        "import iescore.adapters.spacy_scorer, iescore.adapters.trainer  # the spacy_scorers entry point's module too\n"
         "heavy = [m for m in ('spacy', 'torch', 'transformers', 'datasets', 'evaluate') if m in sys.modules]\n"
         "assert not heavy, heavy\n"
     )
