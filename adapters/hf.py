@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from iescore.errors import ConfigError, InputError, choices
+from iescore.ids import NumberedIds
 from iescore.model import Document, Span
 from iescore.schemes import TagArrays, Vocabulary, decode_tags
 from iescore.scorer import TaggedBatch
@@ -174,6 +175,7 @@ def trainer_batch(
     word_ids: Sequence[Sequence[int | None]] | None = None,
     strategy: str = "first",
     doc_ids: Sequence[str] | None = None,
+    id_offset: int = 0,
 ) -> TaggedBatch:
     """Word-level tags from Trainer predictions, as an integer-coded :class:`~iescore.TaggedBatch`.
 
@@ -189,7 +191,8 @@ def trainer_batch(
             ``strategy``: ``first`` sub-word, ``max`` (the label with the highest
             logit over the word's sub-words) or ``average`` (the highest mean
             probability). Words whose first sub-word is labelled ``-100`` are left out.
-        doc_ids: one id per sequence (default ``"0"``, ``"1"``, ...).
+        doc_ids: one id per sequence (default: numbered from ``id_offset``).
+        id_offset: the number of the first sequence when ``doc_ids`` is not given.
     """
     if strategy not in STRATEGIES:
         raise ConfigError(f"unknown strategy {strategy!r}; valid: {choices(STRATEGIES)}")
@@ -251,7 +254,7 @@ def trainer_batch(
     offsets = np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.int64) if len(lengths) else np.zeros(0, np.int64)
     first = np.zeros(len(ref), dtype=bool)
     first[offsets[lengths > 0]] = True
-    ids = tuple(doc_ids) if doc_ids is not None else tuple(map(str, range(len(lengths))))
+    ids: Sequence[str] = tuple(doc_ids) if doc_ids is not None else NumberedIds(id_offset, id_offset + len(lengths))
 
     def where(i: int, side: str) -> str:
         k = int(np.searchsorted(offsets, i, "right")) - 1

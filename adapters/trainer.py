@@ -67,9 +67,8 @@ class ComputeMetrics:
         preds = _numpy(eval_pred.predictions)
         labels = _numpy(eval_pred.label_ids)
         n = len(labels)
-        ids = [str(self._seen + k) for k in range(n)]
-        self._seen += n
-        return trainer_batch(preds, labels, id2label=self.label_names, doc_ids=ids)
+        offset, self._seen = self._seen, self._seen + n
+        return trainer_batch(preds, labels, id2label=self.label_names, id_offset=offset)
 
     def __call__(self, eval_pred: Any, compute_result: bool | None = None) -> dict[str, float]:
         if compute_result is None:  # one call with the whole evaluation set

@@ -475,11 +475,12 @@ def _count_best(R: Units, P: Units, rule_pairs: Pairs, rank_r: _Ranks, rank_p: _
     return EngineResult(cells, ref_status, pred_status, z, z, np.zeros(0, dtype=bool), conf)
 
 
-def exact_disjoint(R: Units, P: Units, n_docs: int, n_labels: int) -> EngineResult:
+def exact_disjoint(R: Units, P: Units, n_docs: int, n_labels: int, *, n_fields: int = len(SPAN_FIELDS)) -> EngineResult:
     """Exact-match counts for spans that never overlap within a side (decoded tags).
 
     A prediction can then equal at most one answer, so any-match and one-to-one
     counting agree, and matching is one sorted search instead of pair generation.
+    ``n_fields`` < 7 keeps only the first fields of the cells (``tp, fp, fn``: 3).
     """
     assert R.start is not None and R.end is not None and P.start is not None and P.end is not None
     L = n_labels
@@ -487,23 +488,29 @@ def exact_disjoint(R: Units, P: Units, n_docs: int, n_labels: int) -> EngineResu
     rkey = R.doc * span + R.start
     pkey = P.doc * span + P.start
     if len(rkey) < 2 or bool((rkey[1:] >= rkey[:-1]).all()):
-        order = np.arange(len(rkey))  # decoded chunks come in document order already
+        order = None  # decoded chunks come in document order already
         pos = np.searchsorted(rkey, pkey)
     else:
         order = np.argsort(rkey, kind="stable")
         pos = np.searchsorted(rkey, pkey, sorter=order)
-    pos = np.minimum(pos, max(len(R) - 1, 0))
     hit = np.zeros(len(P), dtype=bool)
-    if len(R):
-        cand = order[pos]
-        hit = (rkey[cand] == pkey) & (R.end[cand] == P.end) & (R.label[cand] == P.label)
     ref_hit = np.zeros(len(R), dtype=bool)
     if len(R):
-        ref_hit[order[pos[hit]]] = True
-    cells = np.zeros((n_docs, L, len(SPAN_FIELDS)), dtype=_I64)
-    cells[:, :, 0] = _bincount2(P.doc, P.label, hit, n_docs, L)
-    cells[:, :, 1] = _bincount2(P.doc, P.label, ~hit, n_docs, L)
-    cells[:, :, 2] = _bincount2(R.doc, R.label, ~ref_hit, n_docs, L)
+        np.minimum(pos, len(R) - 1, out=pos)
+        cand = pos if order is None else order[pos]
+        hit = (rkey[cand] == pkey) & (R.end[cand] == P.end) & (R.label[cand] == P.label)
+        ref_hit[cand.compress(hit)] = True
+    # tp, fp and fn of every (document, label) cell in one bincount
+    idx = np.concatenate((
+        (P.doc * L + P.label) * 3 + (~hit),
+        ((R.doc * L + R.label) * 3 + 2).compress(~ref_hit),
+    ))
+    counts = np.bincount(idx, minlength=n_docs * L * 3).reshape(n_docs, L, 3)
+    if n_fields == 3:
+        cells = counts
+    else:
+        cells = np.zeros((n_docs, L, n_fields), dtype=_I64)
+        cells[:, :, :3] = counts
     ref_status = np.where(ref_hit, TP, FN).astype(np.int8)
     pred_status = np.where(hit, TP, FP).astype(np.int8)
     z = np.zeros(0, dtype=_I64)

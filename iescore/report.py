@@ -86,7 +86,8 @@ class Report:
     Attributes:
         config: the options used (``config.signature()`` is the signature).
         labels: the evaluated labels, sorted.
-        doc_ids: document ids in input order.
+        doc_ids: document ids in input order (a tuple, or a compact
+            :class:`~iescore.ids.NumberedIds` for auto-numbered documents).
         cells: per-document, per-label counts, shape ``(docs, labels, len(FIELDS))``
             in :data:`iescore.measures.FIELDS` order (read-only).
         confusion: reference-label x prediction-label counts of Makhoul's alignment;
@@ -105,7 +106,7 @@ class Report:
 
     config: Config
     labels: tuple[str, ...]
-    doc_ids: tuple[str, ...]
+    doc_ids: Sequence[str]
     cells: np.ndarray
     confusion: np.ndarray
     reference: ItemTable

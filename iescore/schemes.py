@@ -33,7 +33,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 
@@ -143,10 +143,15 @@ def get_scheme(name: str | Scheme) -> Scheme:
     return SCHEMES[key]
 
 
+class _ByteOverflow(Exception):
+    """Raised inside a byte-coded encoding when the 257th distinct tag appears."""
+
+
 class _Ids(dict):  # type: ignore[type-arg]
     """tag -> id; an unseen tag gets the next id (and is recorded in ``new``)."""
 
     new: list[str] | None = None
+    limit: int | None = None  # ids must stay below this (byte coding)
 
     def __missing__(self, tag: str) -> int:
         if not isinstance(tag, str):
@@ -154,6 +159,8 @@ class _Ids(dict):  # type: ignore[type-arg]
         i = self[tag] = len(self)
         if self.new is not None:
             self.new.append(tag)
+        if self.limit is not None and i >= self.limit:
+            raise _ByteOverflow
         return i
 
 
@@ -182,25 +189,44 @@ class Vocabulary:
             self.labels.append(label)
         return lid
 
-    def encode(self, tags: Iterable[str], count: int = -1) -> np.ndarray:
-        """Map tag strings to int32 ids (new tags get new ids).
+    def encode(self, tags: Iterable[str] | Callable[[], Iterable[str]], count: int = -1) -> np.ndarray:
+        """Map tag strings to ids (new tags get new ids): uint8 while the vocabulary
+        has at most 256 tags, else int32.
 
-        The lookup is ``map(dict.__getitem__)`` over a dict whose ``__missing__``
-        assigns new ids, so known tags cost one C-level dict lookup each.
+        ``tags`` may be a callable returning a fresh iterator, which lets the byte
+        coding restart in int32 if the 257th tag appears midway. Each tag costs one
+        C-level dict look-up (``map(dict.__getitem__)``, with ``__missing__``
+        assigning new ids), collected by ``bytes()`` without a Python int object
+        per element surviving.
+
+        >>> v = Vocabulary()
+        >>> v.encode(["O", "B-PER", "I-PER", "O"]).tolist(), v.tags
+        ([0, 1, 2, 0], ['O', 'B-PER', 'I-PER'])
         """
         new: list[str] = []
         ids = self.tag_ids
         if not isinstance(ids, _Ids):
             ids = self.tag_ids = _Ids(ids)
+        fresh = tags if callable(tags) else None
         ids.new = new
         try:
-            out = np.fromiter(map(ids.__getitem__, tags), dtype=np.int32, count=count)
+            if len(ids) < 256 and (fresh is not None or isinstance(tags, Sequence)):
+                ids.limit = 256
+                try:
+                    out = np.frombuffer(bytes(map(ids.__getitem__, fresh() if fresh else tags)), dtype=np.uint8)
+                    if count >= 0 and len(out) != count:
+                        raise InputError(f"expected {count} tags, got {len(out)}")
+                    return out
+                except _ByteOverflow:
+                    pass
+                finally:
+                    ids.limit = None
+            return np.fromiter(map(ids.__getitem__, fresh() if fresh else tags), dtype=np.int32, count=count)
         finally:
             ids.new = None
-        for tag in new:
-            self.tags.append(tag)
-            self._parsed.append(self._split(tag))
-        return out
+            for tag in new:
+                self.tags.append(tag)
+                self._parsed.append(self._split(tag))
 
     def _split(self, tag: str) -> tuple[str, str] | None:
         if tag == self.outside:
@@ -244,23 +270,40 @@ class Vocabulary:
 class TagArrays:
     """A flat, integer-coded tag sequence over many segments (sentences).
 
-    ``ids`` are tag ids of a :class:`Vocabulary`; ``first`` marks the first token
-    of each segment (chunks never cross a segment start).
+    ``ids`` are tag ids of a :class:`Vocabulary` (any integer dtype; uint8 when
+    the vocabulary is small); ``first`` marks the first token of each segment
+    (chunks never cross a segment start). ``segments`` lists those positions
+    (``flatnonzero(first)``); it is computed on first use when not given.
     """
 
     ids: np.ndarray
     first: np.ndarray
+    _segments: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def segments(self) -> np.ndarray:
+        """Positions of the segment starts (sorted)."""
+        if self._segments is None:
+            object.__setattr__(self, "_segments", np.flatnonzero(self.first))
+        assert self._segments is not None
+        return self._segments
 
 
-def flatten(sequences: Sequence[Sequence[str]], vocab: Vocabulary) -> tuple[TagArrays, np.ndarray]:
-    """Flatten a list of tag sequences into :class:`TagArrays` and the sequence lengths."""
-    lengths = np.fromiter(map(len, sequences), dtype=np.int64, count=len(sequences))
-    total = int(lengths.sum())
-    ids = vocab.encode(chain.from_iterable(sequences), count=total)
+def flatten(
+    sequences: Sequence[Sequence[str]], vocab: Vocabulary, lengths: list[int] | None = None
+) -> tuple[TagArrays, np.ndarray]:
+    """Flatten a list of tag sequences into :class:`TagArrays` and the sequence lengths
+    (``lengths`` may give ``list(map(len, sequences))`` when the caller has it)."""
+    if lengths is None:
+        lengths = list(map(len, sequences))
+    lens = np.array(lengths, dtype=np.int64)
+    ends = np.cumsum(lens)
+    total = int(ends[-1]) if len(ends) else 0
+    ids = vocab.encode(lambda: chain.from_iterable(sequences), count=total)
     first = np.zeros(total, dtype=bool)
-    offsets = np.concatenate(([0], np.cumsum(lengths)[:-1])) if len(lengths) else lengths
-    first[offsets[lengths > 0]] = True
-    return TagArrays(ids, first), lengths
+    segments = (ends - lens)[lens > 0]
+    first[segments] = True
+    return TagArrays(ids, first, segments), lens
 
 
 @dataclass(frozen=True)
@@ -285,72 +328,163 @@ class Chunks:
         return int(self.ill.sum())
 
 
+def _role_boundaries(conlleval: bool) -> np.ndarray:
+    """``(6, 6)`` bool: does the pair (previous role, current role) split two tokens
+    even when both are inside with the same label? (SPEC §7; the decoding policies above)."""
+    p = np.arange(6)[:, None]
+    c = np.arange(6)[None, :]
+    bnd = (p == S) | (c == S) | (p == L)
+    if conlleval:
+        bnd = bnd | ((c == B) & (p != E)) | ((p == E) & (c != B))
+    else:
+        bnd = bnd | (c == B) | (p == E)
+    return bnd
+
+
+# event flags of two adjacent tokens
+_START, _END, _INNER, _BAD_START, _BAD_END = 1, 2, 4, 8, 16
+_TABLES: dict[tuple[str, bytes, bytes, bool], tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _pair_flags(scheme: Scheme, conlleval: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The decoder's two tables of event flags for adjacent tokens.
+
+    ``joined[(prev_role * 6 + role) * 2 + same_label]`` for tokens of one segment,
+    ``split[prev_role * 6 + role]`` across a segment start. Flags: ``_START`` (the
+    second token starts a chunk), ``_END`` (the first ends one), ``_BAD_START`` /
+    ``_BAD_END`` (that start or end is illegal under the scheme's ``start_ok`` /
+    ``end_ok`` tables) and ``_INNER`` (the tokens continue one chunk but a ``B``
+    inside it, or an ``E``/``L`` before its end, makes it ill-formed).
+    """
+    key = (scheme.name, scheme.start_ok.tobytes(), scheme.end_ok.tobytes(), conlleval)
+    if key in _TABLES:
+        return _TABLES[key]
+    bnd = _role_boundaries(conlleval)
+    joined = np.zeros((6, 6, 2), dtype=np.uint8)
+    split = np.zeros((6, 6), dtype=np.uint8)
+    for p in range(6):
+        for c in range(6):
+            for same in (0, 1):
+                # same label: both inside with one label (O's label never equals a label)
+                both = p != O and c != O and bool(same)
+                cont = both and not bnd[p, c]
+                f = 0
+                if c != O and not cont:
+                    f |= _START | (0 if scheme.start_ok[c, int(both)] else _BAD_START)
+                if p != O and not cont:
+                    f |= _END | (0 if scheme.end_ok[p, int(both)] else _BAD_END)
+                if cont and (c == B or p in (E, L)):
+                    f |= _INNER
+                joined[p, c, same] = f
+            f = 0
+            if c != O:
+                f |= _START | (0 if scheme.start_ok[c, 0] else _BAD_START)
+            if p != O:
+                f |= _END | (0 if scheme.end_ok[p, 0] else _BAD_END)
+            split[p, c] = f
+    _TABLES[key] = (joined.reshape(-1), split.reshape(-1))
+    return _TABLES[key]
+
+
+_WINDOW = 1 << 15  # token pairs per decoding window (its buffers stay in cache)
+
+
 def decode(
-    role: np.ndarray,
-    label: np.ndarray,
+    ids: np.ndarray,
     first: np.ndarray,
+    role_of: np.ndarray,
+    label_of: np.ndarray,
     *,
     scheme: Scheme,
     conlleval: bool,
-    roles: Iterable[int] | None = None,
+    segments: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Decode role/label arrays into chunks. Returns ``(start, end, label, ill)``.
+    """Decode tag ids into chunks. Returns ``(start, end, label, ill)``.
 
-    ``roles`` may list the roles that can occur (e.g. from the tag vocabulary), which
-    saves a pass over the data.
+    ``role_of`` (uint8) / ``label_of`` give each tag id's role and label id (-1 for
+    ``O``); ``first`` marks segment starts (chunks never cross them) and ``segments``
+    may list them (``flatnonzero(first)``) to save a pass.
 
-    Vectorised: a chunk boundary before token ``i`` depends only on tokens
-    ``i-1`` and ``i``, so boundaries, starts and ends are elementwise array
-    operations. ``first`` forces a boundary (sentence/document starts).
+    Vectorised and table-driven: whether a chunk starts or ends between tokens
+    ``i-1`` and ``i``, and whether that start or end is legal under the scheme,
+    depends only on their roles and on whether their labels are equal, so one
+    look-up per token pair in a 72-entry table (:func:`_pair_flags`) gives every
+    event; the chunks are its few non-zero entries. The pairs are taken a window at
+    a time in reused buffers, so the temporaries stay in cache.
     """
-    n = len(role)
+    n = len(ids)
     if n == 0:
         z = np.zeros(0, dtype=np.int64)
         return z, z, z.astype(np.int32), np.zeros(0, dtype=bool)
-    # roles that occur: terms of the boundary rule for absent roles are skipped
-    present = set(np.unique(role).tolist()) if roles is None else set(roles)
-    inside = role != O
-    prev_role = role[:-1]
-    cur_role = role[1:]
-    same = (label[:-1] == label[1:]) & inside[:-1] & inside[1:]
-    # a boundary between i-1 and i (index i-1 of this array)
-    bnd = ~same
-    if S in present:
-        bnd |= (prev_role == S) | (cur_role == S)
-    if L in present:
-        bnd |= prev_role == L
-    if E in present:
-        if conlleval:
-            bnd |= ((cur_role == B) & (prev_role != E)) | ((prev_role == E) & (cur_role != B))
+    if segments is None:
+        segments = np.flatnonzero(first)
+    splits = segments[segments > 0] - 1  # token pairs split by a segment start
+    joined, split = _pair_flags(scheme, conlleval)
+    k_tags = len(role_of)
+    by_tag = ids.dtype.itemsize == 1 and k_tags <= 256
+    if by_tag:  # the table composed over tag-id pairs: one look-up per pair
+        tag_code = (role_of.astype(np.intp)[:, None] * 6 + role_of[None, :]) * 2 + (label_of[:, None] == label_of[None, :])
+        tag_flags = joined[tag_code].reshape(-1)
+    w = min(_WINDOW, max(n - 1, 1))
+    code = np.empty(w, dtype=np.uint16 if by_tag else np.uint8)
+    flags = np.empty(w, dtype=np.uint8)
+    nonzero = np.empty(w, dtype=bool)
+    if not by_tag:
+        role = np.empty(w + 1, dtype=np.uint8)
+        lab = np.empty(w + 1, dtype=label_of.dtype)
+        same = np.empty(w, dtype=bool)
+    starts, ends, types, bad_s, bad_e, inner = [], [], [], [], [], []
+    r0 = int(role_of[ids[0]])
+    if r0 != O:
+        starts.append(np.zeros(1, np.int64))
+        types.append(label_of[ids[:1]].astype(np.int32))
+        bad_s.append(np.array([not scheme.start_ok[r0, 0]]))
+    for a in range(0, n - 1, w):
+        m = min(a + w, n - 1) - a  # pairs (a + i, a + i + 1) for i < m
+        window = ids[a : a + m + 1]
+        c, f = code[:m], flags[:m]
+        if by_tag:
+            np.multiply(window[:m], k_tags, out=c, dtype=np.uint16)
+            c += window[1:]
+            tag_flags.take(c, out=f, mode="clip")
         else:
-            bnd |= (cur_role == B) | (prev_role == E)
-    elif B in present:
-        bnd |= cur_role == B
-    bnd |= first[1:]
-    begin = np.empty(n, dtype=bool)
-    begin[0] = True
-    begin[1:] = bnd
-    finish = np.empty(n, dtype=bool)
-    finish[-1] = True
-    finish[:-1] = bnd
-    starts = np.flatnonzero(inside & begin)
-    ends = np.flatnonzero(inside & finish) + 1
-    types = label[starts]
-    # legality under the scheme, looked up at chunk starts and ends only
-    prev = np.maximum(starts - 1, 0)
-    cont_prev = (starts > 0) & same[np.minimum(prev, n - 2)] & ~first[starts] if n > 1 else np.zeros(len(starts), bool)
-    last = ends - 1
-    nxt = np.minimum(last, n - 2)
-    cont_next = (ends < n) & same[nxt] & ~first[np.minimum(ends, n - 1)] if n > 1 else np.zeros(len(ends), bool)
-    ill = ~scheme.start_ok[role[starts], cont_prev.astype(np.intp)]
-    ill |= ~scheme.end_ok[role[last], cont_next.astype(np.intp)]
-    # inner tokens: B only at a start, E/L only at an end (E-X B-X under conlleval)
-    if E in present or L in present:
-        bad_inner = inside & ((~begin & (role == B)) | (~finish & ((role == E) | (role == L))))
-        if bad_inner.any():
-            chunk_of = np.cumsum(inside & begin) - 1
-            ill[np.unique(chunk_of[bad_inner])] = True
-    return starts, ends, types, ill
+            role_of.take(window, out=role[: m + 1], mode="clip")
+            label_of.take(window, out=lab[: m + 1], mode="clip")
+            np.multiply(role[:m], 6, out=c)
+            c += role[1 : m + 1]
+            c <<= 1
+            np.equal(lab[:m], lab[1 : m + 1], out=same[:m])
+            np.add(c, same[:m], out=c, casting="unsafe")
+            joined.take(c, out=f, mode="clip")
+        lo, hi = np.searchsorted(splits, (a, a + m))
+        if hi > lo:  # a segment start splits whatever the tags say
+            q = splits[lo:hi] - a
+            f[q] = split.take(role_of.take(window[q]).astype(np.intp) * 6 + role_of.take(window[q + 1]))
+        e = np.flatnonzero(np.not_equal(f, 0, out=nonzero[:m]))
+        k = f[e]
+        sel = (k & _START) != 0
+        at = e.compress(sel) + 1
+        starts.append(at + a)
+        types.append(label_of.take(window[at]).astype(np.int32))
+        bad_s.append((k.compress(sel) & _BAD_START) != 0)
+        sel = (k & _END) != 0
+        ends.append(e.compress(sel) + (a + 1))
+        bad_e.append((k.compress(sel) & _BAD_END) != 0)
+        sel = (k & _INNER) != 0
+        if sel.any():
+            inner.append(e.compress(sel) + a)
+    rn = int(role_of[ids[n - 1]])
+    if rn != O:
+        ends.append(np.full(1, n, np.int64))
+        bad_e.append(np.array([not scheme.end_ok[rn, 0]]))
+    start = np.concatenate(starts) if starts else np.zeros(0, np.int64)
+    end = np.concatenate(ends) if ends else np.zeros(0, np.int64)
+    ill = np.concatenate(bad_s) if bad_s else np.zeros(0, bool)
+    if bad_e:
+        ill |= np.concatenate(bad_e)
+    if inner:  # a B inside a chunk, or an E/L before its end (E-X B-X under conlleval)
+        ill[np.searchsorted(start, np.concatenate(inner), "right") - 1] = True
+    return start, end, (np.concatenate(types) if types else np.zeros(0, np.int32)), ill
 
 
 def decode_tags(
@@ -386,11 +520,10 @@ def decode_arrays(
     if repair not in REPAIRS:
         raise ConfigError(f"unknown repair policy {repair!r}; valid: {choices(REPAIRS)}")
     role_of, label_of = vocab.roles(scheme)
-    role = role_of[arrays.ids] if len(role_of) else np.zeros(0, dtype=np.int8)
-    label = label_of[arrays.ids] if len(label_of) else np.zeros(0, dtype=np.int32)
+    small = len(vocab.labels) < np.iinfo(np.int16).max
     start, end, types, ill = decode(
-        role, label, arrays.first, scheme=scheme, conlleval=(repair == "conlleval"),
-        roles=role_of.tolist() + [O],
+        arrays.ids, arrays.first, role_of.astype(np.uint8), label_of.astype(np.int16 if small else np.int32),
+        scheme=scheme, conlleval=(repair == "conlleval"), segments=arrays.segments,
     )
     if repair == "strict" and ill.any():
         k = int(np.flatnonzero(ill)[0])

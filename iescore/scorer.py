@@ -41,6 +41,7 @@ from .engine import (
     ts_weighted,
 )
 from .errors import ConfigError, InputError
+from .ids import IdRegistry, NumberedIds, concat_ids
 from .measures import FIELDS
 from .model import Document, Span, Template
 from .report import ItemTable, Report
@@ -71,7 +72,7 @@ class TaggedBatch:
     reference: TagArrays
     prediction: TagArrays
     doc_offsets: np.ndarray
-    doc_ids: tuple[str, ...]
+    doc_ids: Sequence[str]
     tokens: Sequence[str] | None = None
     extra: np.ndarray | None = None
     where: Callable[[int, str], str] | None = None
@@ -103,7 +104,7 @@ def tagged_batch(
         raise InputError(
             f"reference has {len(reference)} sequences but prediction has {len(prediction)}"
         )
-    ids = tuple(map(str, doc_ids)) if doc_ids is not None else tuple(map(str, range(id_offset, id_offset + len(reference))))
+    ids: Sequence[str] = tuple(map(str, doc_ids)) if doc_ids is not None else NumberedIds(id_offset, id_offset + len(reference))
     if len(ids) != len(reference):
         raise InputError(f"{len(ids)} document ids for {len(reference)} sequences")
     if doc_ids is not None:
@@ -111,13 +112,14 @@ def tagged_batch(
     vocab = vocab or Vocabulary()
     if reference and (isinstance(reference[0], str) or isinstance(prediction[0], str)):
         raise InputError(f"document {ids[0]!r}: a tag sequence must be a list of tags, not a string")
-    ref, lengths = flatten(reference, vocab)
-    pred, plengths = flatten(prediction, vocab)
-    if not np.array_equal(lengths, plengths):
-        k = int(np.flatnonzero(lengths != plengths)[0])
+    ref_lengths, pred_lengths = list(map(len, reference)), list(map(len, prediction))
+    if ref_lengths != pred_lengths:
+        k = next(i for i, (a, b) in enumerate(zip(ref_lengths, pred_lengths)) if a != b)
         raise InputError(
-            f"document {ids[k]!r}: reference has {int(lengths[k])} tags but prediction has {int(plengths[k])}"
+            f"document {ids[k]!r}: reference has {ref_lengths[k]} tags but prediction has {pred_lengths[k]}"
         )
+    ref, lengths = flatten(reference, vocab, ref_lengths)
+    pred, _ = flatten(prediction, vocab, pred_lengths)
     offsets = np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(_I64) if len(lengths) else np.zeros(0, _I64)
     flat_tokens = None
     if tokens is not None:
@@ -129,7 +131,7 @@ def tagged_batch(
         k = int(np.searchsorted(offsets, i, "right")) - 1
         return f"document {ids[k]!r} ({side}), token {i - int(offsets[k])}"
 
-    return TaggedBatch(vocab, ref, TagArrays(pred.ids, ref.first), offsets, ids, flat_tokens, None, where)
+    return TaggedBatch(vocab, ref, TagArrays(pred.ids, ref.first, ref.segments), offsets, ids, flat_tokens, None, where)
 
 
 def _check_unique(ids: Sequence[str]) -> None:
@@ -146,7 +148,7 @@ class _Part:
     """The counts and items of one batch, with its own label list."""
 
     labels: list[str]
-    doc_ids: list[str]
+    doc_ids: Sequence[str]
     cells: np.ndarray
     doc_tokens: np.ndarray
     confusion: np.ndarray
@@ -185,7 +187,7 @@ class Scorer:
             config = config.with_(**options)
         self.config = config if config is not None else Config(**options)
         self._parts: list[_Part] = []
-        self._ids: set[str] = set()
+        self._ids = IdRegistry()
         self._notes: dict[str, int] = {}
 
     def note(self, kind: str, n: int = 1) -> None:
@@ -233,10 +235,7 @@ class Scorer:
         self._add_part(part)
 
     def _add_part(self, part: _Part) -> None:
-        dup = self._ids.intersection(part.doc_ids)
-        if dup:
-            raise InputError(f"duplicate document id {sorted(dup)[0]!r} (already added to this scorer)")
-        self._ids.update(part.doc_ids)
+        self._ids.add(part.doc_ids)
         self._parts.append(part)
 
     def merge(self, other: Scorer) -> Scorer:
@@ -282,7 +281,7 @@ def _score_units(
     *,
     cfg: Config,
     labels: list[str],
-    doc_ids: list[str],
+    doc_ids: Sequence[str],
     doc_tokens: np.ndarray | None,
     texts_r: Callable[[int], str] | None,
     texts_p: Callable[[int], str] | None,
@@ -309,8 +308,8 @@ def _score_units(
                 "detail='prf' computes exact-match counts of tag input only "
                 "(setting='AO', rule='E', mode='match-all'); use detail='full' for the rest"
             )
-        res = exact_disjoint(R, P, n_docs, L)
-        cells = res.cells[:, :, :3].astype(_CELL)  # tp, fp, fn: the only counts computed
+        res = exact_disjoint(R, P, n_docs, L, n_fields=_PRF_FIELDS)
+        cells = res.cells.astype(_CELL)  # tp, fp, fn: the only counts computed
         dt = doc_tokens if doc_tokens is not None else np.zeros(n_docs, dtype=_I64)
         ref_items = ItemTable(R.doc, R.label, R.start, R.end, res.ref_status, np.full(len(R), np.nan), None)
         pred_items = ItemTable(P.doc, P.label, P.start, P.end, res.pred_status, np.full(len(P), np.nan), None)
@@ -433,23 +432,22 @@ def _tags_part(batch: TaggedBatch, cfg: Config) -> tuple[_Part, str]:
     ends = np.concatenate((offsets[1:], [batch.n_tokens])).astype(_I64) if n_docs else np.zeros(0, _I64)
     doc_tokens = ends - offsets
     part = _score_units(
-        R, P, cfg=cfg, labels=labels, doc_ids=list(batch.doc_ids), doc_tokens=doc_tokens,
+        R, P, cfg=cfg, labels=labels, doc_ids=batch.doc_ids, doc_tokens=doc_tokens,
         texts_r=texts_r, texts_p=texts_p, disjoint=True,
     )
     # token accuracy (conlleval: every token line, -DOCSTART- included)
-    agree = batch.reference.ids == batch.prediction.ids
-    o_id = vocab.tag_ids.get(vocab.outside, -1)
-    non_o = (batch.reference.ids != o_id) | (batch.prediction.ids != o_id)
-    def per_doc(flags: np.ndarray) -> np.ndarray:
-        cs = np.zeros(len(flags) + 1, dtype=np.int32)
-        np.cumsum(flags, out=cs[1:], dtype=np.int32)
-        return cs[ends] - cs[offsets]
-
     tc = np.zeros((n_docs, 4), dtype=_I64)
     tc[:, 0] = doc_tokens
-    tc[:, 1] = per_doc(agree)
-    tc[:, 2] = per_doc(non_o)
-    tc[:, 3] = per_doc(agree & non_o)
+    ref_ids, pred_ids = batch.reference.ids, batch.prediction.ids
+    o_id = vocab.tag_ids.get(vocab.outside, -1)
+    full = np.flatnonzero(doc_tokens > 0)
+    if len(full):  # per-document sums over the non-empty documents' token runs
+        at = offsets[full]
+        differ = np.add.reduceat(ref_ids != pred_ids, at, dtype=_I64)
+        tagged = np.add.reduceat((ref_ids != o_id) | (pred_ids != o_id), at, dtype=_I64)
+        tc[full, 1] = doc_tokens[full] - differ
+        tc[full, 2] = tagged
+        tc[full, 3] = tagged - differ  # two differing tags are never both O
     if batch.extra is not None:
         tc[:, :2] += batch.extra
     part.token_counts = tc
@@ -563,7 +561,8 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
     labels = sorted({lab for p in parts for lab in p.labels})
     index = {lab: i for i, lab in enumerate(labels)}
     L = len(labels)
-    doc_ids: list[str] = []
+    id_parts: list[Sequence[str]] = []
+    n_seen = 0
     cells_list = []
     conf = np.zeros((L + 1, L + 1), dtype=_I64)
     refs, preds, toks = [], [], []
@@ -585,8 +584,9 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
         cells_list.append(c)
         mm = np.concatenate((m, [L]))
         conf[np.ix_(mm, mm)] += p.confusion
-        off = len(doc_ids)
-        doc_ids.extend(p.doc_ids)
+        off = n_seen
+        n_seen += len(p.doc_ids)
+        id_parts.append(p.doc_ids)
         for tab, dest in ((p.ref, refs), (p.pred, preds)):
             if off == 0 and np.array_equal(m, np.arange(len(m))):
                 dest.append(tab)  # already in the report's numbering
@@ -638,7 +638,7 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
     return Report(
         config=cfg,
         labels=tuple(labels),
-        doc_ids=tuple(doc_ids),
+        doc_ids=concat_ids(id_parts),
         cells=cells,
         confusion=conf,
         reference=cat(refs),

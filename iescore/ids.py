@@ -1,0 +1,185 @@
+"""Document ids: numbered ranges that never become strings, and duplicate checks.
+
+Tag input without explicit ids numbers its documents ``"0"``, ``"1"``, ... (one
+per sentence for CoNLL-style lists, so hundreds of thousands of them). A
+:class:`NumberedIds` is such a run of ids as a read-only sequence of strings
+that stores only its bounds; :class:`IdRegistry` checks a stream of batches for
+duplicate ids without materialising them.
+
+>>> ids = NumberedIds(3, 6)
+>>> list(ids), ids[-1], "4" in ids, "04" in ids, ids.index("5")
+(['3', '4', '5'], '5', True, False, 2)
+>>> ids == ("3", "4", "5")
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from itertools import chain
+from typing import Any, overload
+
+from .errors import InputError
+
+__all__ = ["NumberedIds", "IdRegistry", "concat_ids"]
+
+
+def _as_number(x: object) -> int | None:
+    """The integer whose ``str()`` is ``x`` (canonical decimal), else None."""
+    if isinstance(x, str) and x.isascii() and x.isdigit() and (x == "0" or x[0] != "0"):
+        return int(x)
+    return None
+
+
+class NumberedIds(Sequence[str]):
+    """The ids ``str(start)`` ... ``str(stop - 1)``, stored as two integers."""
+
+    __slots__ = ("start", "stop")
+
+    def __init__(self, start: int, stop: int) -> None:
+        if not 0 <= start <= stop:
+            raise ValueError(f"NumberedIds needs 0 <= start <= stop, got {start}, {stop}")
+        self.start = int(start)
+        self.stop = int(stop)
+
+    def __len__(self) -> int:
+        return self.stop - self.start
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[str]: ...
+
+    def __getitem__(self, i: int | slice) -> Any:
+        if isinstance(i, slice):
+            r = range(self.start, self.stop)[i]
+            if r.step == 1:
+                return NumberedIds(r.start, max(r.start, r.stop))
+            return tuple(map(str, r))
+        n = len(self)
+        k = i + n if i < 0 else i
+        if not 0 <= k < n:
+            raise IndexError(f"document index {i} out of range for {n} documents")
+        return str(self.start + k)
+
+    def __iter__(self) -> Iterator[str]:
+        return map(str, range(self.start, self.stop))
+
+    def __contains__(self, x: object) -> bool:
+        k = _as_number(x)
+        return k is not None and self.start <= k < self.stop
+
+    def index(self, x: Any, start: int = 0, stop: int | None = None) -> int:
+        k = _as_number(x)
+        if k is not None and self.start <= k < self.stop:
+            i = k - self.start
+            if start <= i and (stop is None or i < stop):
+                return i
+        raise ValueError(f"{x!r} is not a document id here (ids {self.start}..{self.stop - 1})")
+
+    def count(self, x: Any) -> int:
+        return 1 if x in self else 0
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, NumberedIds):
+            return (self.start, self.stop) == (other.start, other.stop) or (len(self) == 0 and len(other) == 0)
+        if isinstance(other, (tuple, list)):
+            return len(other) == len(self) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))  # equal to the equal tuple's hash
+
+    def __repr__(self) -> str:
+        return f"NumberedIds({self.start}, {self.stop})"
+
+
+def concat_ids(parts: Sequence[Sequence[str]]) -> Sequence[str]:
+    """The ids of several batches in order: one :class:`NumberedIds` when they are
+    consecutive numbered runs, else a tuple."""
+    if parts and all(isinstance(p, NumberedIds) for p in parts):
+        runs: list[NumberedIds] = [p for p in parts if len(p)]  # type: ignore[misc]
+        if not runs:
+            return NumberedIds(0, 0)
+        if all(a.stop == b.start for a, b in zip(runs, runs[1:])):
+            return NumberedIds(runs[0].start, runs[-1].stop)
+    if len(parts) == 1 and isinstance(parts[0], tuple):
+        return parts[0]
+    return tuple(chain.from_iterable(parts))
+
+
+class IdRegistry:
+    """The document ids of a stream of batches; :meth:`add` rejects a repeated id.
+
+    Numbered runs are kept as ``(start, stop)`` bounds (consecutive runs merge), so
+    a stream of auto-numbered batches costs nothing per document.
+
+    >>> reg = IdRegistry()
+    >>> reg.add(NumberedIds(0, 3)); reg.add(("a", "b")); len(reg)
+    5
+    >>> reg.add(("2",))
+    Traceback (most recent call last):
+    ...
+    iescore.errors.InputError: duplicate document id '2' (already added to this scorer)
+    """
+
+    def __init__(self) -> None:
+        self._explicit: set[str] = set()
+        self._runs: list[list[int]] = []
+        self._n = 0
+
+    def __len__(self) -> int:
+        return self._n
+
+    def _in_runs(self, k: int | None) -> bool:
+        return k is not None and any(a <= k < b for a, b in self._runs)
+
+    def check(self, ids: Sequence[str]) -> None:
+        """Raise :class:`~iescore.errors.InputError` naming the first id of ``ids``
+        already present (or repeated within ``ids``)."""
+        if isinstance(ids, NumberedIds):
+            lo, hi = ids.start, ids.stop
+            for a, b in self._runs:
+                if a < hi and lo < b:
+                    self._duplicate(str(max(a, lo)))
+            if self._explicit:
+                if len(self._explicit) <= len(ids):
+                    hits = sorted(k for k in map(_as_number, self._explicit) if k is not None and lo <= k < hi)
+                    if hits:
+                        self._duplicate(str(hits[0]))
+                else:
+                    for x in ids:
+                        if x in self._explicit:
+                            self._duplicate(x)
+            return
+        if len(set(ids)) != len(ids):
+            seen: set[str] = set()
+            for d in ids:
+                if d in seen:
+                    raise InputError(f"duplicate document id {d!r}")
+                seen.add(d)
+        dup = self._explicit.intersection(ids)
+        if dup:
+            self._duplicate(sorted(dup)[0])
+        if self._runs:
+            for x in ids:
+                if self._in_runs(_as_number(x)):
+                    self._duplicate(x)
+
+    @staticmethod
+    def _duplicate(x: str) -> None:
+        raise InputError(f"duplicate document id {x!r} (already added to this scorer)")
+
+    def add(self, ids: Sequence[str]) -> None:
+        """Check ``ids`` (see :meth:`check`) and record them."""
+        self.check(ids)
+        if isinstance(ids, NumberedIds):
+            if len(ids):
+                if self._runs and self._runs[-1][1] == ids.start:
+                    self._runs[-1][1] = ids.stop
+                else:
+                    self._runs.append([ids.start, ids.stop])
+        else:
+            self._explicit.update(ids)
+        self._n += len(ids)

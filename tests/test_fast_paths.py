@@ -1,0 +1,192 @@
+"""The fast paths give the same numbers as the definitions, whatever their internal route:
+decoding windows, byte- vs int32-coded tag ids, the composed tag-pair table vs the
+role table, numbered document ids, and conlleval's token counts."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from iescore import Scorer, score_tags
+from iescore import schemes as sch
+from iescore.errors import InputError
+from iescore.ids import IdRegistry, NumberedIds
+from iescore.schemes import SCHEMES, Vocabulary, decode_arrays, flatten
+
+
+def _chunks(c):
+    return [(int(s), int(e), int(t), bool(i)) for s, e, t, i in zip(c.start, c.end, c.type, c.ill)]
+
+
+def _naive_chunks(seqs, scheme, conlleval):
+    """Chunks decoded one token at a time from the scheme's own tables (no windows, no pair
+    table): the reference the vectorised decoder must equal."""
+    out, base = [], 0
+    bnd = sch._role_boundaries(conlleval)
+    vocab = Vocabulary()
+    for seq in seqs:
+        parsed = []
+        for tag in seq:
+            if tag == "O":
+                parsed.append((sch.O, -1))
+            else:
+                p, _, lab = tag.partition("-")
+                parsed.append((scheme.letters[p], vocab.label_id(lab)))
+        cur = None
+        for i, (r, lab) in enumerate(parsed):
+            prev = parsed[i - 1] if i else (sch.O, -1)
+            same = i > 0 and r != sch.O and prev[0] != sch.O and prev[1] == lab
+            cont = same and not bnd[prev[0], r]
+            if cur is not None and not cont:
+                nxt_same = same
+                cur[3] |= not scheme.end_ok[prev[0], int(nxt_same)]
+                out.append((cur[0] + base, i + base, cur[2], cur[3]))
+                cur = None
+            if r != sch.O and not cont:
+                cur = [i, None, lab, not scheme.start_ok[r, int(same)]]
+            elif cont and (r == sch.B or prev[0] in (sch.E, sch.L)):
+                cur[3] = True
+        if cur is not None:
+            cur[3] |= not scheme.end_ok[parsed[-1][0], 0]
+            out.append((cur[0] + base, len(seq) + base, cur[2], cur[3]))
+        base += len(seq)
+    return out, vocab.labels
+
+
+@st.composite
+def tag_corpora(draw):
+    scheme = draw(st.sampled_from(sorted(n for n in SCHEMES if n != "IO")))
+    letters = sorted(SCHEMES[scheme].letters)
+    alphabet = ["O"] + [f"{p}-{t}" for p in letters for t in ("A", "B", "C")]
+    seqs = draw(st.lists(st.lists(st.sampled_from(alphabet), max_size=12), min_size=1, max_size=8))
+    return scheme, seqs
+
+
+@settings(max_examples=400, deadline=None)
+@given(tag_corpora(), st.booleans(), st.sampled_from([1, 2, 3, 7, 1 << 15]), st.booleans())
+@example(("IOBES", [["B-A", "E-A", "B-A", "E-A"], ["O", "E-A", "B-A"]]), True, 2, False)  # E-X B-X inside
+@example(("BMES", [["B-A", "E-A", "B-A", "E-A"]]), True, 1, True)
+def test_vectorised_decoder_equals_token_by_token_decoding(corpus, conlleval, window, wide_ids):
+    scheme_name, seqs = corpus
+    scheme = SCHEMES[scheme_name]
+    expected, labels = _naive_chunks(seqs, scheme, conlleval)
+    vocab = Vocabulary()
+    for lab in labels:  # the same label numbering as the naive decoder
+        vocab.label_id(lab)
+    arrays, _ = flatten(seqs, vocab)
+    if wide_ids:  # int32 ids take the role-table route instead of the tag-pair table
+        arrays = sch.TagArrays(arrays.ids.astype(np.int32), arrays.first)
+    old = sch._WINDOW
+    sch._WINDOW = window
+    try:
+        got = decode_arrays(arrays, vocab, scheme=scheme, repair="conlleval" if conlleval else "discard")
+    finally:
+        sch._WINDOW = old
+    if conlleval:
+        assert _chunks(got) == [(s, e, t, i) for s, e, t, i in expected]
+    else:
+        assert _chunks(got) == [(s, e, t, False) for s, e, t, i in expected if not i]
+        assert got.n_discarded == sum(i for *_, i in expected)
+
+
+def test_more_than_256_distinct_tags_switch_to_wide_ids():
+    labels = [f"L{k}" for k in range(300)]
+    ref = [[f"B-{lab}", f"I-{lab}", "O"] for lab in labels]
+    pred = [[f"B-{lab}", "O", "O"] if k % 2 else [f"B-{lab}", f"I-{lab}", "O"] for k, lab in enumerate(labels)]
+    r = score_tags(reference=ref, prediction=pred, scheme="IOB2", detail="prf")
+    # 300 answers; the 150 even-numbered predictions are exact, the 150 odd ones one token short
+    assert (r.overall.tp, r.overall.fp, r.overall.fn) == (150, 150, 150)
+    v = Vocabulary()
+    ids = v.encode(lambda: (t for s in ref for t in s))
+    assert ids.dtype == np.int32 and len(v.tags) == 601 and v.tags[ids[3]] == "B-L1"
+
+
+def test_byte_ids_for_small_vocabularies():
+    v = Vocabulary()
+    ids = v.encode(["O", "B-X", "O", "I-X"])
+    assert ids.dtype == np.uint8 and ids.tolist() == [0, 1, 0, 2]
+
+
+def test_non_string_tag_is_named():
+    with pytest.raises(InputError, match="tags must be strings, got 3"):
+        score_tags(reference=[["O", 3]], prediction=[["O", "O"]], scheme="IOB2")
+
+
+def test_token_counts_match_conlleval_definitions():
+    ref = [["B-A", "I-A", "O"], [], ["O", "B-B"], ["O"]]
+    pred = [["B-A", "O", "O"], [], ["B-A", "B-B"], ["O"]]
+    r = score_tags(reference=ref, prediction=pred, scheme="IOB2")
+    # per document: tokens, agreeing tags, tokens not O on both sides, agreeing among those
+    assert r.token_counts.tolist() == [[3, 2, 2, 1], [0, 0, 0, 0], [2, 1, 2, 1], [1, 1, 0, 0]]
+    assert r.token_accuracy == pytest.approx(4 / 6)
+
+
+# --- numbered document ids ------------------------------------------------------------
+def test_numbered_ids_behave_like_the_tuple():
+    ids = NumberedIds(5, 9)
+    assert tuple(ids) == ("5", "6", "7", "8") and ids == ["5", "6", "7", "8"]
+    assert ids[1:3] == ("6", "7") and ids[::2] == ("5", "7") and ids[-1] == "8"
+    assert "7" in ids and "07" not in ids and "9" not in ids and 7 not in ids
+    with pytest.raises(IndexError):
+        ids[4]
+    with pytest.raises(ValueError, match="'x' is not a document id"):
+        ids.index("x")
+    assert hash(ids) == hash(("5", "6", "7", "8"))
+
+
+def test_report_on_numbered_documents():
+    r = score_tags(reference=[["B-A"], ["O"], ["B-A"]], prediction=[["B-A"], ["B-A"], ["O"]], scheme="IOB2")
+    assert list(r.doc_ids) == ["0", "1", "2"]
+    assert (r.counts(doc="1").fp, r.counts(doc="2").fn, r.counts(doc=0).tp) == (1, 1, 1)
+    assert list(r.per_document()) == ["0", "1", "2"]
+
+
+def test_duplicates_between_numbered_and_explicit_ids():
+    s = Scorer(scheme="IOB2")
+    s.add_tags(reference=[["O"]], prediction=[["O"]], doc_ids=["1"])
+    with pytest.raises(InputError, match="duplicate document id '1'"):
+        s.add_tags(reference=[["O"], ["O"]], prediction=[["O"], ["O"]])  # numbered from 1: "1", "2"
+    s2 = Scorer(scheme="IOB2")
+    s2.add_tags(reference=[["O"]] * 3, prediction=[["O"]] * 3)  # "0", "1", "2"
+    with pytest.raises(InputError, match="duplicate document id '2'"):
+        s2.add_tags(reference=[["O"]], prediction=[["O"]], doc_ids=["2"])
+    s2.add_tags(reference=[["O"]], prediction=[["O"]], doc_ids=["02"])  # not the number 2
+    s2.add_tags(reference=[["O"]], prediction=[["O"]])  # numbered from 4
+    assert list(s2.report().doc_ids) == ["0", "1", "2", "02", "4"]
+
+
+def test_registry_merges_consecutive_runs_and_rejects_overlaps():
+    reg = IdRegistry()
+    reg.add(NumberedIds(0, 10))
+    reg.add(NumberedIds(10, 20))
+    assert reg._runs == [[0, 20]] and len(reg) == 20
+    with pytest.raises(InputError, match="duplicate document id '15'"):
+        reg.add(NumberedIds(15, 30))
+    with pytest.raises(InputError, match="duplicate document id 'a'"):
+        reg.add(("a", "b", "a"))
+
+
+def test_merged_shards_with_numbered_ids_need_distinct_numbers():
+    a, b = Scorer(scheme="IOB2"), Scorer(scheme="IOB2")
+    a.add_tags(reference=[["B-A"]], prediction=[["B-A"]])
+    b.add_tags(reference=[["B-A"]], prediction=[["O"]])
+    with pytest.raises(InputError, match="duplicate document id '0'"):
+        a.merge(b)
+
+
+def test_random_streams_equal_one_shot():
+    rng = random.Random(7)
+    alphabet = ["O", "B-A", "I-A", "B-B", "I-B"]
+    ref = [[rng.choice(alphabet) for _ in range(rng.randint(0, 9))] for _ in range(300)]
+    pred = [[rng.choice(alphabet) for _ in s] for s in ref]
+    one = score_tags(reference=ref, prediction=pred, scheme="IOB2", detail="prf")
+    s = Scorer(scheme="IOB2", detail="prf")
+    for k in range(0, 300, 37):
+        s.add_tags(reference=ref[k : k + 37], prediction=pred[k : k + 37])
+    r = s.report()
+    assert r.doc_ids == one.doc_ids and isinstance(r.doc_ids, NumberedIds)
+    assert np.array_equal(r.cells, one.cells) and np.array_equal(r.token_counts, one.token_counts)
