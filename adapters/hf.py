@@ -167,6 +167,40 @@ def _softmax(x: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=-1, keepdims=True)
 
 
+def _check_ids(arr: np.ndarray, side: str, n_lab: int) -> None:
+    if len(arr) and not (0 <= arr.min() and arr.max() < n_lab):
+        bad = np.flatnonzero((arr < 0) | (arr >= n_lab))
+        raise InputError(f"{side} holds label id {int(arr[bad[0]])}, outside 0..{n_lab - 1} (id2label)")
+
+
+def _first_subwords(
+    labels: np.ndarray, preds: np.ndarray, n_lab: int, dtype: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The label ids at the positions not labelled -100, row after row, as ``dtype``,
+    and the number of such positions per row (``preds``: ids, or logits to arg-max).
+    Done a block of rows at a time, so only the narrow outputs are written in full."""
+    rows = max(1, (1 << 16) // max(labels.shape[1], 1))
+    refs, preds_out, lengths = [], [], []
+    for a in range(0, labels.shape[0], rows):
+        lab = labels[a : a + rows]
+        keep = lab != IGNORE
+        lengths.append(keep.sum(axis=1))
+        block = preds[a : a + rows]
+        if block.ndim == 3:
+            block = block.argmax(-1)
+        r, p = lab.ravel().compress(keep.ravel()), block.ravel().compress(keep.ravel())
+        _check_ids(r, "label_ids", n_lab)
+        _check_ids(p, "predictions", n_lab)
+        refs.append(r.astype(dtype))
+        preds_out.append(p.astype(dtype))
+    if not refs:
+        z = np.zeros(0, dtype=dtype)
+        return z, z, np.zeros(0, dtype=np.int64)
+    ref = refs[0] if len(refs) == 1 else np.concatenate(refs)
+    pred = preds_out[0] if len(preds_out) == 1 else np.concatenate(preds_out)
+    return ref, pred, np.concatenate(lengths)
+
+
 def trainer_batch(
     predictions: Any,
     label_ids: Any,
@@ -211,11 +245,9 @@ def trainer_batch(
     if strategy != "first" and (preds.ndim != 3 or word_ids is None):
         raise ConfigError(f"strategy={strategy!r} needs logits and word_ids")
     n_lab = len(names)
+    narrow = np.uint8 if n_lab <= 256 else np.int32  # tag ids as narrow as the label set allows
     if word_ids is None:
-        mask = labels != IGNORE
-        ref = labels[mask].astype(np.int32)
-        pred = (preds.argmax(-1) if preds.ndim == 3 else preds)[mask].astype(np.int32)
-        lengths = mask.sum(axis=1)
+        ref, pred, lengths = _first_subwords(labels, preds, n_lab, narrow)
     else:
         if len(word_ids) != labels.shape[0]:
             raise InputError(f"{len(word_ids)} word_ids lists for a batch of {labels.shape[0]}")
@@ -247,20 +279,23 @@ def trainer_batch(
         ref = np.fromiter((x for r in ref_parts for x in r), dtype=np.int32)
         pred = np.fromiter((x for r in pred_parts for x in r), dtype=np.int32)
         lengths = np.array(lens, dtype=np.int64)
-    for side, arr in (("label_ids", ref), ("predictions", pred)):
-        bad = np.flatnonzero((arr < 0) | (arr >= n_lab))
-        if len(bad):
-            raise InputError(f"{side} holds label id {int(arr[bad[0]])}, outside 0..{n_lab - 1} (id2label)")
-    offsets = np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(np.int64) if len(lengths) else np.zeros(0, np.int64)
+        for side, arr in (("label_ids", ref), ("predictions", pred)):
+            _check_ids(arr, side, n_lab)
+        ref, pred = ref.astype(narrow), pred.astype(narrow)
+    ends = np.cumsum(lengths, dtype=np.int64)
+    offsets = ends - lengths
     first = np.zeros(len(ref), dtype=bool)
-    first[offsets[lengths > 0]] = True
+    segments = offsets[lengths > 0]
+    first[segments] = True
     ids: Sequence[str] = tuple(doc_ids) if doc_ids is not None else NumberedIds(id_offset, id_offset + len(lengths))
 
     def where(i: int, side: str) -> str:
         k = int(np.searchsorted(offsets, i, "right")) - 1
         return f"sequence {ids[k]!r} ({side}), word {i - int(offsets[k])}"
 
-    return TaggedBatch(_vocab(names), TagArrays(ref, first), TagArrays(pred, first), offsets, ids, None, None, where)
+    return TaggedBatch(
+        _vocab(names), TagArrays(ref, first, segments), TagArrays(pred, first, segments), offsets, ids, None, None, where
+    )
 
 
 def dataset_tags(

@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -475,18 +476,21 @@ def _count_best(R: Units, P: Units, rule_pairs: Pairs, rank_r: _Ranks, rank_p: _
     return EngineResult(cells, ref_status, pred_status, z, z, np.zeros(0, dtype=bool), conf)
 
 
-def exact_disjoint(R: Units, P: Units, n_docs: int, n_labels: int, *, n_fields: int = len(SPAN_FIELDS)) -> EngineResult:
+def exact_disjoint(
+    R: Units, P: Units, n_docs: int, n_labels: int, *, n_fields: int = len(SPAN_FIELDS), dtype: Any = _I64
+) -> EngineResult:
     """Exact-match counts for spans that never overlap within a side (decoded tags).
 
     A prediction can then equal at most one answer, so any-match and one-to-one
     counting agree, and matching is one sorted search instead of pair generation.
-    ``n_fields`` < 7 keeps only the first fields of the cells (``tp, fp, fn``: 3).
+    ``n_fields`` < 7 keeps only the first fields of the cells (``tp, fp, fn``: 3), and
+    ``dtype`` is the cells' integer type.
     """
     assert R.start is not None and R.end is not None and P.start is not None and P.end is not None
     L = n_labels
     span = int(max(R.end.max(initial=0), P.end.max(initial=0))) + 1
-    rkey = R.doc * span + R.start
-    pkey = P.doc * span + P.start
+    rkey = R.doc.astype(_I64) * span + R.start
+    pkey = P.doc.astype(_I64) * span + P.start
     if len(rkey) < 2 or bool((rkey[1:] >= rkey[:-1]).all()):
         order = None  # decoded chunks come in document order already
         pos = np.searchsorted(rkey, pkey)
@@ -500,17 +504,13 @@ def exact_disjoint(R: Units, P: Units, n_docs: int, n_labels: int, *, n_fields: 
         cand = pos if order is None else order[pos]
         hit = (rkey[cand] == pkey) & (R.end[cand] == P.end) & (R.label[cand] == P.label)
         ref_hit[cand.compress(hit)] = True
-    # tp, fp and fn of every (document, label) cell in one bincount
-    idx = np.concatenate((
-        (P.doc * L + P.label) * 3 + (~hit),
-        ((R.doc * L + R.label) * 3 + 2).compress(~ref_hit),
-    ))
-    counts = np.bincount(idx, minlength=n_docs * L * 3).reshape(n_docs, L, 3)
-    if n_fields == 3:
-        cells = counts
-    else:
-        cells = np.zeros((n_docs, L, n_fields), dtype=_I64)
-        cells[:, :, :3] = counts
+    # tp, fp and fn of every (document, label) cell, one field at a time (a cell
+    # array of the final width and one field's worth of 64-bit counts at most)
+    cells = np.zeros((n_docs, L, n_fields), dtype=dtype)
+    p_cell = P.doc.astype(_I64) * L + P.label
+    r_cell = R.doc.astype(_I64) * L + R.label
+    for f, idx in enumerate((p_cell.compress(hit), p_cell.compress(~hit), r_cell.compress(~ref_hit))):
+        cells[:, :, f] = np.bincount(idx, minlength=n_docs * L).reshape(n_docs, L)
     ref_status = np.where(ref_hit, TP, FN).astype(np.int8)
     pred_status = np.where(hit, TP, FP).astype(np.int8)
     z = np.zeros(0, dtype=_I64)

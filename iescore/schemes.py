@@ -321,6 +321,7 @@ class Chunks:
     ill: np.ndarray
     labels: list[str] = field(default_factory=list)
     n_discarded: int = 0
+    group: np.ndarray | None = None  # the document each chunk starts in, when asked for
 
     @property
     def n_repaired(self) -> int:
@@ -386,7 +387,7 @@ def _pair_flags(scheme: Scheme, conlleval: bool) -> tuple[np.ndarray, np.ndarray
     return _TABLES[key]
 
 
-_WINDOW = 1 << 15  # token pairs per decoding window (its buffers stay in cache)
+_WINDOW = 1 << 17  # token pairs per decoding window (its buffers stay in cache)
 
 
 def decode(
@@ -398,68 +399,77 @@ def decode(
     scheme: Scheme,
     conlleval: bool,
     segments: np.ndarray | None = None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Decode tag ids into chunks. Returns ``(start, end, label, ill)``.
+    groups: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+    """Decode tag ids into chunks. Returns ``(start, end, label, ill, group)``.
 
     ``role_of`` (uint8) / ``label_of`` give each tag id's role and label id (-1 for
     ``O``); ``first`` marks segment starts (chunks never cross them) and ``segments``
-    may list them (``flatnonzero(first)``) to save a pass.
+    may list them (``flatnonzero(first)``) to save a pass. ``groups`` may give the
+    sorted start offsets of larger units (documents); ``group`` is then the index of
+    the unit each chunk starts in (else None).
 
     Vectorised and table-driven: whether a chunk starts or ends between tokens
     ``i-1`` and ``i``, and whether that start or end is legal under the scheme,
-    depends only on their roles and on whether their labels are equal, so one
-    look-up per token pair in a 72-entry table (:func:`_pair_flags`) gives every
-    event; the chunks are its few non-zero entries. The pairs are taken a window at
-    a time in reused buffers, so the temporaries stay in cache.
+    depends only on their roles, on whether their labels are equal and on whether
+    a segment starts between them, so one look-up per token pair in a small table
+    (:func:`_pair_flags`) gives every event; the chunks are its few non-zero
+    entries. The pairs are taken a window at a time in reused buffers, so the
+    temporaries stay in cache.
     """
     n = len(ids)
     if n == 0:
         z = np.zeros(0, dtype=np.int64)
-        return z, z, z.astype(np.int32), np.zeros(0, dtype=bool)
+        return z, z, z.astype(np.int32), np.zeros(0, dtype=bool), (z if groups is not None else None)
     if segments is None:
         segments = np.flatnonzero(first)
     splits = segments[segments > 0] - 1  # token pairs split by a segment start
     joined, split = _pair_flags(scheme, conlleval)
     k_tags = len(role_of)
     by_tag = ids.dtype.itemsize == 1 and k_tags <= 256
-    if by_tag:  # the table composed over tag-id pairs: one look-up per pair
-        tag_code = (role_of.astype(np.intp)[:, None] * 6 + role_of[None, :]) * 2 + (label_of[:, None] == label_of[None, :])
-        tag_flags = joined[tag_code].reshape(-1)
+    if by_tag:  # the tables composed over tag-id pairs: one look-up per pair
+        pair = (role_of.astype(np.intp)[:, None] * 6 + role_of[None, :]).reshape(-1)
+        same = (label_of[:, None] == label_of[None, :]).reshape(-1)
+        table = np.concatenate((joined[pair * 2 + same], split[pair]))
+        shift = k_tags * k_tags  # codes of split pairs
+        code_type = np.uint16 if 2 * shift <= 1 << 16 else np.uint32
+    else:
+        table = np.concatenate((joined, split.repeat(2)))
+        shift, code_type = len(joined), np.uint8
     w = min(_WINDOW, max(n - 1, 1))
-    code = np.empty(w, dtype=np.uint16 if by_tag else np.uint8)
+    code = np.empty(w, dtype=code_type)
     flags = np.empty(w, dtype=np.uint8)
     nonzero = np.empty(w, dtype=bool)
     if not by_tag:
         role = np.empty(w + 1, dtype=np.uint8)
         lab = np.empty(w + 1, dtype=label_of.dtype)
-        same = np.empty(w, dtype=bool)
-    starts, ends, types, bad_s, bad_e, inner = [], [], [], [], [], []
+        equal = np.empty(w, dtype=bool)
+    starts, ends, types, bad_s, bad_e, inner, docs = [], [], [], [], [], [], []
     r0 = int(role_of[ids[0]])
     if r0 != O:
         starts.append(np.zeros(1, np.int64))
         types.append(label_of[ids[:1]].astype(np.int32))
         bad_s.append(np.array([not scheme.start_ok[r0, 0]]))
+        if groups is not None:
+            docs.append(np.searchsorted(groups, [0], "right") - 1)
     for a in range(0, n - 1, w):
         m = min(a + w, n - 1) - a  # pairs (a + i, a + i + 1) for i < m
         window = ids[a : a + m + 1]
         c, f = code[:m], flags[:m]
         if by_tag:
-            np.multiply(window[:m], k_tags, out=c, dtype=np.uint16)
+            np.multiply(window[:m], k_tags, out=c, dtype=code_type)
             c += window[1:]
-            tag_flags.take(c, out=f, mode="clip")
         else:
             role_of.take(window, out=role[: m + 1], mode="clip")
             label_of.take(window, out=lab[: m + 1], mode="clip")
             np.multiply(role[:m], 6, out=c)
             c += role[1 : m + 1]
             c <<= 1
-            np.equal(lab[:m], lab[1 : m + 1], out=same[:m])
-            np.add(c, same[:m], out=c, casting="unsafe")
-            joined.take(c, out=f, mode="clip")
+            np.equal(lab[:m], lab[1 : m + 1], out=equal[:m])
+            np.add(c, equal[:m], out=c, casting="unsafe")
         lo, hi = np.searchsorted(splits, (a, a + m))
-        if hi > lo:  # a segment start splits whatever the tags say
-            q = splits[lo:hi] - a
-            f[q] = split.take(role_of.take(window[q]).astype(np.intp) * 6 + role_of.take(window[q + 1]))
+        c[splits[lo:hi] - a] += shift  # a segment start splits whatever the tags say
+        table.take(c, out=f, mode="clip")
         e = np.flatnonzero(np.not_equal(f, 0, out=nonzero[:m]))
         k = f[e]
         sel = (k & _START) != 0
@@ -467,6 +477,10 @@ def decode(
         starts.append(at + a)
         types.append(label_of.take(window[at]).astype(np.int32))
         bad_s.append((k.compress(sel) & _BAD_START) != 0)
+        if groups is not None and len(at):  # the unit each start is in: a search among this window's units
+            g0 = int(np.searchsorted(groups, a + at[0], "right")) - 1
+            g1 = int(np.searchsorted(groups, a + at[-1], "right"))
+            docs.append(np.searchsorted(groups[g0:g1], at + a, "right") + (g0 - 1))
         sel = (k & _END) != 0
         ends.append(e.compress(sel) + (a + 1))
         bad_e.append((k.compress(sel) & _BAD_END) != 0)
@@ -484,7 +498,10 @@ def decode(
         ill |= np.concatenate(bad_e)
     if inner:  # a B inside a chunk, or an E/L before its end (E-X B-X under conlleval)
         ill[np.searchsorted(start, np.concatenate(inner), "right") - 1] = True
-    return start, end, (np.concatenate(types) if types else np.zeros(0, np.int32)), ill
+    group = None
+    if groups is not None:
+        group = np.concatenate(docs) if docs else np.zeros(0, np.int64)
+    return start, end, (np.concatenate(types) if types else np.zeros(0, np.int32)), ill, group
 
 
 def decode_tags(
@@ -511,19 +528,21 @@ def decode_arrays(
     scheme: Scheme,
     repair: str,
     where: object = None,
+    groups: np.ndarray | None = None,
 ) -> Chunks:
     """Decode :class:`TagArrays` under a repair policy.
 
     ``where`` is an optional callable ``flat_index -> str`` describing a token
-    position (document and offset) for error messages.
+    position (document and offset) for error messages; ``groups`` the sorted start
+    offsets of documents, to find the document of each chunk (``Chunks.group``).
     """
     if repair not in REPAIRS:
         raise ConfigError(f"unknown repair policy {repair!r}; valid: {choices(REPAIRS)}")
     role_of, label_of = vocab.roles(scheme)
     small = len(vocab.labels) < np.iinfo(np.int16).max
-    start, end, types, ill = decode(
+    start, end, types, ill, group = decode(
         arrays.ids, arrays.first, role_of.astype(np.uint8), label_of.astype(np.int16 if small else np.int32),
-        scheme=scheme, conlleval=(repair == "conlleval"), segments=arrays.segments,
+        scheme=scheme, conlleval=(repair == "conlleval"), segments=arrays.segments, groups=groups,
     )
     if repair == "strict" and ill.any():
         k = int(np.flatnonzero(ill)[0])
@@ -540,9 +559,9 @@ def decode_arrays(
         keep = ~ill
         return Chunks(
             start[keep], end[keep], types[keep], ill[keep], vocab.labels,
-            n_discarded=int(ill.sum()),
+            n_discarded=int(ill.sum()), group=None if group is None else group[keep],
         )
-    return Chunks(start, end, types, ill, vocab.labels)
+    return Chunks(start, end, types, ill, vocab.labels, group=group)
 
 
 def encode_spans(

@@ -308,11 +308,12 @@ def _score_units(
                 "detail='prf' computes exact-match counts of tag input only "
                 "(setting='AO', rule='E', mode='match-all'); use detail='full' for the rest"
             )
-        res = exact_disjoint(R, P, n_docs, L, n_fields=_PRF_FIELDS)
-        cells = res.cells.astype(_CELL)  # tp, fp, fn: the only counts computed
+        res = exact_disjoint(R, P, n_docs, L, n_fields=_PRF_FIELDS, dtype=_CELL)
+        cells = res.cells  # tp, fp, fn: the only counts computed
         dt = doc_tokens if doc_tokens is not None else np.zeros(n_docs, dtype=_I64)
-        ref_items = ItemTable(R.doc, R.label, R.start, R.end, res.ref_status, np.full(len(R), np.nan), None)
-        pred_items = ItemTable(P.doc, P.label, P.start, P.end, res.pred_status, np.full(len(P), np.nan), None)
+        # no confidences: a read-only all-NaN view, no memory per item
+        ref_items = ItemTable(R.doc, R.label, R.start, R.end, res.ref_status, np.broadcast_to(np.nan, len(R)), None)
+        pred_items = ItemTable(P.doc, P.label, P.start, P.end, res.pred_status, np.broadcast_to(np.nan, len(P)), None)
         return _Part(labels, doc_ids, cells, dt, res.confusion, ref_items, pred_items, None, {},
                      "not computed (detail='prf')")
     best = cfg.mode == "match-best"
@@ -332,7 +333,7 @@ def _score_units(
         n = len(U)
         start = U.start if (U.start is not None and not filler) else np.full(n, -1, dtype=_I64)
         end = U.end if (U.end is not None and not filler) else np.full(n, -1, dtype=_I64)
-        score = U.score if U.score is not None else np.full(n, np.nan)
+        score = U.score if U.score is not None else np.broadcast_to(np.nan, n)
         if filler and U.key is not None:
             txt: tuple[str, ...] | None = tuple(" ".join(k) for k in U.key)
         else:
@@ -388,6 +389,35 @@ def _spread(group_status: np.ndarray, gid: np.ndarray, other: int) -> np.ndarray
     return out
 
 
+_TOKEN_WINDOW = 1 << 17
+
+
+def _token_sums(ref: np.ndarray, pred: np.ndarray, o_id: int, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per run of tokens beginning at ``starts`` (sorted, non-empty runs, the last
+    one ending at the end): how many tags differ, and how many tokens are not ``O``
+    on one side at least. A window at a time, in reused buffers."""
+    n, w = len(ref), _TOKEN_WINDOW
+    differ = np.zeros(len(starts), dtype=_I64)
+    tagged = np.zeros(len(starts), dtype=_I64)
+    d_buf, t_buf, o_buf = (np.empty(min(w, n), dtype=bool) for _ in range(3))
+    for a in range(0, n, w):
+        m = min(a + w, n) - a
+        r, p = ref[a : a + m], pred[a : a + m]
+        d = np.not_equal(r, p, out=d_buf[:m])
+        t = np.not_equal(r, o_id, out=t_buf[:m])
+        t |= np.not_equal(p, o_id, out=o_buf[:m])
+        lo, hi = np.searchsorted(starts, (a, a + m))
+        local = starts[lo:hi] - a
+        head = int(local[0]) if hi > lo else m
+        if head and lo:  # the window opens inside a run begun earlier
+            differ[lo - 1] += np.count_nonzero(d[:head])
+            tagged[lo - 1] += np.count_nonzero(t[:head])
+        if hi > lo:
+            differ[lo:hi] += np.add.reduceat(d, local, dtype=_I64)
+            tagged[lo:hi] += np.add.reduceat(t, local, dtype=_I64)
+    return differ, tagged
+
+
 def _tags_part(batch: TaggedBatch, cfg: Config) -> tuple[_Part, str]:
     vocab = batch.vocab
     scheme_name = cfg.scheme
@@ -406,29 +436,38 @@ def _tags_part(batch: TaggedBatch, cfg: Config) -> tuple[_Part, str]:
 
         return f
 
-    rc = decode_arrays(batch.reference, vocab, scheme=scheme, repair=cfg.repair, where=where("reference"))
-    pc = decode_arrays(batch.prediction, vocab, scheme=scheme, repair=cfg.repair, where=where("prediction"))
+    rc = decode_arrays(batch.reference, vocab, scheme=scheme, repair=cfg.repair, where=where("reference"), groups=offsets)
+    pc = decode_arrays(batch.prediction, vocab, scheme=scheme, repair=cfg.repair, where=where("prediction"), groups=offsets)
     labels, remap = _label_space(vocab.labels, cfg)
     lab_map = np.array([remap[n] for n in vocab.labels], dtype=_I64) if vocab.labels else np.zeros(0, _I64)
 
+    # the exact-match counts keep their items in 32 bits (half the memory per item)
+    narrow = np.int32 if cfg.detail == "prf" and batch.n_tokens < 2**31 else _I64
+
     def units(ch: Any) -> Units:
-        doc = (np.searchsorted(offsets, ch.start, "right") - 1).astype(_I64)
+        doc = ch.group
         base = offsets[doc]
         lab = lab_map[ch.type] if len(ch.type) else np.zeros(0, _I64)
-        return Units(doc, lab, ch.start - base, ch.end - base, None, None)
+        return Units(*(a.astype(narrow, copy=False) for a in (doc, lab, ch.start - base, ch.end - base)), None, None)
 
+    kind = "discarded" if cfg.repair == "discard" else "repaired"
+    repairs = {side: {kind: int(ch.n_discarded if kind == "discarded" else ch.n_repaired)}
+               for side, ch in (("reference", rc), ("prediction", pc))}
     R, P = units(rc), units(pc)
-    need_keys = cfg.setting == "OBD" or cfg.mode == "one-per-string"
     toks = batch.tokens
+    # the flat chunk offsets are kept only to read the tokens' strings
+    r_at, p_at = ((rc.start, rc.end), (pc.start, pc.end)) if toks is not None else ((None, None), (None, None))
+    del rc, pc
+    need_keys = cfg.setting == "OBD" or cfg.mode == "one-per-string"
     if need_keys:
         if toks is None:
             raise ConfigError(
                 f"setting={cfg.setting!r}, mode={cfg.mode!r} compares strings and needs the tokens; pass tokens="
             )
-        R = Units(R.doc, R.label, R.start, R.end, None, _keys(lambda i: toks[rc.start[i] : rc.end[i]], len(R), cfg))
-        P = Units(P.doc, P.label, P.start, P.end, None, _keys(lambda i: toks[pc.start[i] : pc.end[i]], len(P), cfg))
-    texts_r = (lambda i: " ".join(toks[rc.start[i] : rc.end[i]])) if toks is not None else None
-    texts_p = (lambda i: " ".join(toks[pc.start[i] : pc.end[i]])) if toks is not None else None
+        R = Units(R.doc, R.label, R.start, R.end, None, _keys(lambda i: toks[r_at[0][i] : r_at[1][i]], len(R), cfg))
+        P = Units(P.doc, P.label, P.start, P.end, None, _keys(lambda i: toks[p_at[0][i] : p_at[1][i]], len(P), cfg))
+    texts_r = (lambda i: " ".join(toks[r_at[0][i] : r_at[1][i]])) if toks is not None else None
+    texts_p = (lambda i: " ".join(toks[p_at[0][i] : p_at[1][i]])) if toks is not None else None
     ends = np.concatenate((offsets[1:], [batch.n_tokens])).astype(_I64) if n_docs else np.zeros(0, _I64)
     doc_tokens = ends - offsets
     part = _score_units(
@@ -436,28 +475,19 @@ def _tags_part(batch: TaggedBatch, cfg: Config) -> tuple[_Part, str]:
         texts_r=texts_r, texts_p=texts_p, disjoint=True,
     )
     # token accuracy (conlleval: every token line, -DOCSTART- included)
-    tc = np.zeros((n_docs, 4), dtype=_I64)
+    tc = np.zeros((n_docs, 4), dtype=_CELL)
     tc[:, 0] = doc_tokens
-    ref_ids, pred_ids = batch.reference.ids, batch.prediction.ids
-    o_id = vocab.tag_ids.get(vocab.outside, -1)
     full = np.flatnonzero(doc_tokens > 0)
-    if len(full):  # per-document sums over the non-empty documents' token runs
-        at = offsets[full]
-        differ = np.add.reduceat(ref_ids != pred_ids, at, dtype=_I64)
-        tagged = np.add.reduceat((ref_ids != o_id) | (pred_ids != o_id), at, dtype=_I64)
-        tc[full, 1] = doc_tokens[full] - differ
-        tc[full, 2] = tagged
-        tc[full, 3] = tagged - differ  # two differing tags are never both O
+    differ, tagged = _token_sums(
+        batch.reference.ids, batch.prediction.ids, vocab.tag_ids.get(vocab.outside, -1), offsets[full]
+    )
+    tc[full, 1] = doc_tokens[full] - differ
+    tc[full, 2] = tagged
+    tc[full, 3] = tagged - differ  # two differing tags are never both O
     if batch.extra is not None:
         tc[:, :2] += batch.extra
     part.token_counts = tc
-    kind = "discarded" if cfg.repair == "discard" else "repaired"
-    for side, ch in (("reference", rc), ("prediction", pc)):
-        if cfg.repair == "discard":
-            n = ch.n_discarded
-        else:
-            n = ch.n_repaired
-        part.repairs[side] = {kind: int(n)}
+    part.repairs.update(repairs)
     return part, scheme.name
 
 

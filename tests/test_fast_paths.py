@@ -190,3 +190,20 @@ def test_random_streams_equal_one_shot():
     r = s.report()
     assert r.doc_ids == one.doc_ids and isinstance(r.doc_ids, NumberedIds)
     assert np.array_equal(r.cells, one.cells) and np.array_equal(r.token_counts, one.token_counts)
+
+
+@pytest.mark.parametrize("window", [1, 2, 3, 5, 64])
+def test_token_counts_across_windows(monkeypatch, window):
+    from iescore import scorer
+
+    rng = random.Random(window)
+    alphabet = ["O", "O", "B-A", "I-A", "B-B"]
+    ref = [[rng.choice(alphabet) for _ in range(rng.randint(0, 7))] for _ in range(40)]
+    pred = [[rng.choice(alphabet) for _ in s] for s in ref]
+    expected = [
+        [len(r), sum(a == b for a, b in zip(r, p)), sum(a != "O" or b != "O" for a, b in zip(r, p)),
+         sum(a == b != "O" for a, b in zip(r, p))]
+        for r, p in zip(ref, pred)
+    ]
+    monkeypatch.setattr(scorer, "_TOKEN_WINDOW", window)
+    assert score_tags(reference=ref, prediction=pred, scheme="IOB2").token_counts.tolist() == expected
