@@ -207,3 +207,30 @@ def test_token_counts_across_windows(monkeypatch, window):
     ]
     monkeypatch.setattr(scorer, "_TOKEN_WINDOW", window)
     assert score_tags(reference=ref, prediction=pred, scheme="IOB2").token_counts.tolist() == expected
+
+
+def test_trainer_arrays_over_several_blocks_equal_the_tag_lists():
+    """Label-id arrays are read a block of rows at a time; 3,000 rows of width 40 take two
+    blocks, and the scores equal those of the same tags given as strings."""
+    from iescore.adapters.hf import trainer_batch
+
+    names = ["O", "B-A", "I-A", "B-B", "I-B"]
+    rng = np.random.default_rng(3)
+    labels = np.full((3000, 40), -100, dtype=np.int64)
+    preds = rng.integers(0, 5, size=(3000, 40))
+    ref_tags, pred_tags = [], []
+    for i in range(3000):
+        n = int(rng.integers(0, 41))
+        cols = np.sort(rng.choice(40, size=n, replace=False))  # words anywhere in the row
+        labels[i, cols] = rng.integers(0, 5, size=n)
+        ref_tags.append([names[k] for k in labels[i, cols]])
+        pred_tags.append([names[k] for k in preds[i, cols]])
+    s = Scorer(scheme="IOB2")
+    s.add_batch(trainer_batch(preds, labels, id2label=names))
+    r = s.report()
+    expected = score_tags(reference=ref_tags, prediction=pred_tags, scheme="IOB2")
+    assert np.array_equal(r.cells, expected.cells) and np.array_equal(r.token_counts, expected.token_counts)
+    assert r.doc_ids == expected.doc_ids
+    labels[2999, 39] = 7  # an id outside id2label, in the second block
+    with pytest.raises(InputError, match="label_ids holds label id 7, outside 0..4"):
+        trainer_batch(preds, labels, id2label=names)
