@@ -278,9 +278,34 @@ class EngineResult:
     confusion: np.ndarray  # (n_labels + 1, n_labels + 1): last row/column = none
 
 
-def _bincount2(doc: np.ndarray, label: np.ndarray, weights: np.ndarray, n_docs: int, n_labels: int) -> np.ndarray:
-    idx = doc * n_labels + label
-    return np.bincount(idx, weights=weights, minlength=n_docs * n_labels).astype(_I64).reshape(n_docs, n_labels)
+def _bincount2(
+    doc: np.ndarray, label: np.ndarray, weights: np.ndarray | None, n_docs: int, n_labels: int,
+    out: np.ndarray | None = None,
+) -> np.ndarray:
+    """Sum ``weights`` (or count) per (document, label).
+
+    With ``out`` (an ``(n_docs, n_labels)`` view, e.g. one field of the report's
+    cells) the sums are written there a block of documents at a time, so no dense
+    temporary larger than one block is made; otherwise a new int64 array is returned.
+    """
+    if out is None:
+        idx = doc * n_labels + label
+        return np.bincount(idx, weights=weights, minlength=n_docs * n_labels).astype(_I64).reshape(n_docs, n_labels)
+    if len(doc) > 1 and not bool((doc[1:] >= doc[:-1]).all()):
+        order = np.argsort(doc, kind="stable")
+        doc, label = doc[order], label[order]
+        weights = None if weights is None else weights[order]
+    block = max(1, _BLOCK // max(n_labels, 1))
+    for a in range(0, n_docs, block):
+        b = min(n_docs, a + block)
+        lo, hi = np.searchsorted(doc, (a, b))
+        w = None if weights is None else weights[lo:hi]
+        sums = np.bincount((doc[lo:hi] - a) * n_labels + label[lo:hi], weights=w, minlength=(b - a) * n_labels)
+        out[a:b] = sums.reshape(b - a, n_labels)
+    return out
+
+
+_BLOCK = 1 << 16  # (document, label) cells per block of _bincount2
 
 
 def _canon(U: Units) -> np.ndarray:
@@ -327,8 +352,11 @@ def count(
     n_labels: int,
     counting: str,
     best: bool = False,
+    cells_out: np.ndarray | None = None,
 ) -> EngineResult:
-    """Fill the confusion matrix and the slot errors (SPEC §3) for units R, P."""
+    """Fill the confusion matrix and the slot errors (SPEC §3) for units R, P.
+
+    ``cells_out`` may be an ``(n_docs, n_labels, 7)`` view to write the counts into."""
     nR, nP = len(R), len(P)
     L = n_labels
     rank_r, rank_p = _Ranks(R), _Ranks(P)
@@ -355,10 +383,10 @@ def count(
 
     # Makhoul alignment over all pairs
     a_r, a_p, a_ok = _align(pairs, nR, nP, rank_r, rank_p)
-    cells = np.zeros((n_docs, L, len(SPAN_FIELDS)), dtype=_I64)
-    cells[:, :, 0] = _bincount2(P.doc, P.label, pred_hit, n_docs, L)
-    cells[:, :, 1] = _bincount2(P.doc, P.label, ~pred_hit, n_docs, L)
-    cells[:, :, 2] = _bincount2(R.doc, R.label, ~ref_hit, n_docs, L)
+    cells = np.zeros((n_docs, L, len(SPAN_FIELDS)), dtype=_I64) if cells_out is None else cells_out
+    _bincount2(P.doc, P.label, pred_hit, n_docs, L, out=cells[:, :, 0])
+    _bincount2(P.doc, P.label, ~pred_hit, n_docs, L, out=cells[:, :, 1])
+    _bincount2(R.doc, R.label, ~ref_hit, n_docs, L, out=cells[:, :, 2])
     _slot_cells(cells, R, P, a_r, a_p, a_ok, n_docs, L)
     conf = _confusion(R, P, a_r, a_p, L)
     return EngineResult(cells, ref_status, pred_status, a_r, a_p, a_ok, conf)
@@ -374,14 +402,14 @@ def _align(pairs: Pairs, nR: int, nP: int, rank_r: _Ranks, rank_p: _Ranks) -> tu
 
 
 def _slot_cells(cells: np.ndarray, R: Units, P: Units, a_r: np.ndarray, a_p: np.ndarray, a_ok: np.ndarray, n_docs: int, L: int) -> None:
-    cells[:, :, 3] = _bincount2(R.doc[a_r], R.label[a_r], a_ok.astype(float), n_docs, L)
-    cells[:, :, 4] = _bincount2(R.doc[a_r], R.label[a_r], (~a_ok).astype(float), n_docs, L)
+    _bincount2(R.doc[a_r], R.label[a_r], a_ok, n_docs, L, out=cells[:, :, 3])
+    _bincount2(R.doc[a_r], R.label[a_r], ~a_ok, n_docs, L, out=cells[:, :, 4])
     aligned_r = np.zeros(len(R), dtype=bool)
     aligned_r[a_r] = True
     aligned_p = np.zeros(len(P), dtype=bool)
     aligned_p[a_p] = True
-    cells[:, :, 5] = _bincount2(R.doc, R.label, ~aligned_r, n_docs, L)
-    cells[:, :, 6] = _bincount2(P.doc, P.label, ~aligned_p, n_docs, L)
+    _bincount2(R.doc, R.label, ~aligned_r, n_docs, L, out=cells[:, :, 5])
+    _bincount2(P.doc, P.label, ~aligned_p, n_docs, L, out=cells[:, :, 6])
 
 
 def _confusion(R: Units, P: Units, a_r: np.ndarray, a_p: np.ndarray, L: int) -> np.ndarray:
@@ -507,10 +535,9 @@ def exact_disjoint(
     # tp, fp and fn of every (document, label) cell, one field at a time (a cell
     # array of the final width and one field's worth of 64-bit counts at most)
     cells = np.zeros((n_docs, L, n_fields), dtype=dtype)
-    p_cell = P.doc.astype(_I64) * L + P.label
-    r_cell = R.doc.astype(_I64) * L + R.label
-    for f, idx in enumerate((p_cell.compress(hit), p_cell.compress(~hit), r_cell.compress(~ref_hit))):
-        cells[:, :, f] = np.bincount(idx, minlength=n_docs * L).reshape(n_docs, L)
+    _bincount2(P.doc, P.label, hit, n_docs, L, out=cells[:, :, 0])
+    _bincount2(P.doc, P.label, ~hit, n_docs, L, out=cells[:, :, 1])
+    _bincount2(R.doc, R.label, ~ref_hit, n_docs, L, out=cells[:, :, 2])
     ref_status = np.where(ref_hit, TP, FN).astype(np.int8)
     pred_status = np.where(hit, TP, FP).astype(np.int8)
     z = np.zeros(0, dtype=_I64)
@@ -606,24 +633,34 @@ def _ts_table(tok: tuple[np.ndarray, ...], sep: tuple[np.ndarray, ...], dtype: t
     return out
 
 
-def ts_counts(R: Units, P: Units, pairs: Pairs, n_tokens: np.ndarray, n_labels: int) -> np.ndarray:
+def ts_counts(
+    R: Units, P: Units, pairs: Pairs, n_tokens: np.ndarray, n_labels: int, out: np.ndarray | None = None
+) -> np.ndarray:
     """TS counts per (document, label): ``TS_FIELDS`` (SPEC §6).
 
     Same-label spans never overlap within a side (checked before), so the
     positive tokens shared by the two sides are the sum of the same-label pairs'
     overlaps, and the shared positive separators the sum of ``overlap - 1``.
+    ``out`` may be an ``(n_docs, n_labels, 8)`` view to write the counts into.
     """
     n_docs = len(n_tokens)
     L = n_labels
     assert R.start is not None and R.end is not None and P.start is not None and P.end is not None
     same = pairs.same
     r, ov = pairs.r[same], pairs.close[same]
-    tok_tp = _bincount2(R.doc[r], R.label[r], ov.astype(float), n_docs, L)
-    sep_tp = _bincount2(R.doc[r], R.label[r], np.maximum(ov - 1, 0).astype(float), n_docs, L)
+    out = np.zeros((n_docs, L, len(TS_FIELDS)), dtype=_I64) if out is None else out
     rlen = (R.end - R.start).astype(float)
     plen = (P.end - P.start).astype(float)
-    r_tok = _bincount2(R.doc, R.label, rlen, n_docs, L)
-    p_tok = _bincount2(P.doc, P.label, plen, n_docs, L)
-    r_sep = _bincount2(R.doc, R.label, rlen - 1, n_docs, L)
-    p_sep = _bincount2(P.doc, P.label, plen - 1, n_docs, L)
-    return _ts_table((tok_tp, r_tok, p_tok, n_tokens), (sep_tp, r_sep, p_sep, np.maximum(n_tokens - 1, 0)), _I64)
+    # TS_FIELDS: tp, fp, fn, n for tokens (0-3), then for separators (4-7)
+    for k, shared, r_w, p_w, units in (
+        (0, ov.astype(float), rlen, plen, n_tokens),
+        (4, np.maximum(ov - 1, 0).astype(float), rlen - 1, plen - 1, np.maximum(n_tokens - 1, 0)),
+    ):
+        tp, fp, fn = out[:, :, k], out[:, :, k + 1], out[:, :, k + 2]
+        _bincount2(R.doc[r], R.label[r], shared, n_docs, L, out=tp)
+        _bincount2(P.doc, P.label, p_w, n_docs, L, out=fp)
+        fp -= tp
+        _bincount2(R.doc, R.label, r_w, n_docs, L, out=fn)
+        fn -= tp
+        out[:, :, k + 3] = units[:, None]
+    return out

@@ -340,6 +340,8 @@ def _score_units(
             txt = tuple(text(i) for i in range(n)) if text is not None else None
         return ItemTable(U.doc, U.label, start, end, status, score, txt)
 
+    cells = np.zeros((n_docs, L, _NF), dtype=_CELL)
+    span_cells = cells[:, :, : len(SPAN_FIELDS)]  # the engine writes its counts here
     if cfg.setting == "AO":
         if not positions:
             raise ConfigError("setting='AO' needs token positions; templates are OBD-only (use setting='OBD')")
@@ -347,27 +349,29 @@ def _score_units(
         if cfg.mode == "one-per-string":
             GR, gr = collapse(R)
             GP, gp = collapse(P)
-            res = count(GR, GP, collapse_pairs(pairs, gr, gp), n_docs=n_docs, n_labels=L, counting=cfg.counting)
+            res = count(GR, GP, collapse_pairs(pairs, gr, gp), n_docs=n_docs, n_labels=L, counting=cfg.counting,
+                        cells_out=span_cells)
             ref_status = _spread(res.ref_status, gr, ALTERNATIVE)
             pred_status = _spread(res.pred_status, gp, IGNORED)
         else:
-            res = count(R, P, pairs, n_docs=n_docs, n_labels=L, counting=cfg.counting, best=best)
+            res = count(R, P, pairs, n_docs=n_docs, n_labels=L, counting=cfg.counting, best=best, cells_out=span_cells)
             ref_status, pred_status = res.ref_status, res.pred_status
         ref_items = table(R, ref_status, texts_r, False)
         pred_items = table(P, pred_status, texts_p, False)
     else:
         GR, _ = collapse(R)
         GP, _ = collapse(P)
-        res = count(GR, GP, obd_pairs(GR, GP, cfg.rule), n_docs=n_docs, n_labels=L, counting=cfg.counting, best=best)
+        res = count(GR, GP, obd_pairs(GR, GP, cfg.rule), n_docs=n_docs, n_labels=L, counting=cfg.counting, best=best,
+                    cells_out=span_cells)
         ref_items = table(GR, res.ref_status, None, True)
         pred_items = table(GP, res.pred_status, None, True)
-    cells = np.zeros((n_docs, L, _NF), dtype=_CELL)
-    cells[:, :, : len(SPAN_FIELDS)] = res.cells
+    if not np.shares_memory(res.cells, cells):
+        span_cells[...] = res.cells
     dt = doc_tokens if doc_tokens is not None else np.zeros(n_docs, dtype=_I64)
     weighted = None
     if ts_error is None and doc_tokens is not None:
         assert pairs is not None
-        cells[:, :, len(SPAN_FIELDS) :] = ts_counts(R, P, pairs, doc_tokens, L)
+        ts_counts(R, P, pairs, doc_tokens, L, out=cells[:, :, len(SPAN_FIELDS) :])
         if unit_weights is not None:
             weighted = ts_weighted(R, P, pairs, unit_weights[0], unit_weights[1], doc_tokens, L)
     totals = None

@@ -234,3 +234,22 @@ def test_trainer_arrays_over_several_blocks_equal_the_tag_lists():
     labels[2999, 39] = 7  # an id outside id2label, in the second block
     with pytest.raises(InputError, match="label_ids holds label id 7, outside 0..4"):
         trainer_batch(preds, labels, id2label=names)
+
+
+@pytest.mark.parametrize("block", [1, 3, 10])
+def test_per_document_cells_written_block_by_block(monkeypatch, block):
+    """The engine writes per-(document, label) counts a block of cells at a time; any block
+    size gives the counts of one dense pass (all fields: slot errors, TS model, ...)."""
+    from iescore import engine
+
+    rng = random.Random(block)
+    alphabet = ["O", "O", "B-A", "I-A", "B-B", "I-B", "B-C"]
+    ref = [[rng.choice(alphabet) for _ in range(rng.randint(0, 9))] for _ in range(60)]
+    pred = [[rng.choice(alphabet) for _ in s] for s in ref]
+    options = dict(scheme="IOB2", rule="O(1,1)", counting="one-to-one")
+    dense = score_tags(reference=ref, prediction=pred, **options)
+    monkeypatch.setattr(engine, "_BLOCK", block)
+    blocked = score_tags(reference=ref, prediction=pred, **options)
+    assert np.array_equal(dense.cells, blocked.cells)
+    per_doc = dense.cells.sum(axis=(1, 2))
+    assert per_doc.shape == (60,) and per_doc.any()
