@@ -253,3 +253,22 @@ def test_per_document_cells_written_block_by_block(monkeypatch, block):
     assert np.array_equal(dense.cells, blocked.cells)
     per_doc = dense.cells.sum(axis=(1, 2))
     assert per_doc.shape == (60,) and per_doc.any()
+
+
+@pytest.mark.parametrize("n_labels", [50, 100, 127])
+def test_wide_tag_pair_codes_equal_the_role_table(n_labels):
+    """Up to 181 tags the tag-pair codes are 16-bit; 182 to 256 tags need 32-bit codes (and
+    above 256 tags the role table is used): every route decodes the same chunks."""
+    rng = random.Random(n_labels)
+    alphabet = ["O"] + [f"{p}-L{k}" for k in range(n_labels) for p in "BI"]
+    seqs = [[rng.choice(alphabet[:5]) if rng.random() < 0.5 else rng.choice(alphabet) for _ in range(rng.randint(0, 12))]
+            for _ in range(300)]
+    vocab = Vocabulary()
+    for t in alphabet:  # every tag known, so the vocabulary has 2 * n_labels + 1 tags
+        vocab.encode([t])
+    arrays, _ = flatten(seqs, vocab)
+    assert arrays.ids.dtype == np.uint8
+    by_tag = decode_arrays(arrays, vocab, scheme=SCHEMES["IOB2"], repair="conlleval")
+    wide = sch.TagArrays(arrays.ids.astype(np.int32), arrays.first)
+    by_role = decode_arrays(wide, vocab, scheme=SCHEMES["IOB2"], repair="conlleval")
+    assert _chunks(by_tag) == _chunks(by_role) and len(by_tag.start) > 300
