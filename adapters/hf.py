@@ -168,7 +168,13 @@ def _softmax(x: np.ndarray) -> np.ndarray:
 
 
 def _check_ids(arr: np.ndarray, side: str, n_lab: int) -> None:
-    if len(arr) and not (0 <= arr.min() and arr.max() < n_lab):
+    if not len(arr):
+        return
+    if arr.dtype.kind == "i":  # one reduction: seen as unsigned, a negative id exceeds any valid one
+        ok = arr.view(f"u{arr.dtype.itemsize}").max() < n_lab
+    else:
+        ok = 0 <= arr.min() and arr.max() < n_lab
+    if not ok:
         bad = np.flatnonzero((arr < 0) | (arr >= n_lab))
         raise InputError(f"{side} holds label id {int(arr[bad[0]])}, outside 0..{n_lab - 1} (id2label)")
 

@@ -234,6 +234,9 @@ def test_trainer_arrays_over_several_blocks_equal_the_tag_lists():
     labels[2999, 39] = 7  # an id outside id2label, in the second block
     with pytest.raises(InputError, match="label_ids holds label id 7, outside 0..4"):
         trainer_batch(preds, labels, id2label=names)
+    labels[2999, 39] = -3  # negative, but not the -100 of ignored positions
+    with pytest.raises(InputError, match="label_ids holds label id -3, outside 0..4"):
+        trainer_batch(preds, labels, id2label=names)
 
 
 @pytest.mark.parametrize("block", [1, 3, 10])
