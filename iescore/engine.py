@@ -281,17 +281,21 @@ class EngineResult:
 def _bincount2(
     doc: np.ndarray, label: np.ndarray, weights: np.ndarray | None, n_docs: int, n_labels: int,
     out: np.ndarray | None = None,
+    ordered: bool | None = None,
 ) -> np.ndarray:
     """Sum ``weights`` (or count) per (document, label).
 
     With ``out`` (an ``(n_docs, n_labels)`` view, e.g. one field of the report's
     cells) the sums are written there a block of documents at a time, so no dense
     temporary larger than one block is made; otherwise a new int64 array is returned.
+    ``ordered`` says whether ``doc`` is sorted (checked when None).
     """
     if out is None:
         idx = doc * n_labels + label
         return np.bincount(idx, weights=weights, minlength=n_docs * n_labels).astype(_I64).reshape(n_docs, n_labels)
-    if len(doc) > 1 and not bool((doc[1:] >= doc[:-1]).all()):
+    if ordered is None:
+        ordered = _is_sorted(doc)
+    if not ordered:
         order = np.argsort(doc, kind="stable")
         doc, label = doc[order], label[order]
         weights = None if weights is None else weights[order]
@@ -306,6 +310,10 @@ def _bincount2(
 
 
 _BLOCK = 1 << 16  # (document, label) cells per block of _bincount2
+
+
+def _is_sorted(a: np.ndarray) -> bool:
+    return len(a) < 2 or bool((a[1:] >= a[:-1]).all())
 
 
 def _canon(U: Units) -> np.ndarray:
@@ -535,9 +543,10 @@ def exact_disjoint(
     # tp, fp and fn of every (document, label) cell, one field at a time (a cell
     # array of the final width and one field's worth of 64-bit counts at most)
     cells = np.zeros((n_docs, L, n_fields), dtype=dtype)
-    _bincount2(P.doc, P.label, hit, n_docs, L, out=cells[:, :, 0])
-    _bincount2(P.doc, P.label, ~hit, n_docs, L, out=cells[:, :, 1])
-    _bincount2(R.doc, R.label, ~ref_hit, n_docs, L, out=cells[:, :, 2])
+    p_sorted = _is_sorted(P.doc)  # decoded chunks come in document order
+    _bincount2(P.doc, P.label, hit, n_docs, L, out=cells[:, :, 0], ordered=p_sorted)
+    _bincount2(P.doc, P.label, ~hit, n_docs, L, out=cells[:, :, 1], ordered=p_sorted)
+    _bincount2(R.doc, R.label, ~ref_hit, n_docs, L, out=cells[:, :, 2], ordered=order is None)
     ref_status = np.where(ref_hit, TP, FN).astype(np.int8)
     pred_status = np.where(hit, TP, FP).astype(np.int8)
     z = np.zeros(0, dtype=_I64)
@@ -651,16 +660,18 @@ def ts_counts(
     out = np.zeros((n_docs, L, len(TS_FIELDS)), dtype=_I64) if out is None else out
     rlen = (R.end - R.start).astype(float)
     plen = (P.end - P.start).astype(float)
+    pair_doc, pair_label = R.doc[r], R.label[r]
+    pairs_sorted, p_sorted, r_sorted = _is_sorted(pair_doc), _is_sorted(P.doc), _is_sorted(R.doc)
     # TS_FIELDS: tp, fp, fn, n for tokens (0-3), then for separators (4-7)
     for k, shared, r_w, p_w, units in (
         (0, ov.astype(float), rlen, plen, n_tokens),
         (4, np.maximum(ov - 1, 0).astype(float), rlen - 1, plen - 1, np.maximum(n_tokens - 1, 0)),
     ):
         tp, fp, fn = out[:, :, k], out[:, :, k + 1], out[:, :, k + 2]
-        _bincount2(R.doc[r], R.label[r], shared, n_docs, L, out=tp)
-        _bincount2(P.doc, P.label, p_w, n_docs, L, out=fp)
+        _bincount2(pair_doc, pair_label, shared, n_docs, L, out=tp, ordered=pairs_sorted)
+        _bincount2(P.doc, P.label, p_w, n_docs, L, out=fp, ordered=p_sorted)
         fp -= tp
-        _bincount2(R.doc, R.label, r_w, n_docs, L, out=fn)
+        _bincount2(R.doc, R.label, r_w, n_docs, L, out=fn, ordered=r_sorted)
         fn -= tp
         out[:, :, k + 3] = units[:, None]
     return out

@@ -21,7 +21,7 @@ from typing import Any, overload
 
 from .errors import InputError
 
-__all__ = ["NumberedIds", "IdRegistry", "concat_ids"]
+__all__ = ["NumberedIds", "IdRegistry", "check_unique", "concat_ids"]
 
 
 def _as_number(x: object) -> int | None:
@@ -95,6 +95,16 @@ class NumberedIds(Sequence[str]):
         return f"NumberedIds({self.start}, {self.stop})"
 
 
+def check_unique(ids: Sequence[str]) -> None:
+    """Raise :class:`~iescore.errors.InputError` naming the first repeated id."""
+    if len(set(ids)) != len(ids):
+        seen: set[str] = set()
+        for d in ids:
+            if d in seen:
+                raise InputError(f"duplicate document id {d!r}")
+            seen.add(d)
+
+
 def concat_ids(parts: Sequence[Sequence[str]]) -> Sequence[str]:
     """The ids of several batches in order: one :class:`NumberedIds` when they are
     consecutive numbered runs, else a tuple."""
@@ -153,12 +163,7 @@ class IdRegistry:
                         if x in self._explicit:
                             self._duplicate(x)
             return
-        if len(set(ids)) != len(ids):
-            seen: set[str] = set()
-            for d in ids:
-                if d in seen:
-                    raise InputError(f"duplicate document id {d!r}")
-                seen.add(d)
+        check_unique(ids)
         dup = self._explicit.intersection(ids)
         if dup:
             self._duplicate(sorted(dup)[0])

@@ -41,7 +41,7 @@ from .engine import (
     ts_weighted,
 )
 from .errors import ConfigError, InputError
-from .ids import IdRegistry, NumberedIds, concat_ids
+from .ids import IdRegistry, NumberedIds, check_unique, concat_ids
 from .measures import FIELDS
 from .model import Document, Span, Template
 from .report import ItemTable, Report
@@ -108,7 +108,7 @@ def tagged_batch(
     if len(ids) != len(reference):
         raise InputError(f"{len(ids)} document ids for {len(reference)} sequences")
     if doc_ids is not None:
-        _check_unique(ids)
+        check_unique(ids)
     vocab = vocab or Vocabulary()
     if reference and (isinstance(reference[0], str) or isinstance(prediction[0], str)):
         raise InputError(f"document {ids[0]!r}: a tag sequence must be a list of tags, not a string")
@@ -132,15 +132,6 @@ def tagged_batch(
         return f"document {ids[k]!r} ({side}), token {i - int(offsets[k])}"
 
     return TaggedBatch(vocab, ref, TagArrays(pred.ids, ref.first, ref.segments), offsets, ids, flat_tokens, None, where)
-
-
-def _check_unique(ids: Sequence[str]) -> None:
-    if len(set(ids)) != len(ids):
-        seen: set[str] = set()
-        for d in ids:
-            if d in seen:
-                raise InputError(f"duplicate document id {d!r}")
-            seen.add(d)
 
 
 @dataclass
@@ -497,7 +488,7 @@ def _tags_part(batch: TaggedBatch, cfg: Config) -> tuple[_Part, str]:
 
 def _documents_part(reference: list[Document], prediction: list[Any], cfg: Config) -> _Part:
     ids = [d.id for d in reference]
-    _check_unique(ids)
+    check_unique(ids)
     pred_spans: list[tuple[Span, ...]] = []
     for k, (ref, pred) in enumerate(zip(reference, prediction)):
         if not isinstance(ref, Document):
@@ -561,7 +552,7 @@ def _templates_part(reference: list[Template], prediction: list[Template], cfg: 
     if cfg.setting != "OBD":
         raise ConfigError("templates are position-free: score them with setting='OBD'")
     ids = [t.id for t in reference]
-    _check_unique(ids)
+    check_unique(ids)
     for k, (a, b) in enumerate(zip(reference, prediction)):
         if not isinstance(b, Template):
             raise InputError(f"prediction #{k} is {type(b).__name__}, not a Template")

@@ -3,6 +3,7 @@ scorer in its config, rank statistics, Markdown tables and plots."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import resource
@@ -23,6 +24,26 @@ def data_dir(arg: str | None) -> Path:
     if not path.is_dir():
         raise SystemExit(f"data folder {path} not found: pass --data or set IESCORE_DATA")
     return path
+
+
+def recipe_parser(description: str | None, *, out: str, quick: str) -> argparse.ArgumentParser:
+    """The options every recipe takes: ``--data``, ``--out`` and ``--quick``."""
+    ap = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", help="the shared data folder (default: $IESCORE_DATA or ../shared/data)")
+    ap.add_argument("--out", default=out, help="output folder")
+    ap.add_argument("--quick", action="store_true", help=quick)
+    return ap
+
+
+def save_figure(fig: Any, path: Path, title: str | None = None) -> None:
+    """Title (optional), lay out, write at 110 dpi and close a matplotlib figure."""
+    import matplotlib.pyplot as plt
+
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
 
 
 def progress(items: Iterable[Any], desc: str, total: int | None = None) -> Iterator[Any]:

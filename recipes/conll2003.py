@@ -16,7 +16,6 @@ PNG plots to the output folder.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 from typing import Any
@@ -35,6 +34,8 @@ from .common import (
     md_table,
     progress,
     rankdata,
+    recipe_parser,
+    save_figure,
     spearman,
     train_spacy_ner,
     write_json,
@@ -284,9 +285,7 @@ def plots(out: Path, results: dict, ranks: dict) -> None:
     ax.set_ylabel("rank (1 = best)")
     ax.set_title("How system ranks move between evaluation models (CoNLL-2003 eng.testb)")
     ax.legend(fontsize=6, ncol=2, loc="center left", bbox_to_anchor=(1, 0.5))
-    fig.tight_layout()
-    fig.savefig(out / "rank_shifts.png", dpi=110)
-    plt.close(fig)
+    save_figure(fig, out / "rank_shifts.png")
     types = sorted({t for n in names for t in results[n]["per_type"]})
     fig, axes = plt.subplots(1, len(types), figsize=(4 * len(types), 4), sharex=True, sharey=True)
     for ax, t in zip(list(getattr(axes, "flat", [axes])), types):
@@ -298,17 +297,11 @@ def plots(out: Path, results: dict, ranks: dict) -> None:
         ax.set_xlabel("recall")
         ax.grid(alpha=0.3)
     list(getattr(axes, "flat", [axes]))[0].set_ylabel("precision")
-    fig.suptitle("Per-type precision and recall of every system (exact match)")
-    fig.tight_layout()
-    fig.savefig(out / "per_type_pr.png", dpi=110)
-    plt.close(fig)
+    save_figure(fig, out / "per_type_pr.png", "Per-type precision and recall of every system (exact match)")
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data", help="the shared data folder (default: $IESCORE_DATA or ../shared/data)")
-    ap.add_argument("--out", default="out/conll2003", help="output folder")
-    ap.add_argument("--quick", action="store_true", help="a few systems and a briefly trained spaCy model (for tests)")
+    ap = recipe_parser(__doc__, out="out/conll2003", quick="a few systems and a briefly trained spaCy model (for tests)")
     ap.add_argument("--hub", help="load the gold test split from this hub data set instead of the local file")
     ap.add_argument("--no-spacy", action="store_true", help="skip training the spaCy model")
     args = ap.parse_args(argv)

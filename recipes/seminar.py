@@ -13,7 +13,6 @@ Writes ``report.md``, ``results.json``, ``statuses.json`` and PNG plots.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 from typing import Any
@@ -27,7 +26,16 @@ from iescore.adapters.inline import SEMINAR_SLOTS, read_seminar
 from iescore import Document, Scorer, Span
 from iescore.text import char_to_token_span
 
-from .common import Meter, data_dir, md_table, progress, train_spacy_ner, write_json
+from .common import (
+    Meter,
+    data_dir,
+    md_table,
+    progress,
+    recipe_parser,
+    save_figure,
+    train_spacy_ner,
+    write_json,
+)
 
 SETTINGS = ("AO", "OBD")
 RULES = ("E", "C(1)", "O(1,1)")
@@ -189,17 +197,11 @@ def plots(out: Path, results: dict) -> None:
         ax.grid(axis="y", alpha=0.3)
     axes[0].set_ylabel("F1")
     axes[0].legend()
-    fig.suptitle("Seminar Announcements: F1 per slot by matching rule")
-    fig.tight_layout()
-    fig.savefig(out / "slots_f1.png", dpi=110)
-    plt.close(fig)
+    save_figure(fig, out / "slots_f1.png", "Seminar Announcements: F1 per slot by matching rule")
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data", help="the shared data folder (default: $IESCORE_DATA or ../shared/data)")
-    ap.add_argument("--out", default="out/seminar", help="output folder")
-    ap.add_argument("--quick", action="store_true", help="a small subset and a few training steps (for tests)")
+    ap = recipe_parser(__doc__, out="out/seminar", quick="a small subset and a few training steps (for tests)")
     args = ap.parse_args(argv)
     run(data_dir(args.data), Path(args.out), quick=args.quick)
     print(f"wrote {args.out}/report.md, results.json, statuses.json and slots_f1.png")
