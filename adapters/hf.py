@@ -185,16 +185,21 @@ def _first_subwords(
     """The label ids at the positions not labelled -100, row after row, as ``dtype``,
     and the number of such positions per row (``preds``: ids, or logits to arg-max).
     Done a block of rows at a time, so only the narrow outputs are written in full."""
-    rows = max(1, (1 << 16) // max(labels.shape[1], 1))
+    width = labels.shape[1]
+    rows = max(1, (1 << 16) // max(width, 1))
+    # words per row: a float32 matrix-vector product counts them exactly (and faster than
+    # a sum along short rows) while a row holds fewer than 2**24 positions
+    ones = np.ones(width, dtype=np.float32) if width < 1 << 24 else None
     refs, preds_out, lengths = [], [], []
     for a in range(0, labels.shape[0], rows):
         lab = labels[a : a + rows]
         keep = lab != IGNORE
-        lengths.append(keep.sum(axis=1))
+        lengths.append((keep.astype(np.float32) @ ones).astype(np.int64) if ones is not None else keep.sum(axis=1))
         block = preds[a : a + rows]
         if block.ndim == 3:
             block = block.argmax(-1)
-        r, p = lab.ravel().compress(keep.ravel()), block.ravel().compress(keep.ravel())
+        flat = keep.ravel()
+        r, p = lab.ravel()[flat], block.ravel()[flat]
         _check_ids(r, "label_ids", n_lab)
         _check_ids(p, "predictions", n_lab)
         refs.append(r.astype(dtype))

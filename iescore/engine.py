@@ -286,7 +286,8 @@ def _bincount2(
     """Sum ``weights`` (or count) per (document, label).
 
     With ``out`` (an ``(n_docs, n_labels)`` view, e.g. one field of the report's
-    cells) the sums are written there a block of documents at a time, so no dense
+    cells, or ``(n_docs, L, F)`` fields with ``label`` coding ``l * F + f``) the sums
+    are written there a block of documents at a time, so no dense
     temporary larger than one block is made; otherwise a new int64 array is returned.
     ``ordered`` says whether ``doc`` is sorted (checked when None).
     """
@@ -305,7 +306,7 @@ def _bincount2(
         lo, hi = np.searchsorted(doc, (a, b))
         w = None if weights is None else weights[lo:hi]
         sums = np.bincount((doc[lo:hi] - a) * n_labels + label[lo:hi], weights=w, minlength=(b - a) * n_labels)
-        out[a:b] = sums.reshape(b - a, n_labels)
+        out[a:b] = sums.reshape(out[a:b].shape)
     return out
 
 
@@ -518,35 +519,40 @@ def exact_disjoint(
     """Exact-match counts for spans that never overlap within a side (decoded tags).
 
     A prediction can then equal at most one answer, so any-match and one-to-one
-    counting agree, and matching is one sorted search instead of pair generation.
+    counting agree, and matching is one merge of the two sides' (document, start) keys
+    instead of pair generation.
     ``n_fields`` < 7 keeps only the first fields of the cells (``tp, fp, fn``: 3), and
     ``dtype`` is the cells' integer type.
     """
     assert R.start is not None and R.end is not None and P.start is not None and P.end is not None
     L = n_labels
     span = int(max(R.end.max(initial=0), P.end.max(initial=0))) + 1
-    rkey = R.doc.astype(_I64) * span + R.start
-    pkey = P.doc.astype(_I64) * span + P.start
-    if len(rkey) < 2 or bool((rkey[1:] >= rkey[:-1]).all()):
-        order = None  # decoded chunks come in document order already
-        pos = np.searchsorted(rkey, pkey)
-    else:
-        order = np.argsort(rkey, kind="stable")
-        pos = np.searchsorted(rkey, pkey, sorter=order)
+    n_r = len(R)
+    keys = np.concatenate((R.doc.astype(_I64) * span + R.start, P.doc.astype(_I64) * span + P.start))
+    # a key is unique within a side (disjoint spans), so equal neighbours in the merged
+    # order are one answer and one prediction; a stable sort of two sorted runs is a merge
+    order = np.argsort(keys, kind="stable")
+    same = np.flatnonzero(keys.take(order[1:]) == keys.take(order[:-1]))
+    r_at, p_at = order.take(same), order.take(same + 1)
+    if len(same) and (r_at.max() >= n_r or p_at.min() < n_r):
+        raise ValueError("exact_disjoint: two spans of one side start at the same token")
+    del keys, order, same
+    p_at -= n_r
+    hit_at = (R.end.take(r_at) == P.end.take(p_at)) & (R.label.take(r_at) == P.label.take(p_at))
     hit = np.zeros(len(P), dtype=bool)
-    ref_hit = np.zeros(len(R), dtype=bool)
-    if len(R):
-        np.minimum(pos, len(R) - 1, out=pos)
-        cand = pos if order is None else order[pos]
-        hit = (rkey[cand] == pkey) & (R.end[cand] == P.end) & (R.label[cand] == P.label)
-        ref_hit[cand.compress(hit)] = True
-    # tp, fp and fn of every (document, label) cell, one field at a time (a cell
-    # array of the final width and one field's worth of 64-bit counts at most)
+    ref_hit = np.zeros(n_r, dtype=bool)
+    hit[p_at.compress(hit_at)] = True
+    ref_hit[r_at.compress(hit_at)] = True
+    # tp, fp (per prediction: field 0 or 1) and fn (per missed answer: field 2) of every
+    # (document, label) cell, written block by block into a cell array of the final width
     cells = np.zeros((n_docs, L, n_fields), dtype=dtype)
-    p_sorted = _is_sorted(P.doc)  # decoded chunks come in document order
-    _bincount2(P.doc, P.label, hit, n_docs, L, out=cells[:, :, 0], ordered=p_sorted)
-    _bincount2(P.doc, P.label, ~hit, n_docs, L, out=cells[:, :, 1], ordered=p_sorted)
-    _bincount2(R.doc, R.label, ~ref_hit, n_docs, L, out=cells[:, :, 2], ordered=order is None)
+    p_field = P.label.astype(_I64) * 2
+    p_field += ~hit
+    _bincount2(P.doc, p_field, None, n_docs, 2 * L, out=cells[:, :, :2], ordered=_is_sorted(P.doc))
+    del p_field
+    missed = np.flatnonzero(~ref_hit)
+    r_doc = R.doc.take(missed)
+    _bincount2(r_doc, R.label.take(missed), None, n_docs, L, out=cells[:, :, 2], ordered=_is_sorted(r_doc))
     ref_status = np.where(ref_hit, TP, FN).astype(np.int8)
     pred_status = np.where(hit, TP, FP).astype(np.int8)
     z = np.zeros(0, dtype=_I64)

@@ -343,7 +343,7 @@ def _role_boundaries(conlleval: bool) -> np.ndarray:
 
 
 # event flags of two adjacent tokens
-_START, _END, _INNER, _BAD_START, _BAD_END = 1, 2, 4, 8, 16
+_START, _END, _INNER, _BAD_START, _BAD_END, _SEG = 1, 2, 4, 8, 16, 32
 _TABLES: dict[tuple[str, bytes, bytes, bool], tuple[np.ndarray, np.ndarray]] = {}
 
 
@@ -354,8 +354,10 @@ def _pair_flags(scheme: Scheme, conlleval: bool) -> tuple[np.ndarray, np.ndarray
     ``split[prev_role * 6 + role]`` across a segment start. Flags: ``_START`` (the
     second token starts a chunk), ``_END`` (the first ends one), ``_BAD_START`` /
     ``_BAD_END`` (that start or end is illegal under the scheme's ``start_ok`` /
-    ``end_ok`` tables) and ``_INNER`` (the tokens continue one chunk but a ``B``
-    inside it, or an ``E``/``L`` before its end, makes it ill-formed).
+    ``end_ok`` tables), ``_INNER`` (the tokens continue one chunk but a ``B``
+    inside it, or an ``E``/``L`` before its end, makes it ill-formed) and ``_SEG``
+    (every split pair: a segment starts at the second token, so segments are counted
+    among the events).
     """
     key = (scheme.name, scheme.start_ok.tobytes(), scheme.end_ok.tobytes(), conlleval)
     if key in _TABLES:
@@ -382,12 +384,25 @@ def _pair_flags(scheme: Scheme, conlleval: bool) -> tuple[np.ndarray, np.ndarray
                 f |= _START | (0 if scheme.start_ok[c, 0] else _BAD_START)
             if p != O:
                 f |= _END | (0 if scheme.end_ok[p, 0] else _BAD_END)
-            split[p, c] = f
+            split[p, c] = f | _SEG
     _TABLES[key] = (joined.reshape(-1), split.reshape(-1))
     return _TABLES[key]
 
 
 _WINDOW = 1 << 17  # token pairs per decoding window (its buffers stay in cache)
+
+
+def _segment_groups(splits: np.ndarray, groups: np.ndarray, n: int) -> np.ndarray | None:
+    """The group (document) of each segment -- the first one, then one per split pair --
+    or None when every group is exactly one segment (the segment index is then the group)."""
+    seg_starts = np.concatenate((np.zeros(1, np.int64), splits + 1))
+    if len(groups) == len(seg_starts) and np.array_equal(groups, seg_starts):
+        return None
+    nonempty = groups[np.diff(groups, append=n) > 0]
+    at = np.searchsorted(seg_starts, nonempty)
+    if len(nonempty) and (at[-1] >= len(seg_starts) or not np.array_equal(seg_starts[at], nonempty)):
+        raise ValueError("decode: every non-empty group must start at a segment start")
+    return np.searchsorted(groups, seg_starts, "right") - 1
 
 
 def decode(
@@ -406,8 +421,8 @@ def decode(
     ``role_of`` (uint8) / ``label_of`` give each tag id's role and label id (-1 for
     ``O``); ``first`` marks segment starts (chunks never cross them) and ``segments``
     may list them (``flatnonzero(first)``) to save a pass. ``groups`` may give the
-    sorted start offsets of larger units (documents); ``group`` is then the index of
-    the unit each chunk starts in (else None).
+    sorted start offsets of larger units made of whole segments (documents, possibly
+    empty); ``group`` is then the index of the unit each chunk is in (else None).
 
     Vectorised and table-driven: whether a chunk starts or ends between tokens
     ``i-1`` and ``i``, and whether that start or end is legal under the scheme,
@@ -424,6 +439,7 @@ def decode(
     if segments is None:
         segments = np.flatnonzero(first)
     splits = segments[segments > 0] - 1  # token pairs split by a segment start
+    seg_group = _segment_groups(splits, groups, n) if groups is not None else None
     joined, split = _pair_flags(scheme, conlleval)
     k_tags = len(role_of)
     by_tag = ids.dtype.itemsize == 1 and k_tags <= 256
@@ -451,7 +467,7 @@ def decode(
         types.append(label_of[ids[:1]].astype(np.int32))
         bad_s.append(np.array([not scheme.start_ok[r0, 0]]))
         if groups is not None:
-            docs.append(np.searchsorted(groups, [0], "right") - 1)
+            docs.append(np.zeros(1, np.int64) if seg_group is None else seg_group[:1])
     for a in range(0, n - 1, w):
         m = min(a + w, n - 1) - a  # pairs (a + i, a + i + 1) for i < m
         window = ids[a : a + m + 1]
@@ -477,10 +493,10 @@ def decode(
         starts.append(at + a)
         types.append(label_of.take(window[at]).astype(np.int32))
         bad_s.append((k.compress(sel) & _BAD_START) != 0)
-        if groups is not None and len(at):  # the unit each start is in: a search among this window's units
-            g0 = int(np.searchsorted(groups, a + at[0], "right")) - 1
-            g1 = int(np.searchsorted(groups, a + at[-1], "right"))
-            docs.append(np.searchsorted(groups[g0:g1], at + a, "right") + (g0 - 1))
+        if groups is not None and len(at):  # the segment each start is in: the splits counted so far
+            seg = np.cumsum((k & _SEG) != 0, dtype=np.int64).compress(sel)
+            seg += lo
+            docs.append(seg if seg_group is None else seg_group.take(seg))
         sel = (k & _END) != 0
         ends.append(e.compress(sel) + (a + 1))
         bad_e.append((k.compress(sel) & _BAD_END) != 0)

@@ -390,26 +390,29 @@ _TOKEN_WINDOW = 1 << 17
 def _token_sums(ref: np.ndarray, pred: np.ndarray, o_id: int, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per run of tokens beginning at ``starts`` (sorted, non-empty runs, the last
     one ending at the end): how many tags differ, and how many tokens are not ``O``
-    on one side at least. A window at a time, in reused buffers."""
+    on one side at least. A window at a time, in reused buffers: running counts
+    (cumulative sums) are read at the run boundaries, and the runs' counts are their
+    differences."""
     n, w = len(ref), _TOKEN_WINDOW
-    differ = np.zeros(len(starts), dtype=_I64)
-    tagged = np.zeros(len(starts), dtype=_I64)
+    bounds = np.append(starts, n)
+    before = np.zeros((2, len(bounds)), dtype=_I64)  # differing / tagged tokens before each boundary
     d_buf, t_buf, o_buf = (np.empty(min(w, n), dtype=bool) for _ in range(3))
+    run_buf = np.empty(min(w, n), dtype=np.int32)
+    carry = [0, 0]
     for a in range(0, n, w):
         m = min(a + w, n) - a
         r, p = ref[a : a + m], pred[a : a + m]
         d = np.not_equal(r, p, out=d_buf[:m])
         t = np.not_equal(r, o_id, out=t_buf[:m])
         t |= np.not_equal(p, o_id, out=o_buf[:m])
-        lo, hi = np.searchsorted(starts, (a, a + m))
-        local = starts[lo:hi] - a
-        head = int(local[0]) if hi > lo else m
-        if head and lo:  # the window opens inside a run begun earlier
-            differ[lo - 1] += np.count_nonzero(d[:head])
-            tagged[lo - 1] += np.count_nonzero(t[:head])
-        if hi > lo:
-            differ[lo:hi] += np.add.reduceat(d, local, dtype=_I64)
-            tagged[lo:hi] += np.add.reduceat(t, local, dtype=_I64)
+        lo, hi = np.searchsorted(bounds, (a, a + m), "right")  # boundaries in (a, a + m]
+        local = bounds[lo:hi] - (a + 1)
+        for k, x in enumerate((d, t)):
+            running = np.cumsum(x, dtype=np.int32, out=run_buf[:m])
+            before[k, lo:hi] = running.take(local)
+            before[k, lo:hi] += carry[k]
+            carry[k] += int(running[m - 1])
+    differ, tagged = np.diff(before, axis=1)
     return differ, tagged
 
 

@@ -67,10 +67,10 @@ def tag_corpora(draw):
 
 
 @settings(max_examples=400, deadline=None)
-@given(tag_corpora(), st.booleans(), st.sampled_from([1, 2, 3, 7, 1 << 15]), st.booleans())
-@example(("IOBES", [["B-A", "E-A", "B-A", "E-A"], ["O", "E-A", "B-A"]]), True, 2, False)  # E-X B-X inside
-@example(("BMES", [["B-A", "E-A", "B-A", "E-A"]]), True, 1, True)
-def test_vectorised_decoder_equals_token_by_token_decoding(corpus, conlleval, window, wide_ids):
+@given(tag_corpora(), st.booleans(), st.sampled_from([1, 2, 3, 7, 1 << 15]), st.booleans(), st.randoms())
+@example(("IOBES", [["B-A", "E-A", "B-A", "E-A"], ["O", "E-A", "B-A"]]), True, 2, False, random.Random(0))
+@example(("BMES", [["B-A", "E-A", "B-A", "E-A"]]), True, 1, True, random.Random(1))
+def test_vectorised_decoder_equals_token_by_token_decoding(corpus, conlleval, window, wide_ids, rnd):
     scheme_name, seqs = corpus
     scheme = SCHEMES[scheme_name]
     expected, labels = _naive_chunks(seqs, scheme, conlleval)
@@ -82,15 +82,26 @@ def test_vectorised_decoder_equals_token_by_token_decoding(corpus, conlleval, wi
         arrays = sch.TagArrays(arrays.ids.astype(np.int32), arrays.first)
     old = sch._WINDOW
     sch._WINDOW = window
+    # documents made of whole sequences, some empty: either one per sequence or random runs
+    seq_starts = np.cumsum([0] + [len(q) for q in seqs[:-1]])
+    if rnd.random() < 0.5:
+        groups = seq_starts
+    else:
+        cut = sorted({0} | {k for k in range(len(seqs)) if rnd.random() < 0.4})
+        groups = np.sort(np.concatenate((seq_starts[cut], rnd.sample(list(seq_starts), rnd.randint(0, len(seqs))))))
     try:
-        got = decode_arrays(arrays, vocab, scheme=scheme, repair="conlleval" if conlleval else "discard")
+        got = decode_arrays(arrays, vocab, scheme=scheme, repair="conlleval" if conlleval else "discard",
+                            groups=groups)
     finally:
         sch._WINDOW = old
     if conlleval:
-        assert _chunks(got) == [(s, e, t, i) for s, e, t, i in expected]
+        kept = [(s, e, t, i) for s, e, t, i in expected]
     else:
-        assert _chunks(got) == [(s, e, t, False) for s, e, t, i in expected if not i]
+        kept = [(s, e, t, False) for s, e, t, i in expected if not i]
         assert got.n_discarded == sum(i for *_, i in expected)
+    assert _chunks(got) == kept
+    # the document of a chunk: the last one starting at or before it
+    assert got.group.tolist() == [int(np.searchsorted(groups, s, "right")) - 1 for s, *_ in kept]
 
 
 def test_more_than_256_distinct_tags_switch_to_wide_ids():
