@@ -278,10 +278,32 @@ class EngineResult:
     confusion: np.ndarray  # (n_labels + 1, n_labels + 1): last row/column = none
 
 
+def column_sums(x: np.ndarray) -> np.ndarray:
+    """``x.sum(axis=0)`` of an integer array as int64, fast for many short rows
+    (per-document cells): groups of rows are read as one wide row, so the reduction's
+    inner loop is long. The same integers as the plain sum.
+
+    >>> column_sums(np.arange(12, dtype=np.int32).reshape(6, 2)).tolist()
+    [30, 36]
+    """
+    n, rest = x.shape[0], x.shape[1:]
+    k = int(np.prod(rest, dtype=np.int64))
+    if n == 0 or k == 0 or k > 256 or not x.flags.c_contiguous:
+        return x.sum(axis=0, dtype=_I64)
+    g = max(1, 2048 // k)  # rows per wide row
+    m = n // g * g
+    flat = x.reshape(n, k)
+    out = np.add.reduce(flat[:m].reshape(-1, g * k), axis=0, dtype=_I64).reshape(g, k).sum(axis=0)
+    if m < n:
+        out += flat[m:].sum(axis=0, dtype=_I64)
+    return out.reshape(rest)
+
+
 def _bincount2(
     doc: np.ndarray, label: np.ndarray, weights: np.ndarray | None, n_docs: int, n_labels: int,
     out: np.ndarray | None = None,
     ordered: bool | None = None,
+    add: bool = False,
 ) -> np.ndarray:
     """Sum ``weights`` (or count) per (document, label).
 
@@ -289,7 +311,8 @@ def _bincount2(
     cells, or ``(n_docs, L, F)`` fields with ``label`` coding ``l * F + f``) the sums
     are written there a block of documents at a time, so no dense
     temporary larger than one block is made; otherwise a new int64 array is returned.
-    ``ordered`` says whether ``doc`` is sorted (checked when None).
+    ``ordered`` says whether ``doc`` is sorted (checked when None); ``add`` adds the
+    sums to ``out`` instead of writing them.
     """
     if out is None:
         idx = doc * n_labels + label
@@ -306,7 +329,10 @@ def _bincount2(
         lo, hi = np.searchsorted(doc, (a, b))
         w = None if weights is None else weights[lo:hi]
         sums = np.bincount((doc[lo:hi] - a) * n_labels + label[lo:hi], weights=w, minlength=(b - a) * n_labels)
-        out[a:b] = sums.reshape(out[a:b].shape)
+        if add:
+            out[a:b] += sums.reshape(out[a:b].shape)
+        else:
+            out[a:b] = sums.reshape(out[a:b].shape)
     return out
 
 
@@ -505,10 +531,10 @@ def _count_best(R: Units, P: Units, rule_pairs: Pairs, rank_r: _Ranks, rank_p: _
     cells[:, :, 5] = (has_ref & ~has_pred).reshape(shape)  # D
     cells[:, :, 6] = (has_pred & ~has_ref).reshape(shape)  # I
     conf = np.zeros((L + 1, L + 1), dtype=_I64)
-    diag = (cells[:, :, 3] + cells[:, :, 4]).sum(axis=0)
-    conf[np.arange(L), np.arange(L)] = diag
-    conf[:L, L] = cells[:, :, 5].sum(axis=0)
-    conf[L, :L] = cells[:, :, 6].sum(axis=0)
+    tot = column_sums(cells)
+    conf[np.arange(L), np.arange(L)] = tot[:, 3] + tot[:, 4]
+    conf[:L, L] = tot[:, 5]
+    conf[L, :L] = tot[:, 6]
     z = np.zeros(0, dtype=_I64)
     return EngineResult(cells, ref_status, pred_status, z, z, np.zeros(0, dtype=bool), conf)
 
@@ -544,15 +570,19 @@ def exact_disjoint(
     hit[p_at.compress(hit_at)] = True
     ref_hit[r_at.compress(hit_at)] = True
     # tp, fp (per prediction: field 0 or 1) and fn (per missed answer: field 2) of every
-    # (document, label) cell, written block by block into a cell array of the final width
+    # (document, label) cell, written block by block into the cells seen as one row of
+    # L * n_fields per document (contiguous: no strided copies)
     cells = np.zeros((n_docs, L, n_fields), dtype=dtype)
-    p_field = P.label.astype(_I64) * 2
+    rows = cells.reshape(n_docs, L * n_fields)
+    p_field = P.label.astype(_I64) * n_fields
     p_field += ~hit
-    _bincount2(P.doc, p_field, None, n_docs, 2 * L, out=cells[:, :, :2], ordered=_is_sorted(P.doc))
+    _bincount2(P.doc, p_field, None, n_docs, L * n_fields, out=rows, ordered=_is_sorted(P.doc))
     del p_field
     missed = np.flatnonzero(~ref_hit)
     r_doc = R.doc.take(missed)
-    _bincount2(r_doc, R.label.take(missed), None, n_docs, L, out=cells[:, :, 2], ordered=_is_sorted(r_doc))
+    r_field = R.label.take(missed).astype(_I64) * n_fields
+    r_field += 2
+    _bincount2(r_doc, r_field, None, n_docs, L * n_fields, out=rows, ordered=_is_sorted(r_doc), add=True)
     ref_status = np.where(ref_hit, TP, FN).astype(np.int8)
     pred_status = np.where(hit, TP, FP).astype(np.int8)
     z = np.zeros(0, dtype=_I64)

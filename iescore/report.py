@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from .config import Config
-from .engine import STATUS_NAMES, TS_FIELDS
+from .engine import STATUS_NAMES, TS_FIELDS, column_sums
 from .measures import (
     FIELDS,
     Counts,
@@ -122,7 +122,7 @@ class Report:
         object.__setattr__(self, "cells", _freeze(self.cells))
         object.__setattr__(self, "_label_index", {lab: i for i, lab in enumerate(self.labels)})
         # per-label totals over documents, summed once (64-bit)
-        object.__setattr__(self, "_label_totals", self.cells.sum(axis=0, dtype=np.int64))
+        object.__setattr__(self, "_label_totals", column_sums(self.cells))
         object.__setattr__(self, "confusion", _freeze(self.confusion))
         if self.token_counts is not None:
             object.__setattr__(self, "token_counts", _freeze(self.token_counts))
@@ -328,7 +328,7 @@ class Report:
         tok_non_o = None
         n_tokens = None
         if self.token_counts is not None:
-            t = self.token_counts.sum(axis=0)
+            t = column_sums(self.token_counts)
             n_tokens = int(t[0])
             tok = None if t[0] == 0 else float(t[1]) / float(t[0])
             tok_non_o = None if t[2] == 0 else float(t[3]) / float(t[2])

@@ -286,3 +286,16 @@ def test_wide_tag_pair_codes_equal_the_role_table(n_labels):
     wide = sch.TagArrays(arrays.ids.astype(np.int32), arrays.first)
     by_role = decode_arrays(wide, vocab, scheme=SCHEMES["IOB2"], repair="conlleval")
     assert _chunks(by_tag) == _chunks(by_role) and len(by_tag.start) > 300
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 3000), st.sampled_from([(1,), (3,), (4, 3), (2, 15), (300,)]), st.booleans(), st.integers(0, 2**31 - 1))
+def test_column_sums_equal_the_plain_sum(n, rest, strided, seed):
+    from iescore.engine import column_sums
+
+    x = np.random.default_rng(seed).integers(-(2**31), 2**31 - 1, size=(n, *rest), dtype=np.int64).astype(np.int32)
+    if strided:
+        x = x[::2]
+    got = column_sums(x)
+    assert got.dtype == np.int64 and got.shape == rest
+    assert (got == x.astype(np.int64).sum(axis=0)).all()
