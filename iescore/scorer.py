@@ -442,11 +442,14 @@ def _tags_part(batch: TaggedBatch, cfg: Config) -> tuple[_Part, str]:
     # the exact-match counts keep their items in 32 bits (half the memory per item)
     narrow = np.int32 if cfg.detail == "prf" and batch.n_tokens < 2**31 else _I64
 
+    same_labels = np.array_equal(lab_map, np.arange(len(lab_map)))  # the usual case: no renumbering
+
     def units(ch: Any) -> Units:
-        doc = ch.group
-        base = offsets[doc]
-        lab = lab_map[ch.type] if len(ch.type) else np.zeros(0, _I64)
-        return Units(*(a.astype(narrow, copy=False) for a in (doc, lab, ch.start - base, ch.end - base)), None, None)
+        base = offsets.take(ch.group)
+        lab = ch.type if same_labels else (lab_map[ch.type] if len(ch.type) else np.zeros(0, _I64))
+        # document-relative offsets computed straight in the items' width
+        start, end = (np.subtract(x, base, dtype=narrow, casting="same_kind") for x in (ch.start, ch.end))
+        return Units(ch.group.astype(narrow, copy=False), lab.astype(narrow, copy=False), start, end, None, None)
 
     kind = "discarded" if cfg.repair == "discard" else "repaired"
     repairs = {side: {kind: int(ch.n_discarded if kind == "discarded" else ch.n_repaired)}
