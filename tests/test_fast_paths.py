@@ -299,3 +299,32 @@ def test_column_sums_equal_the_plain_sum(n, rest, strided, seed):
     got = column_sums(x)
     assert got.dtype == np.int64 and got.shape == rest
     assert (got == x.astype(np.int64).sum(axis=0)).all()
+
+
+def test_exact_disjoint_counts_by_hand_and_rejects_shared_starts():
+    from iescore.engine import Units, exact_disjoint
+
+    def units(rows):
+        cols = np.array(rows, dtype=np.int64).T
+        return Units(cols[0], cols[1], cols[2], cols[3])
+
+    # (doc, label, start, end): doc 0 has one exact hit and one wrong-end prediction,
+    # doc 1 a wrong-label prediction, doc 2 an answer with no prediction
+    R = units([(0, 0, 0, 2), (0, 1, 4, 5), (1, 0, 1, 3), (2, 1, 0, 1)])
+    P = units([(0, 0, 0, 2), (0, 1, 4, 6), (1, 1, 1, 3)])
+    res = exact_disjoint(R, P, 3, 2, n_fields=3, dtype=np.int32)
+    assert res.cells.tolist() == [
+        [[1, 0, 0], [0, 1, 1]],
+        [[0, 0, 1], [0, 1, 0]],
+        [[0, 0, 0], [0, 0, 1]],
+    ]
+    assert res.pred_status.tolist() == [0, 1, 1] and res.ref_status.tolist() == [0, 2, 2, 2]
+    with pytest.raises(ValueError, match="same token"):
+        exact_disjoint(units([(0, 0, 0, 2), (0, 1, 0, 1)]), units([(0, 0, 0, 2)]), 1, 2, n_fields=3)
+
+
+def test_decoder_groups_must_be_whole_segments():
+    vocab = Vocabulary()
+    arrays, _ = flatten([["B-A", "O"], ["B-A"]], vocab)
+    with pytest.raises(ValueError, match="segment start"):
+        decode_arrays(arrays, vocab, scheme=SCHEMES["IOB2"], repair="conlleval", groups=np.array([0, 1]))
