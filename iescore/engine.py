@@ -44,6 +44,7 @@ __all__ = [
     "check_multi_instance",
     "exact_disjoint",
     "ts_weighted",
+    "unit_totals",
 ]
 
 TP, FP, FN, IGNORED, ALTERNATIVE = range(5)
@@ -619,6 +620,24 @@ def check_multi_instance(U: Units, labels: Sequence[str], side: str, doc_ids: Se
     )
 
 
+def _weight_prefix(
+    tok_w: np.ndarray, sep_w: np.ndarray, n_tokens: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per document: its first token's and first separator's place in the flat weights
+    and its separator count; and the prefix sums of the token and separator weights."""
+    seps = np.maximum(n_tokens - 1, 0)
+    tok_off = np.concatenate(([0], np.cumsum(n_tokens)))[:-1]
+    sep_off = np.concatenate(([0], np.cumsum(seps)))[:-1]
+    return tok_off, sep_off, seps, np.concatenate(([0.0], np.cumsum(tok_w))), np.concatenate(([0.0], np.cumsum(sep_w)))
+
+
+def unit_totals(tok_w: np.ndarray, sep_w: np.ndarray, n_tokens: np.ndarray) -> np.ndarray:
+    """``(n_docs, 2)``: each document's total token weight and total separator weight
+    (flat per-t-unit weights as in :func:`ts_weighted`)."""
+    tok_off, sep_off, seps, Wt, Ws = _weight_prefix(tok_w, sep_w, n_tokens)
+    return np.stack([Wt[tok_off + n_tokens] - Wt[tok_off], Ws[sep_off + seps] - Ws[sep_off]], axis=1)
+
+
 def ts_weighted(
     R: Units, P: Units, pairs: Pairs, tok_w: np.ndarray, sep_w: np.ndarray, n_tokens: np.ndarray, n_labels: int
 ) -> np.ndarray:
@@ -631,11 +650,7 @@ def ts_weighted(
     """
     n_docs, L = len(n_tokens), n_labels
     assert R.start is not None and R.end is not None and P.start is not None and P.end is not None
-    tok_off = np.concatenate(([0], np.cumsum(n_tokens)))[:-1]
-    seps = np.maximum(n_tokens - 1, 0)
-    sep_off = np.concatenate(([0], np.cumsum(seps)))[:-1]
-    Wt = np.concatenate(([0.0], np.cumsum(tok_w)))
-    Ws = np.concatenate(([0.0], np.cumsum(sep_w)))
+    tok_off, sep_off, seps, Wt, Ws = _weight_prefix(tok_w, sep_w, n_tokens)
 
     def tok(doc: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return Wt[tok_off[doc] + b] - Wt[tok_off[doc] + a]

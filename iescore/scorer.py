@@ -39,6 +39,7 @@ from .engine import (
     obd_pairs,
     ts_counts,
     ts_weighted,
+    unit_totals,
 )
 from .errors import ConfigError, InputError
 from .ids import IdRegistry, NumberedIds, check_unique, concat_ids
@@ -367,11 +368,7 @@ def _score_units(
             weighted = ts_weighted(R, P, pairs, unit_weights[0], unit_weights[1], doc_tokens, L)
     totals = None
     if unit_weights is not None and doc_tokens is not None:
-        tok_off = np.concatenate(([0], np.cumsum(doc_tokens)))
-        sep_off = np.concatenate(([0], np.cumsum(np.maximum(doc_tokens - 1, 0))))
-        wt = np.concatenate(([0.0], np.cumsum(unit_weights[0])))
-        ws = np.concatenate(([0.0], np.cumsum(unit_weights[1])))
-        totals = np.stack([wt[tok_off[1:]] - wt[tok_off[:-1]], ws[sep_off[1:]] - ws[sep_off[:-1]]], axis=1)
+        totals = unit_totals(unit_weights[0], unit_weights[1], doc_tokens)
     return _Part(labels, doc_ids, cells, dt, res.confusion, ref_items, pred_items, None, {}, ts_error, weighted, totals)
 
 
@@ -446,7 +443,7 @@ def _tags_part(batch: TaggedBatch, cfg: Config) -> tuple[_Part, str]:
 
     def units(ch: Any) -> Units:
         base = offsets.take(ch.group)
-        lab = ch.type if same_labels else (lab_map[ch.type] if len(ch.type) else np.zeros(0, _I64))
+        lab = ch.type if same_labels else lab_map.take(ch.type)
         # document-relative offsets computed straight in the items' width
         start, end = (np.subtract(x, base, dtype=narrow, casting="same_kind") for x in (ch.start, ch.end))
         return Units(ch.group.astype(narrow, copy=False), lab.astype(narrow, copy=False), start, end, None, None)
