@@ -22,19 +22,23 @@ def components(u: np.ndarray, v: np.ndarray, n_u: int, n_v: int) -> np.ndarray:
     """Connected-component id of every edge of a bipartite graph (u in [0,n_u), v in [0,n_v))."""
     if len(u) == 0:
         return np.zeros(0, dtype=np.int64)
-    a = u.astype(np.int64)
-    b = v.astype(np.int64) + n_u
-    comp = np.arange(n_u + n_v, dtype=np.int64)
+    dt = np.int32 if n_u + n_v < 2**31 else np.int64  # node ids in 32 bits: half the memory per edge
+    a = u.astype(dt, copy=False)
+    b = v.astype(dt)
+    b += n_u
+    comp = np.arange(n_u + n_v, dtype=dt)
     while True:
-        m = np.minimum(comp[a], comp[b])
+        m = comp.take(a)
+        np.minimum(m, comp.take(b), out=m)
         new = comp.copy()
         np.minimum.at(new, a, m)
         np.minimum.at(new, b, m)
-        new = new[new]  # pointer jumping
+        del m
+        new = new.take(new)  # pointer jumping
         if np.array_equal(new, comp):
             break
         comp = new
-    return comp[a]
+    return comp.take(a)
 
 
 def _hungarian(cost: list[list[int]]) -> list[int]:
@@ -103,7 +107,8 @@ def match(
     ``u``/``v`` are the endpoints of each edge; ``rank_u``/``rank_v`` (called only
     when some component has more than one edge) give every node's canonical rank,
     and ties go to the lowest ranks, i.e. to earlier positions; ``levels`` are
-    non-negative integer arrays, one value per edge, most important first; every
+    non-negative integer (or boolean) arrays, one value per edge, most important
+    first, read only for edges of components with more than one edge; every
     edge must have a positive weight in some level (callers pass a level of ones).
     Returns a boolean mask over the edges.
     """
@@ -122,7 +127,7 @@ def match(
     chosen[order[starts[single]]] = True
     if single.all():
         return chosen
-    lv = [np.asarray(x, dtype=np.int64) for x in levels]
+    lv = list(levels)
     ru = rank_u() if rank_u is not None else np.arange(n_u)
     rv = rank_v() if rank_v is not None else np.arange(n_v)
     for s, e in zip(starts[~single], ends[~single]):

@@ -34,6 +34,8 @@ from .errors import InputError
 __all__ = [
     "STATUS_NAMES",
     "Units",
+    "CellIndex",
+    "cell_index",
     "Pairs",
     "EngineResult",
     "ao_pairs",
@@ -51,6 +53,7 @@ TP, FP, FN, IGNORED, ALTERNATIVE = range(5)
 STATUS_NAMES = ("TP", "FP", "FN", "ignored", "alternative")
 SPAN_FIELDS = ("tp", "fp", "fn", "C", "S", "D", "I")
 TS_FIELDS = ("tok_tp", "tok_fp", "tok_fn", "tok_n", "sep_tp", "sep_fp", "sep_fn", "sep_n")
+TS_CELL_FIELDS = tuple(f for f in TS_FIELDS if f not in ("tok_n", "sep_n"))  # t-units are per document
 
 _I64 = np.int64
 
@@ -60,7 +63,8 @@ class Units:
     """One side's units as columns. ``start``/``end`` are document token offsets
     (half-open) in AO and ``None`` in OBD; ``key`` holds normalised filler token
     tuples where strings matter (OBD, one-per-string); ``score`` is a confidence
-    or NaN."""
+    or NaN. ``cell`` is the row of the unit's (document, label) cell in the
+    counts (:func:`cell_index`)."""
 
     doc: np.ndarray
     label: np.ndarray
@@ -68,6 +72,7 @@ class Units:
     end: np.ndarray | None = None
     score: np.ndarray | None = None
     key: list[tuple[str, ...]] | None = None
+    cell: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.doc)
@@ -80,7 +85,72 @@ class Units:
             None if self.end is None else self.end[idx],
             None if self.score is None else self.score[idx],
             None if self.key is None else [self.key[i] for i in idx.tolist()],
+            None if self.cell is None else self.cell[idx],
         )
+
+    def with_cells(self, cell: np.ndarray) -> Units:
+        return Units(self.doc, self.label, self.start, self.end, self.score, self.key, cell)
+
+
+@dataclass(frozen=True)
+class CellIndex:
+    """The (document, label) cells that hold a unit of either side, sorted; a unit's
+    ``cell`` is its row here. Every count belongs to the cell of some unit, so the
+    cells without units are all zeros and are not stored."""
+
+    doc: np.ndarray
+    label: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.doc)
+
+
+def cell_index(R: Units, P: Units, n_docs: int, n_labels: int) -> tuple[CellIndex, Units, Units]:
+    """The cells of both sides' units, and the units with their ``cell`` rows.
+
+    A flag per possible cell and its running count number the cells in (document,
+    label) order, without sorting, when documents x labels is not much larger than
+    the units; a sort of the units' keys otherwise.
+
+    >>> R = Units(np.array([0, 2]), np.array([1, 0]))
+    >>> P = Units(np.array([0, 0]), np.array([1, 0]))
+    >>> ix, R2, P2 = cell_index(R, P, n_docs=3, n_labels=2)
+    >>> ix.doc.tolist(), ix.label.tolist(), R2.cell.tolist(), P2.cell.tolist()
+    ([0, 0, 2], [0, 1, 0], [1, 2], [1, 0])
+    """
+    L = max(n_labels, 1)
+    size = n_docs * L
+    narrow = np.int32 if size < 2**31 else _I64
+    kr = np.multiply(R.doc, L, dtype=_I64)
+    kr += R.label
+    kp = np.multiply(P.doc, L, dtype=_I64)
+    kp += P.label
+    if size <= 4 * (len(R) + len(P)) + (1 << 22):
+        present = np.zeros(size, dtype=bool)
+        present[kr] = True
+        present[kp] = True
+        keys = np.flatnonzero(present)
+        row = np.cumsum(present, dtype=narrow)  # row + 1 of each present cell
+        del present
+        sr, sp = row.take(kr), row.take(kp)
+        del row
+        sr -= 1
+        sp -= 1
+    else:
+        keys, inv = np.unique(np.concatenate((kr, kp)), return_inverse=True)
+        sr, sp = inv[: len(R)].astype(narrow), inv[len(R) :].astype(narrow)
+    doc, label = np.divmod(keys, L)
+    ix = CellIndex(doc.astype(narrow), label.astype(narrow))
+    return ix, R.with_cells(sr), P.with_cells(sp)
+
+
+def _per_cell(cell: np.ndarray, n_cells: int, mask: np.ndarray | None = None, weights: np.ndarray | None = None) -> np.ndarray:
+    """Count (or sum ``weights``) per cell row, over the units where ``mask`` holds."""
+    if mask is not None:
+        cell = cell[mask]
+        weights = None if weights is None else weights[mask]
+    out = np.bincount(cell, weights=weights, minlength=n_cells)
+    return out if weights is None else np.rint(out).astype(_I64)
 
 
 @dataclass(frozen=True)
@@ -125,10 +195,13 @@ def overlapping(R: Units, P: Units) -> tuple[np.ndarray, np.ndarray]:
     assert R.start is not None and R.end is not None and P.start is not None and P.end is not None
     order = np.lexsort((R.start, R.doc))
     span = int(max(R.end.max(), P.end.max())) + 1
-    key = R.doc[order] * span + R.start[order]
+    # 64-bit keys: items may be 32-bit, and documents x span can exceed 2**31
+    key = R.doc.take(order).astype(_I64) * span + R.start.take(order)
     maxlen = int((R.end - R.start).max())
-    lo = np.searchsorted(key, P.doc * span + np.maximum(P.start - maxlen + 1, 0), "left")
-    hi = np.searchsorted(key, P.doc * span + P.end, "left")
+    p_doc = P.doc.astype(_I64) * span
+    lo = np.searchsorted(key, p_doc + np.maximum(P.start - maxlen + 1, 0), "left")
+    hi = np.searchsorted(key, p_doc + P.end, "left")
+    del key, p_doc
     p, pos = _ranges(lo, hi)
     r = order[pos]
     keep = R.end[r] > P.start[p]
@@ -201,8 +274,8 @@ def obd_pairs(R: Units, P: Units, rule: Rule) -> Pairs:
     if len(R) == 0 or len(P) == 0:
         return Pairs.empty()
     n_lab = int(max(R.label.max(), P.label.max())) + 1
-    gr = R.doc * n_lab + R.label
-    gp = P.doc * n_lab + P.label
+    gr = R.doc.astype(_I64) * n_lab + R.label
+    gp = P.doc.astype(_I64) * n_lab + P.label
     order = np.argsort(gr, kind="stable")
     lo = np.searchsorted(gr[order], gp, "left")
     hi = np.searchsorted(gr[order], gp, "right")
@@ -238,7 +311,7 @@ def collapse(U: Units) -> tuple[Units, np.ndarray]:
     if U.score is not None and len(U):
         best = np.full(len(ids), -np.inf)
         np.maximum.at(best, gid, np.where(np.isnan(U.score), -np.inf, U.score))
-        G = Units(G.doc, G.label, G.start, G.end, np.where(np.isinf(best), np.nan, best), G.key)
+        G = Units(G.doc, G.label, G.start, G.end, np.where(np.isinf(best), np.nan, best), G.key, G.cell)
     return G, gid
 
 
@@ -270,7 +343,7 @@ def collapse_pairs(pairs: Pairs, gr: np.ndarray, gp: np.ndarray) -> Pairs:
 class EngineResult:
     """Counts and per-unit outcomes of one scoring run."""
 
-    cells: np.ndarray  # (n_docs, n_labels, len(SPAN_FIELDS)) int64
+    cells: np.ndarray  # (len(CellIndex), len(SPAN_FIELDS)) int32: the counts of each cell row
     ref_status: np.ndarray  # int8 per reference unit
     pred_status: np.ndarray  # int8 per prediction unit
     aligned_r: np.ndarray  # Makhoul alignment: reference unit of each aligned pair
@@ -298,50 +371,6 @@ def column_sums(x: np.ndarray) -> np.ndarray:
     if m < n:
         out += flat[m:].sum(axis=0, dtype=_I64)
     return out.reshape(rest)
-
-
-def _bincount2(
-    doc: np.ndarray, label: np.ndarray, weights: np.ndarray | None, n_docs: int, n_labels: int,
-    out: np.ndarray | None = None,
-    ordered: bool | None = None,
-    add: bool = False,
-) -> np.ndarray:
-    """Sum ``weights`` (or count) per (document, label).
-
-    With ``out`` (an ``(n_docs, n_labels)`` view, e.g. one field of the report's
-    cells, or ``(n_docs, L, F)`` fields with ``label`` coding ``l * F + f``) the sums
-    are written there a block of documents at a time, so no dense
-    temporary larger than one block is made; otherwise a new int64 array is returned.
-    ``ordered`` says whether ``doc`` is sorted (checked when None); ``add`` adds the
-    sums to ``out`` instead of writing them.
-    """
-    if out is None:
-        idx = doc * n_labels + label
-        return np.bincount(idx, weights=weights, minlength=n_docs * n_labels).astype(_I64).reshape(n_docs, n_labels)
-    if ordered is None:
-        ordered = _is_sorted(doc)
-    if not ordered:
-        order = np.argsort(doc, kind="stable")
-        doc, label = doc[order], label[order]
-        weights = None if weights is None else weights[order]
-    block = max(1, _BLOCK // max(n_labels, 1))
-    for a in range(0, n_docs, block):
-        b = min(n_docs, a + block)
-        lo, hi = np.searchsorted(doc, (a, b))
-        w = None if weights is None else weights[lo:hi]
-        sums = np.bincount((doc[lo:hi] - a) * n_labels + label[lo:hi], weights=w, minlength=(b - a) * n_labels)
-        if add:
-            out[a:b] += sums.reshape(out[a:b].shape)
-        else:
-            out[a:b] = sums.reshape(out[a:b].shape)
-    return out
-
-
-_BLOCK = 1 << 16  # (document, label) cells per block of _bincount2
-
-
-def _is_sorted(a: np.ndarray) -> bool:
-    return len(a) < 2 or bool((a[1:] >= a[:-1]).all())
 
 
 def _canon(U: Units) -> np.ndarray:
@@ -375,7 +404,7 @@ def _onetoone(e: Pairs, nR: int, nP: int, rank_r: _Ranks, rank_p: _Ranks) -> np.
     if len(e.r) == 0:
         return np.zeros(0, dtype=bool)
     maxerr = int(e.err.max())
-    levels = [np.ones(len(e.r), dtype=_I64), e.exact.astype(_I64), maxerr - e.err]
+    levels = [np.broadcast_to(np.int8(1), len(e.r)), e.exact, maxerr - e.err]
     return match(e.r, e.p, levels, nR, nP, rank_r, rank_p)
 
 
@@ -384,31 +413,33 @@ def count(
     P: Units,
     pairs: Pairs,
     *,
-    n_docs: int,
+    cells: CellIndex,
     n_labels: int,
     counting: str,
     best: bool = False,
     cells_out: np.ndarray | None = None,
 ) -> EngineResult:
-    """Fill the confusion matrix and the slot errors (SPEC §3) for units R, P.
+    """Fill the confusion matrix and the slot errors (SPEC §3) for units R, P
+    (with their ``cell`` rows in ``cells``).
 
-    ``cells_out`` may be an ``(n_docs, n_labels, 7)`` view to write the counts into."""
+    ``cells_out`` may be an ``(len(cells), 7)`` view to write the counts into."""
+    assert R.cell is not None and P.cell is not None
     nR, nP = len(R), len(P)
     L = n_labels
     rank_r, rank_p = _Ranks(R), _Ranks(P)
     ref_status = np.full(nR, FN, dtype=np.int8)
     pred_status = np.full(nP, FP, dtype=np.int8)
-    rule_pairs = pairs.take(pairs.ok)
 
     if best:
-        return _count_best(R, P, rule_pairs, rank_r, rank_p, n_docs, L)
+        return _count_best(R, P, pairs.take(pairs.ok), rank_r, rank_p, cells, L, cells_out)
 
     if counting == "any":
         pred_hit = np.zeros(nP, dtype=bool)
-        pred_hit[rule_pairs.p] = True
+        pred_hit[pairs.p[pairs.ok]] = True
         ref_hit = np.zeros(nR, dtype=bool)
-        ref_hit[rule_pairs.r] = True
+        ref_hit[pairs.r[pairs.ok]] = True
     else:
+        rule_pairs = pairs.take(pairs.ok)
         chosen = _onetoone(rule_pairs, nR, nP, rank_r, rank_p)
         pred_hit = np.zeros(nP, dtype=bool)
         pred_hit[rule_pairs.p[chosen]] = True
@@ -419,33 +450,38 @@ def count(
 
     # Makhoul alignment over all pairs
     a_r, a_p, a_ok = _align(pairs, nR, nP, rank_r, rank_p)
-    cells = np.zeros((n_docs, L, len(SPAN_FIELDS)), dtype=_I64) if cells_out is None else cells_out
-    _bincount2(P.doc, P.label, pred_hit, n_docs, L, out=cells[:, :, 0])
-    _bincount2(P.doc, P.label, ~pred_hit, n_docs, L, out=cells[:, :, 1])
-    _bincount2(R.doc, R.label, ~ref_hit, n_docs, L, out=cells[:, :, 2])
-    _slot_cells(cells, R, P, a_r, a_p, a_ok, n_docs, L)
+    m = len(cells)
+    out = np.zeros((m, len(SPAN_FIELDS)), dtype=np.int32) if cells_out is None else cells_out
+    out[:, 0] = _per_cell(P.cell, m, pred_hit)
+    out[:, 1] = _per_cell(P.cell, m, ~pred_hit)
+    out[:, 2] = _per_cell(R.cell, m, ~ref_hit)
+    _slot_cells(out, R, P, a_r, a_p, a_ok)
     conf = _confusion(R, P, a_r, a_p, L)
-    return EngineResult(cells, ref_status, pred_status, a_r, a_p, a_ok, conf)
+    return EngineResult(out, ref_status, pred_status, a_r, a_p, a_ok, conf)
 
 
 def _align(pairs: Pairs, nR: int, nP: int, rank_r: _Ranks, rank_p: _Ranks) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if len(pairs.r) == 0:
         z = np.zeros(0, dtype=_I64)
         return z, z, np.zeros(0, dtype=bool)
-    levels = [pairs.ok.astype(_I64), np.ones(len(pairs.r), dtype=_I64), pairs.same.astype(_I64), pairs.close]
+    levels = [pairs.ok, np.broadcast_to(np.int8(1), len(pairs.r)), pairs.same, pairs.close]
     chosen = match(pairs.r, pairs.p, levels, nR, nP, rank_r, rank_p)
     return pairs.r[chosen], pairs.p[chosen], pairs.ok[chosen]
 
 
-def _slot_cells(cells: np.ndarray, R: Units, P: Units, a_r: np.ndarray, a_p: np.ndarray, a_ok: np.ndarray, n_docs: int, L: int) -> None:
-    _bincount2(R.doc[a_r], R.label[a_r], a_ok, n_docs, L, out=cells[:, :, 3])
-    _bincount2(R.doc[a_r], R.label[a_r], ~a_ok, n_docs, L, out=cells[:, :, 4])
+def _slot_cells(out: np.ndarray, R: Units, P: Units, a_r: np.ndarray, a_p: np.ndarray, a_ok: np.ndarray) -> None:
+    """C and S (under the answer's cell), D and I of Makhoul's alignment."""
+    assert R.cell is not None and P.cell is not None
+    m = out.shape[0]
+    a_cell = R.cell[a_r]
+    out[:, 3] = _per_cell(a_cell, m, a_ok)
+    out[:, 4] = _per_cell(a_cell, m, ~a_ok)
     aligned_r = np.zeros(len(R), dtype=bool)
     aligned_r[a_r] = True
     aligned_p = np.zeros(len(P), dtype=bool)
     aligned_p[a_p] = True
-    _bincount2(R.doc, R.label, ~aligned_r, n_docs, L, out=cells[:, :, 5])
-    _bincount2(P.doc, P.label, ~aligned_p, n_docs, L, out=cells[:, :, 6])
+    out[:, 5] = _per_cell(R.cell, m, ~aligned_r)
+    out[:, 6] = _per_cell(P.cell, m, ~aligned_p)
 
 
 def _confusion(R: Units, P: Units, a_r: np.ndarray, a_p: np.ndarray, L: int) -> np.ndarray:
@@ -477,14 +513,18 @@ def _best_of(P: Units, rank_p: _Ranks, L: int) -> np.ndarray:
             )
         key = -score
     order = np.lexsort((rank_p(), key, P.label, P.doc))
-    g = P.doc[order] * L + P.label[order]
+    g = P.doc[order].astype(_I64) * L + P.label[order]
     first = np.ones(len(order), dtype=bool)
     first[1:] = g[1:] != g[:-1]
     return order[first]
 
 
-def _count_best(R: Units, P: Units, rule_pairs: Pairs, rank_r: _Ranks, rank_p: _Ranks, n_docs: int, L: int) -> EngineResult:
+def _count_best(
+    R: Units, P: Units, rule_pairs: Pairs, rank_r: _Ranks, rank_p: _Ranks, cells: CellIndex, L: int,
+    cells_out: np.ndarray | None = None,
+) -> EngineResult:
     """match-best (Siefkes §15.2): one prediction per document and label."""
+    assert R.cell is not None and P.cell is not None
     nR, nP = len(R), len(P)
     keep = _best_of(P, rank_p, L)
     pred_status = np.full(nP, IGNORED, dtype=np.int8)
@@ -502,56 +542,61 @@ def _count_best(R: Units, P: Units, rule_pairs: Pairs, rank_r: _Ranks, rank_p: _
     hit[kp_p] = True
     ref_status[kp_r[firstpair]] = TP
     pred_status[keep] = np.where(hit[keep], TP, FP)
-    # groups
-    size = n_docs * L
-    has_ref = np.bincount(R.doc * L + R.label, minlength=size)[:size] > 0
-    gp = P.doc[keep] * L + P.label[keep]
-    has_pred = np.zeros(size, dtype=bool)
+    # groups: the (document, label) cells
+    m = len(cells)
+    has_ref = np.bincount(R.cell, minlength=m) > 0
+    gp = P.cell[keep]
+    has_pred = np.zeros(m, dtype=bool)
     has_pred[gp] = True
-    g_hit = np.zeros(size, dtype=bool)
+    g_hit = np.zeros(m, dtype=bool)
     g_hit[gp[hit[keep]]] = True
     # FN: the earliest answer of a group with answers and no hit
     if nR:
-        ro = np.lexsort((rank_r(), R.label, R.doc))
-        gr = R.doc[ro] * L + R.label[ro]
+        ro = np.lexsort((rank_r(), R.cell))
+        gr = R.cell[ro]
         firstr = np.ones(nR, dtype=bool)
         firstr[1:] = gr[1:] != gr[:-1]
         cand = ro[firstr]
-        miss = ~g_hit[R.doc[cand] * L + R.label[cand]]
+        miss = ~g_hit[R.cell[cand]]
         ref_status[cand[miss]] = FN
-    cells = np.zeros((n_docs, L, len(SPAN_FIELDS)), dtype=_I64)
-    shape = (n_docs, L)
+    out = np.zeros((m, len(SPAN_FIELDS)), dtype=np.int32) if cells_out is None else cells_out
     tp = g_hit
     fp = has_pred & ~g_hit
     fn = has_ref & ~g_hit
-    cells[:, :, 0] = tp.reshape(shape)
-    cells[:, :, 1] = fp.reshape(shape)
-    cells[:, :, 2] = fn.reshape(shape)
-    cells[:, :, 3] = tp.reshape(shape)  # C
-    cells[:, :, 4] = (fp & has_ref).reshape(shape)  # S: the slot filled with a wrong value
-    cells[:, :, 5] = (has_ref & ~has_pred).reshape(shape)  # D
-    cells[:, :, 6] = (has_pred & ~has_ref).reshape(shape)  # I
+    out[:, 0] = tp
+    out[:, 1] = fp
+    out[:, 2] = fn
+    out[:, 3] = tp  # C
+    out[:, 4] = fp & has_ref  # S: the slot filled with a wrong value
+    out[:, 5] = has_ref & ~has_pred  # D
+    out[:, 6] = has_pred & ~has_ref  # I
     conf = np.zeros((L + 1, L + 1), dtype=_I64)
-    tot = column_sums(cells)
-    conf[np.arange(L), np.arange(L)] = tot[:, 3] + tot[:, 4]
-    conf[:L, L] = tot[:, 5]
-    conf[L, :L] = tot[:, 6]
+
+    def per_label(f: int) -> np.ndarray:
+        return np.bincount(cells.label, weights=out[:, f], minlength=L)[:L].astype(_I64)
+
+    diag = np.arange(L)
+    conf[diag, diag] = per_label(3) + per_label(4)  # C and S: the slot aligned with itself
+    conf[:L, L] = per_label(5)
+    conf[L, :L] = per_label(6)
     z = np.zeros(0, dtype=_I64)
-    return EngineResult(cells, ref_status, pred_status, z, z, np.zeros(0, dtype=bool), conf)
+    return EngineResult(out, ref_status, pred_status, z, z, np.zeros(0, dtype=bool), conf)
 
 
 def exact_disjoint(
-    R: Units, P: Units, n_docs: int, n_labels: int, *, n_fields: int = len(SPAN_FIELDS), dtype: Any = _I64
+    R: Units, P: Units, n_cells: int, n_labels: int, *, n_fields: int = len(SPAN_FIELDS), dtype: Any = np.int32
 ) -> EngineResult:
     """Exact-match counts for spans that never overlap within a side (decoded tags).
 
     A prediction can then equal at most one answer, so any-match and one-to-one
     counting agree, and matching is one merge of the two sides' (document, start) keys
     instead of pair generation.
+    The units carry their ``cell`` rows (:func:`cell_index`, ``n_cells`` rows).
     ``n_fields`` < 7 keeps only the first fields of the cells (``tp, fp, fn``: 3), and
     ``dtype`` is the cells' integer type.
     """
     assert R.start is not None and R.end is not None and P.start is not None and P.end is not None
+    assert R.cell is not None and P.cell is not None
     L = n_labels
     span = int(max(R.end.max(initial=0), P.end.max(initial=0))) + 1
     n_r = len(R)
@@ -571,19 +616,17 @@ def exact_disjoint(
     hit[p_at.compress(hit_at)] = True
     ref_hit[r_at.compress(hit_at)] = True
     # tp, fp (per prediction: field 0 or 1) and fn (per missed answer: field 2) of every
-    # (document, label) cell, written block by block into the cells seen as one row of
-    # L * n_fields per document (contiguous: no strided copies)
-    cells = np.zeros((n_docs, L, n_fields), dtype=dtype)
-    rows = cells.reshape(n_docs, L * n_fields)
-    p_field = P.label.astype(_I64) * n_fields
+    # cell, counted at once in the cells seen as one flat row
+    size = n_cells * n_fields
+    p_field = np.multiply(P.cell, n_fields, dtype=_I64)
     p_field += ~hit
-    _bincount2(P.doc, p_field, None, n_docs, L * n_fields, out=rows, ordered=_is_sorted(P.doc))
+    flat = np.bincount(p_field, minlength=size)
     del p_field
-    missed = np.flatnonzero(~ref_hit)
-    r_doc = R.doc.take(missed)
-    r_field = R.label.take(missed).astype(_I64) * n_fields
+    r_field = np.multiply(R.cell.compress(~ref_hit), n_fields, dtype=_I64)
     r_field += 2
-    _bincount2(r_doc, r_field, None, n_docs, L * n_fields, out=rows, ordered=_is_sorted(r_doc), add=True)
+    flat += np.bincount(r_field, minlength=size)
+    del r_field
+    cells = flat.astype(dtype).reshape(n_cells, n_fields)
     ref_status = np.where(ref_hit, TP, FN).astype(np.int8)
     pred_status = np.where(hit, TP, FP).astype(np.int8)
     z = np.zeros(0, dtype=_I64)
@@ -667,7 +710,7 @@ def ts_weighted(
     d = R.doc[r]
 
     def cell(doc: np.ndarray, lab: np.ndarray, w: np.ndarray) -> np.ndarray:
-        return np.bincount(doc * L + lab, weights=w, minlength=n_docs * L).reshape(n_docs, L)
+        return np.bincount(doc.astype(_I64) * L + lab, weights=w, minlength=n_docs * L).reshape(n_docs, L)
 
     tok_tp = cell(d, R.label[r], tok(d, lo, hi))
     sep_tp = cell(d, R.label[r], sep(d, lo, hi))
@@ -694,35 +737,36 @@ def _ts_table(tok: tuple[np.ndarray, ...], sep: tuple[np.ndarray, ...], dtype: t
 
 
 def ts_counts(
-    R: Units, P: Units, pairs: Pairs, n_tokens: np.ndarray, n_labels: int, out: np.ndarray | None = None
+    R: Units, P: Units, pairs: Pairs, n_cells: int, out: np.ndarray | None = None
 ) -> np.ndarray:
-    """TS counts per (document, label): ``TS_FIELDS`` (SPEC §6).
+    """TS counts per cell row: ``TS_CELL_FIELDS`` (SPEC §6; the t-units ``tok_n``/``sep_n``
+    are per document, kept beside the cells).
 
     Same-label spans never overlap within a side (checked before), so the
     positive tokens shared by the two sides are the sum of the same-label pairs'
     overlaps, and the shared positive separators the sum of ``overlap - 1``.
-    ``out`` may be an ``(n_docs, n_labels, 8)`` view to write the counts into.
+    ``out`` may be an ``(n_cells, 6)`` view to write the counts into.
     """
-    n_docs = len(n_tokens)
-    L = n_labels
     assert R.start is not None and R.end is not None and P.start is not None and P.end is not None
-    same = pairs.same
-    r, ov = pairs.r[same], pairs.close[same]
-    out = np.zeros((n_docs, L, len(TS_FIELDS)), dtype=_I64) if out is None else out
-    rlen = (R.end - R.start).astype(float)
-    plen = (P.end - P.start).astype(float)
-    pair_doc, pair_label = R.doc[r], R.label[r]
-    pairs_sorted, p_sorted, r_sorted = _is_sorted(pair_doc), _is_sorted(P.doc), _is_sorted(R.doc)
-    # TS_FIELDS: tp, fp, fn, n for tokens (0-3), then for separators (4-7)
-    for k, shared, r_w, p_w, units in (
-        (0, ov.astype(float), rlen, plen, n_tokens),
-        (4, np.maximum(ov - 1, 0).astype(float), rlen - 1, plen - 1, np.maximum(n_tokens - 1, 0)),
-    ):
-        tp, fp, fn = out[:, :, k], out[:, :, k + 1], out[:, :, k + 2]
-        _bincount2(pair_doc, pair_label, shared, n_docs, L, out=tp, ordered=pairs_sorted)
-        _bincount2(P.doc, P.label, p_w, n_docs, L, out=fp, ordered=p_sorted)
-        fp -= tp
-        _bincount2(R.doc, R.label, r_w, n_docs, L, out=fn, ordered=r_sorted)
-        fn -= tp
-        out[:, :, k + 3] = units[:, None]
+    assert R.cell is not None and P.cell is not None
+    m = n_cells
+    out = np.zeros((m, len(TS_CELL_FIELDS)), dtype=np.int32) if out is None else out
+    same = np.flatnonzero(pairs.same)
+    pair_cell = R.cell.take(pairs.r.take(same))  # a same-label pair's cell is its answer's (and its prediction's)
+    shared = pairs.close.take(same).astype(float)  # overlapping tokens of the pair
+    del same
+    r_pos = np.subtract(R.end, R.start, dtype=float)  # positive tokens of each span
+    p_pos = np.subtract(P.end, P.start, dtype=float)
+    # tp, fp, fn for tokens (0-2), then for separators (3-5): a span of n tokens holds
+    # n - 1 separators, an overlap of t tokens t - 1 (spans are never empty)
+    for k in (0, 3):
+        if k == 3:
+            shared -= 1
+            np.maximum(shared, 0, out=shared)
+            r_pos -= 1
+            p_pos -= 1
+        tp = _per_cell(pair_cell, m, weights=shared)
+        out[:, k] = tp
+        out[:, k + 1] = _per_cell(P.cell, m, weights=p_pos) - tp
+        out[:, k + 2] = _per_cell(R.cell, m, weights=r_pos) - tp
     return out

@@ -23,10 +23,10 @@ from typing import Any
 
 import numpy as np
 
+from .cells import CellTable
 from .config import Config
 from .engine import STATUS_NAMES, TS_FIELDS, column_sums
 from .measures import (
-    FIELDS,
     Counts,
     f_beta,
     makhoul_e,
@@ -88,8 +88,9 @@ class Report:
         labels: the evaluated labels, sorted.
         doc_ids: document ids in input order (a tuple, or a compact
             :class:`~iescore.ids.NumberedIds` for auto-numbered documents).
-        cells: per-document, per-label counts, shape ``(docs, labels, len(FIELDS))``
-            in :data:`iescore.measures.FIELDS` order (read-only).
+        table: the per-document, per-label counts (:class:`~iescore.cells.CellTable`:
+            the cells that hold an answer or a prediction; the others are zeros);
+            ``cells`` is the same as a dense ``(docs, labels, len(fields))`` array.
         confusion: reference-label x prediction-label counts of Makhoul's alignment;
             the last row and column are "none" (insertions and deletions).
         reference / prediction: per-item statuses (:class:`ItemTable`).
@@ -100,14 +101,15 @@ class Report:
         ts_error: why the token & separator model is unavailable, if it is.
         ts_cells: per-document, per-label TS counts with per-t-unit weights applied
             (float, ``TS_FIELDS`` order), when documents carried such weights.
-        fields: the :class:`Counts` fields stored in ``cells`` (all of them, or
-            ``tp``/``fp``/``fn`` under ``detail="prf"``); the others are 0.
+
+    ``fields`` are the :class:`Counts` fields counted (all of them, or
+    ``tp``/``fp``/``fn`` under ``detail="prf"``); the others are 0.
     """
 
     config: Config
     labels: tuple[str, ...]
     doc_ids: Sequence[str]
-    cells: np.ndarray
+    table: CellTable
     confusion: np.ndarray
     reference: ItemTable
     prediction: ItemTable
@@ -115,14 +117,17 @@ class Report:
     repairs: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
     ts_error: str | None = None
     ts_cells: np.ndarray | None = None
-    fields: tuple[str, ...] = FIELDS
     _summary: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "cells", _freeze(self.cells))
+        if self.table.n_labels != len(self.labels) or self.table.n_docs != len(self.doc_ids):
+            raise ValueError(
+                f"Report: a table of {self.table.n_docs} documents x {self.table.n_labels} labels "
+                f"for {len(self.doc_ids)} documents and {len(self.labels)} labels"
+            )
         object.__setattr__(self, "_label_index", {lab: i for i, lab in enumerate(self.labels)})
         # per-label totals over documents, summed once (64-bit)
-        object.__setattr__(self, "_label_totals", column_sums(self.cells))
+        object.__setattr__(self, "_label_totals", self.table.label_totals())
         object.__setattr__(self, "confusion", _freeze(self.confusion))
         if self.token_counts is not None:
             object.__setattr__(self, "token_counts", _freeze(self.token_counts))
@@ -134,28 +139,33 @@ class Report:
         """The reproducibility signature (SPEC §8)."""
         return self.config.signature()
 
+    @property
+    def fields(self) -> tuple[str, ...]:
+        """The :class:`Counts` fields counted (the others are 0)."""
+        return self.table.fields
+
+    @property
+    def cells(self) -> np.ndarray:
+        """Every (document, label) cell as a dense ``(docs, labels, len(fields))`` array in
+        ``fields`` order, zeros included (built from ``table`` on each access)."""
+        return self.table.dense()
+
     def counts(self, label: str | None = None, doc: str | int | None = None) -> Counts:
         """Counts of one label (or all labels summed), one document (or all)."""
-        c = self.cells
-        if doc is None:
-            t = self._label_totals  # type: ignore[attr-defined]
-            if label is None:
-                return self._counts(t.sum(axis=0))
-            j = self._label_index.get(label)  # type: ignore[attr-defined]
-            if j is not None:
-                return self._counts(t[j])
-        if doc is not None:
-            k = doc if isinstance(doc, int) else self.doc_ids.index(doc)
-            c = c[k : k + 1]
+        j = None
         if label is not None:
             j = self._label_index.get(label)  # type: ignore[attr-defined]
             if j is None:
                 from .errors import ConfigError, choices
 
                 raise ConfigError(f"unknown label {label!r}; labels: {choices(self.labels)}")
-            c = c[:, j : j + 1]
-        tot = c.sum(axis=(0, 1), dtype=np.int64)
-        return self._counts(tot)
+        if doc is None:
+            t = self._label_totals  # type: ignore[attr-defined]
+            return self._counts(t.sum(axis=0) if j is None else t[j])
+        k = doc if isinstance(doc, int) else self.doc_ids.index(doc)
+        if not 0 <= k < len(self.doc_ids):
+            raise IndexError(f"document #{k} is out of range: the report has {len(self.doc_ids)} documents")
+        return self._counts(self.table.total(doc=k, label=j))
 
     def _counts(self, row: np.ndarray) -> Counts:
         return Counts(**{f: int(x) for f, x in zip(self.fields, row.tolist())})
@@ -171,7 +181,7 @@ class Report:
 
     def per_document(self) -> dict[str, Counts]:
         """Counts of every document (all labels summed)."""
-        tot = self.cells.sum(axis=1, dtype=np.int64)
+        tot = self.table.doc_totals()
         return {d: self._counts(row) for d, row in zip(self.doc_ids, tot)}
 
     # --- headline views ------------------------------------------------------------

@@ -23,14 +23,17 @@ from typing import Any
 
 import numpy as np
 
+from .cells import UNIT_FIELDS, CellTable
 from .config import Config, get_normaliser
 from .engine import (
     ALTERNATIVE,
     IGNORED,
     SPAN_FIELDS,
+    TS_CELL_FIELDS,
     TS_FIELDS,
     Units,
     ao_pairs,
+    cell_index,
     check_multi_instance,
     collapse,
     collapse_pairs,
@@ -51,11 +54,8 @@ from .schemes import TagArrays, Vocabulary, decode_arrays, detect_scheme, get_sc
 __all__ = ["Scorer", "score", "score_tags", "score_templates", "TaggedBatch", "tagged_batch"]
 
 _I64 = np.int64
-_NF = len(SPAN_FIELDS) + len(TS_FIELDS)
 _PRF_FIELDS = 3  # tp, fp, fn
 _CELL = np.int32  # per-document counts fit in 32 bits; sums are taken in 64 bits
-_TOKN = len(SPAN_FIELDS) + TS_FIELDS.index("tok_n")
-_SEPN = len(SPAN_FIELDS) + TS_FIELDS.index("sep_n")
 
 
 @dataclass(frozen=True)
@@ -141,8 +141,7 @@ class _Part:
 
     labels: list[str]
     doc_ids: Sequence[str]
-    cells: np.ndarray
-    doc_tokens: np.ndarray
+    table: CellTable
     confusion: np.ndarray
     ref: ItemTable
     pred: ItemTable
@@ -285,6 +284,15 @@ def _score_units(
     ``disjoint`` says that same-label spans of a side cannot overlap (decoded tags),
     so the TS model's multi-instance check is skipped."""
     n_docs, L = len(doc_ids), len(labels)
+    ix, R, P = cell_index(R, P, n_docs, L)  # the (document, label) cells holding a unit
+    n_cells = len(ix)
+    if doc_tokens is not None and n_docs and doc_tokens.max() < 2**31:
+        doc_tokens = doc_tokens.astype(_CELL)
+
+    def cell_table(values: np.ndarray, fields: tuple[str, ...]) -> CellTable:
+        return CellTable(doc=ix.doc, label=ix.label, values=values, fields=fields, n_labels=L,
+                         doc_tokens=doc_tokens, n_docs=n_docs)
+
     positions = R.start is not None
     pairs = ao_pairs(R, P, cfg.rule) if positions and cfg.detail == "full" else None
     ts_error = None
@@ -300,13 +308,13 @@ def _score_units(
                 "detail='prf' computes exact-match counts of tag input only "
                 "(setting='AO', rule='E', mode='match-all'); use detail='full' for the rest"
             )
-        res = exact_disjoint(R, P, n_docs, L, n_fields=_PRF_FIELDS, dtype=_CELL)
-        cells = res.cells  # tp, fp, fn: the only counts computed
-        dt = doc_tokens if doc_tokens is not None else np.zeros(n_docs, dtype=_I64)
+        res = exact_disjoint(R, P, n_cells, L, n_fields=_PRF_FIELDS, dtype=_CELL)
+        # tp, fp, fn: the only counts computed
+        table = cell_table(res.cells, FIELDS[:_PRF_FIELDS])
         # no confidences: a read-only all-NaN view, no memory per item
         ref_items = ItemTable(R.doc, R.label, R.start, R.end, res.ref_status, np.broadcast_to(np.nan, len(R)), None)
         pred_items = ItemTable(P.doc, P.label, P.start, P.end, res.pred_status, np.broadcast_to(np.nan, len(P)), None)
-        return _Part(labels, doc_ids, cells, dt, res.confusion, ref_items, pred_items, None, {},
+        return _Part(labels, doc_ids, table, res.confusion, ref_items, pred_items, None, {},
                      "not computed (detail='prf')")
     best = cfg.mode == "match-best"
     if best and P.score is not None and len(P):
@@ -332,8 +340,8 @@ def _score_units(
             txt = tuple(text(i) for i in range(n)) if text is not None else None
         return ItemTable(U.doc, U.label, start, end, status, score, txt)
 
-    cells = np.zeros((n_docs, L, _NF), dtype=_CELL)
-    span_cells = cells[:, :, : len(SPAN_FIELDS)]  # the engine writes its counts here
+    cells = np.zeros((n_cells, len(SPAN_FIELDS) + len(TS_CELL_FIELDS)), dtype=_CELL)
+    span_cells = cells[:, : len(SPAN_FIELDS)]  # the engine writes its counts here
     if cfg.setting == "AO":
         if not positions:
             raise ConfigError("setting='AO' needs token positions; templates are OBD-only (use setting='OBD')")
@@ -341,35 +349,35 @@ def _score_units(
         if cfg.mode == "one-per-string":
             GR, gr = collapse(R)
             GP, gp = collapse(P)
-            res = count(GR, GP, collapse_pairs(pairs, gr, gp), n_docs=n_docs, n_labels=L, counting=cfg.counting,
+            res = count(GR, GP, collapse_pairs(pairs, gr, gp), cells=ix, n_labels=L, counting=cfg.counting,
                         cells_out=span_cells)
             ref_status = _spread(res.ref_status, gr, ALTERNATIVE)
             pred_status = _spread(res.pred_status, gp, IGNORED)
         else:
-            res = count(R, P, pairs, n_docs=n_docs, n_labels=L, counting=cfg.counting, best=best, cells_out=span_cells)
+            res = count(R, P, pairs, cells=ix, n_labels=L, counting=cfg.counting, best=best, cells_out=span_cells)
             ref_status, pred_status = res.ref_status, res.pred_status
         ref_items = table(R, ref_status, texts_r, False)
         pred_items = table(P, pred_status, texts_p, False)
     else:
         GR, _ = collapse(R)
         GP, _ = collapse(P)
-        res = count(GR, GP, obd_pairs(GR, GP, cfg.rule), n_docs=n_docs, n_labels=L, counting=cfg.counting, best=best,
+        res = count(GR, GP, obd_pairs(GR, GP, cfg.rule), cells=ix, n_labels=L, counting=cfg.counting, best=best,
                     cells_out=span_cells)
         ref_items = table(GR, res.ref_status, None, True)
         pred_items = table(GP, res.pred_status, None, True)
     if not np.shares_memory(res.cells, cells):
         span_cells[...] = res.cells
-    dt = doc_tokens if doc_tokens is not None else np.zeros(n_docs, dtype=_I64)
     weighted = None
     if ts_error is None and doc_tokens is not None:
         assert pairs is not None
-        ts_counts(R, P, pairs, doc_tokens, L, out=cells[:, :, len(SPAN_FIELDS) :])
+        ts_counts(R, P, pairs, n_cells, out=cells[:, len(SPAN_FIELDS) :])
         if unit_weights is not None:
             weighted = ts_weighted(R, P, pairs, unit_weights[0], unit_weights[1], doc_tokens, L)
     totals = None
     if unit_weights is not None and doc_tokens is not None:
         totals = unit_totals(unit_weights[0], unit_weights[1], doc_tokens)
-    return _Part(labels, doc_ids, cells, dt, res.confusion, ref_items, pred_items, None, {}, ts_error, weighted, totals)
+    return _Part(labels, doc_ids, cell_table(cells, FIELDS), res.confusion, ref_items, pred_items, None, {},
+                 ts_error, weighted, totals)
 
 
 def _spread(group_status: np.ndarray, gid: np.ndarray, other: int) -> np.ndarray:
@@ -436,8 +444,8 @@ def _tags_part(batch: TaggedBatch, cfg: Config) -> tuple[_Part, str]:
     labels, remap = _label_space(vocab.labels, cfg)
     lab_map = np.array([remap[n] for n in vocab.labels], dtype=_I64) if vocab.labels else np.zeros(0, _I64)
 
-    # the exact-match counts keep their items in 32 bits (half the memory per item)
-    narrow = np.int32 if cfg.detail == "prf" and batch.n_tokens < 2**31 else _I64
+    # items in 32 bits (half the memory per item) below 2**31 tokens
+    narrow = np.int32 if batch.n_tokens < 2**31 else _I64
 
     same_labels = np.array_equal(lab_map, np.arange(len(lab_map)))  # the usual case: no renumbering
 
@@ -591,25 +599,16 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
     L = len(labels)
     id_parts: list[Sequence[str]] = []
     n_seen = 0
-    cells_list = []
+    tables = []
     conf = np.zeros((L + 1, L + 1), dtype=_I64)
     refs, preds, toks = [], [], []
     repairs: dict[str, dict[str, int]] = {}
     ts_error = None
     has_tokens = bool(parts) and all(p.token_counts is not None for p in parts)
-    n_fields = _PRF_FIELDS if cfg.detail == "prf" else _NF
+    fields = FIELDS[:_PRF_FIELDS] if cfg.detail == "prf" else FIELDS
     for p in parts:
         m = np.array([index[lab] for lab in p.labels], dtype=_I64)
-        if len(parts) == 1 and p.labels == labels:
-            c = p.cells  # the only batch: its cells are the report's (no copy)
-        else:
-            c = np.zeros((len(p.doc_ids), L, n_fields), dtype=_CELL)
-            if len(m):
-                c[:, m, :] = p.cells
-        if n_fields == _NF:
-            c[:, :, _TOKN] = p.doc_tokens[:, None]
-            c[:, :, _SEPN] = np.maximum(p.doc_tokens - 1, 0)[:, None]
-        cells_list.append(c)
+        tables.append((p.table, m))
         mm = np.concatenate((m, [L]))
         conf[np.ix_(mm, mm)] += p.confusion
         off = n_seen
@@ -635,22 +634,28 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
     if any(p.unit_totals is not None for p in parts):
         scale = np.array([cfg.token_weight] * 4 + [cfg.separator_weight] * 4)
         blocks = []
-        for p, c in zip(parts, cells_list):
+        for p in parts:
+            m = [index[lab] for lab in p.labels]
+            w = np.zeros((len(p.doc_ids), L, len(TS_FIELDS)))
             if p.unit_totals is not None:
-                m = [index[lab] for lab in p.labels]
-                w = np.zeros((len(p.doc_ids), L, len(TS_FIELDS)))
                 if p.ts_weighted is not None:  # None when the TS model is unavailable (ts_error)
                     w[:, m, :] = p.ts_weighted
                 w[:, :, 3] = p.unit_totals[:, :1]
                 w[:, :, 7] = p.unit_totals[:, 1:]
-            else:
-                w = c[:, :, len(SPAN_FIELDS) :].astype(float) * scale
+            else:  # the unweighted counts, scaled; t-units for every label, also those absent here
+                w[:, m, :] = p.table.dense()[:, :, len(SPAN_FIELDS) :].astype(float) * scale
+                if p.table.doc_tokens is not None:
+                    tok = p.table.doc_tokens.astype(float)
+                    w[:, :, 3] = (tok * cfg.token_weight)[:, None]
+                    w[:, :, 7] = (np.maximum(tok - 1, 0) * cfg.separator_weight)[:, None]
             blocks.append(w)
         ts_cells = np.concatenate(blocks)
-    if len(cells_list) == 1:
-        cells = cells_list[0]
+    if tables:
+        table = CellTable.concat(tables, L)
     else:
-        cells = np.concatenate(cells_list) if cells_list else np.zeros((0, L, n_fields), dtype=_CELL)
+        n_values = len([f for f in fields if f not in UNIT_FIELDS])
+        table = CellTable(doc=np.zeros(0, _CELL), label=np.zeros(0, _CELL), values=np.zeros((0, n_values), _CELL),
+                          fields=fields, n_labels=L, n_docs=0)
 
     def cat(tabs: list[ItemTable]) -> ItemTable:
         if not tabs:
@@ -667,7 +672,7 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
         config=cfg,
         labels=tuple(labels),
         doc_ids=concat_ids(id_parts),
-        cells=cells,
+        table=table,
         confusion=conf,
         reference=cat(refs),
         prediction=cat(preds),
@@ -675,7 +680,6 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
         repairs=repairs,
         ts_error=ts_error,
         ts_cells=ts_cells,
-        fields=FIELDS[:n_fields],
     )
 
 

@@ -250,23 +250,66 @@ def test_trainer_arrays_over_several_blocks_equal_the_tag_lists():
         trainer_batch(preds, labels, id2label=names)
 
 
-@pytest.mark.parametrize("block", [1, 3, 10])
-def test_per_document_cells_written_block_by_block(monkeypatch, block):
-    """The engine writes per-(document, label) counts a block of cells at a time; any block
-    size gives the counts of one dense pass (all fields: slot errors, TS model, ...)."""
-    from iescore import engine
+def _iob2_spans(tags):
+    """A plain IOB2 decoder (conlleval's: an I- of another type starts a chunk)."""
+    spans, cur = [], None
+    for i, t in enumerate(tags + ["O"]):
+        kind, _, lab = t.partition("-")
+        if cur and (kind != "I" or lab != cur[0]):
+            spans.append((cur[0], cur[1], i))
+            cur = None
+        if kind in ("B", "I") and cur is None:
+            cur = (lab, i)
+    return set(spans)
 
-    rng = random.Random(block)
+
+@pytest.mark.parametrize("seed", [1, 3, 10])
+def test_per_document_cells_equal_counts_by_hand(seed):
+    """Only the (document, label) cells holding a span are stored; the dense view, the
+    per-document and per-label sums and single cells equal exact counts made span by span."""
+    rng = random.Random(seed)
     alphabet = ["O", "O", "B-A", "I-A", "B-B", "I-B", "B-C"]
     ref = [[rng.choice(alphabet) for _ in range(rng.randint(0, 9))] for _ in range(60)]
     pred = [[rng.choice(alphabet) for _ in s] for s in ref]
-    options = dict(scheme="IOB2", rule="O(1,1)", counting="one-to-one")
-    dense = score_tags(reference=ref, prediction=pred, **options)
-    monkeypatch.setattr(engine, "_BLOCK", block)
-    blocked = score_tags(reference=ref, prediction=pred, **options)
-    assert np.array_equal(dense.cells, blocked.cells)
-    per_doc = dense.cells.sum(axis=(1, 2))
-    assert per_doc.shape == (60,) and per_doc.any()
+    labels = ["A", "B", "C"]
+    want = np.zeros((60, 3, 3), dtype=np.int64)
+    for d, (r, p) in enumerate(zip(ref, pred)):
+        gold, found = _iob2_spans(r), _iob2_spans(p)
+        for lab, *_ in found & gold:
+            want[d, labels.index(lab), 0] += 1
+        for lab, *_ in found - gold:
+            want[d, labels.index(lab), 1] += 1
+        for lab, *_ in gold - found:
+            want[d, labels.index(lab), 2] += 1
+    has_span = _has_span(ref, pred, labels)
+    for options in (dict(detail="prf"), dict(), dict(rule="O(1,1)", counting="one-to-one")):
+        rep = score_tags(reference=ref, prediction=pred, scheme="IOB2", **options)
+        assert rep.labels == tuple(labels)
+        if "rule" not in options:  # exact matching: the counts made by hand
+            assert rep.cells[:, :, :3].tolist() == want.tolist()
+        assert len(rep.table) == int(has_span.sum())
+        assert sorted(zip(rep.table.doc.tolist(), rep.table.label.tolist())) == list(zip(*np.nonzero(has_span)))
+        dense = rep.cells.astype(np.int64)
+        assert rep.table.label_totals().tolist() == dense.sum(axis=0).tolist()
+        assert rep.table.doc_totals().tolist() == dense.sum(axis=1).tolist()
+        for d in (0, 17, 59):
+            c = rep.counts(doc=d)
+            assert [getattr(c, f) for f in rep.fields] == dense[d].sum(axis=0).tolist()
+            for j, lab in enumerate(labels):
+                c = rep.counts(label=lab, doc=str(d))
+                assert [getattr(c, f) for f in rep.fields] == dense[d, j].tolist()
+    full = score_tags(reference=ref, prediction=pred, scheme="IOB2")
+    tokens = [len(r) for r in ref]
+    assert full.cells[:, 0, full.fields.index("tok_n")].tolist() == tokens  # t-units: per document, every label
+    assert full.counts(label="B").tok_n == sum(tokens)
+
+
+def _has_span(ref, pred, labels):
+    has = np.zeros((len(ref), len(labels)), dtype=bool)
+    for d, (r, p) in enumerate(zip(ref, pred)):
+        for lab, *_ in _iob2_spans(r) | _iob2_spans(p):
+            has[d, labels.index(lab)] = True
+    return has
 
 
 @pytest.mark.parametrize("n_labels", [50, 100, 127])
@@ -302,25 +345,27 @@ def test_column_sums_equal_the_plain_sum(n, rest, strided, seed):
 
 
 def test_exact_disjoint_counts_by_hand_and_rejects_shared_starts():
-    from iescore.engine import Units, exact_disjoint
+    from iescore.engine import Units, cell_index, exact_disjoint
 
     def units(rows):
         cols = np.array(rows, dtype=np.int64).T
         return Units(cols[0], cols[1], cols[2], cols[3])
 
+    def run(R, P, n_docs):
+        ix, R, P = cell_index(R, P, n_docs, 2)
+        return ix, exact_disjoint(R, P, len(ix), 2, n_fields=3, dtype=np.int32)
+
     # (doc, label, start, end): doc 0 has one exact hit and one wrong-end prediction,
     # doc 1 a wrong-label prediction, doc 2 an answer with no prediction
     R = units([(0, 0, 0, 2), (0, 1, 4, 5), (1, 0, 1, 3), (2, 1, 0, 1)])
     P = units([(0, 0, 0, 2), (0, 1, 4, 6), (1, 1, 1, 3)])
-    res = exact_disjoint(R, P, 3, 2, n_fields=3, dtype=np.int32)
-    assert res.cells.tolist() == [
-        [[1, 0, 0], [0, 1, 1]],
-        [[0, 0, 1], [0, 1, 0]],
-        [[0, 0, 0], [0, 0, 1]],
-    ]
+    ix, res = run(R, P, 3)
+    # the cells holding a span, in (document, label) order; cell (2, 0) holds none
+    assert list(zip(ix.doc.tolist(), ix.label.tolist())) == [(0, 0), (0, 1), (1, 0), (1, 1), (2, 1)]
+    assert res.cells.tolist() == [[1, 0, 0], [0, 1, 1], [0, 0, 1], [0, 1, 0], [0, 0, 1]]
     assert res.pred_status.tolist() == [0, 1, 1] and res.ref_status.tolist() == [0, 2, 2, 2]
     with pytest.raises(ValueError, match="same token"):
-        exact_disjoint(units([(0, 0, 0, 2), (0, 1, 0, 1)]), units([(0, 0, 0, 2)]), 1, 2, n_fields=3)
+        run(units([(0, 0, 0, 2), (0, 1, 0, 1)]), units([(0, 0, 0, 2)]), 1)
 
 
 def test_decoder_groups_must_be_whole_segments():

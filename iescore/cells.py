@@ -1,0 +1,196 @@
+"""Per-(document, label) counts, stored for the cells that hold an item.
+
+A report's counts are per document and per label (SPEC §3). Most documents hold
+one or two of the labels -- a CoNLL sentence averages about 1.1 of its 4 types --
+so a dense ``(documents, labels, fields)`` array is mostly zeros (about 14 bytes
+per token with sentences as documents). :class:`CellTable` keeps one row per
+(document, label) that has an answer or a prediction, and the t-unit counts
+``tok_n``/``sep_n`` (equal for every label of a document) once per document.
+Every sum of cells (per label, per document, of one cell) is the same integer as
+the dense array's; :meth:`CellTable.dense` builds that array when wanted.
+
+Example (two documents, two labels; only three cells hold items):
+    >>> t = CellTable(doc=np.array([0, 0, 1]), label=np.array([0, 1, 1]),
+    ...               values=np.array([[1, 0, 0], [0, 1, 1], [2, 0, 1]]),
+    ...               fields=("tp", "fp", "fn"), n_labels=2, doc_tokens=np.array([5, 7]))
+    >>> t.label_totals().tolist()
+    [[1, 0, 0], [2, 1, 2]]
+    >>> t.doc_totals().tolist()
+    [[1, 1, 1], [2, 0, 1]]
+    >>> t.dense()[1].tolist()
+    [[0, 0, 0], [2, 0, 1]]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["CellTable", "UNIT_FIELDS"]
+
+UNIT_FIELDS = ("tok_n", "sep_n")  # t-units: per document, the same for every label
+
+_I64 = np.int64
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a = np.ascontiguousarray(a)
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True)
+class CellTable:
+    """Counts of the (document, label) cells that hold an item (read-only arrays).
+
+    Attributes:
+        doc: the document of each stored cell, non-decreasing.
+        label: its label (an index into the report's labels).
+        values: ``(cells, len(value_fields))`` counts.
+        fields: the :class:`~iescore.measures.Counts` fields represented, in order.
+        n_labels: the number of labels.
+        doc_tokens: tokens per document (``tok_n``; ``sep_n`` is ``tokens - 1``),
+            or ``None`` where documents have no tokens (templates: 0 t-units).
+        n_docs: the number of documents (``len(doc_tokens)`` when given).
+    """
+
+    doc: np.ndarray
+    label: np.ndarray
+    values: np.ndarray
+    fields: tuple[str, ...]
+    n_labels: int
+    doc_tokens: np.ndarray | None = None
+    n_docs: int = -1
+
+    def __post_init__(self) -> None:
+        n_docs = self.n_docs
+        if self.doc_tokens is not None:
+            if n_docs not in (-1, len(self.doc_tokens)):
+                raise ValueError(f"CellTable: n_docs={n_docs} but {len(self.doc_tokens)} document token counts")
+            n_docs = len(self.doc_tokens)
+            object.__setattr__(self, "doc_tokens", _frozen(self.doc_tokens))
+        elif n_docs < 0:
+            raise ValueError("CellTable: give n_docs or doc_tokens")
+        object.__setattr__(self, "n_docs", n_docs)
+        nv = len(self.value_fields)
+        if self.values.shape != (len(self.doc), nv) or len(self.label) != len(self.doc):
+            raise ValueError(
+                f"CellTable: {len(self.doc)} cells need labels and a ({len(self.doc)}, {nv}) value array; "
+                f"got {len(self.label)} labels and {self.values.shape}"
+            )
+        for name in ("doc", "label", "values"):
+            object.__setattr__(self, name, _frozen(getattr(self, name)))
+
+    def __len__(self) -> int:
+        return len(self.doc)
+
+    @property
+    def value_fields(self) -> tuple[str, ...]:
+        """The fields stored per cell (all but the per-document t-unit counts)."""
+        return tuple(f for f in self.fields if f not in UNIT_FIELDS)
+
+    # --- sums -----------------------------------------------------------------------
+    def _units(self, docs: slice | np.ndarray | None = None) -> np.ndarray:
+        """``(k, 2)`` t-units (tokens, separators) of the documents selected (all by default)."""
+        if self.doc_tokens is None:
+            k = self.n_docs if docs is None else len(np.arange(self.n_docs)[docs])
+            return np.zeros((k, 2), dtype=_I64)
+        tok = self.doc_tokens.astype(_I64) if docs is None else self.doc_tokens[docs].astype(_I64)
+        return np.stack([tok, np.maximum(tok - 1, 0)], axis=1)
+
+    def _expand(self, sums: np.ndarray, units: np.ndarray) -> np.ndarray:
+        """Value-field sums ``(k, nv)`` and t-units ``(k, 2)`` -> ``(k, len(fields))``."""
+        out = np.zeros((sums.shape[0], len(self.fields)), dtype=_I64)
+        j = 0
+        for i, f in enumerate(self.fields):
+            if f in UNIT_FIELDS:
+                out[:, i] = units[:, UNIT_FIELDS.index(f)]
+            else:
+                out[:, i] = sums[:, j]
+                j += 1
+        return out
+
+    def _grouped(self, key: np.ndarray, n: int) -> np.ndarray:
+        """Value sums per group ``key`` (``(n, nv)`` int64, exact 64-bit integer adds)."""
+        out = np.zeros((n, self.values.shape[1]), dtype=_I64)
+        if len(key) == 0:
+            return out
+        if n <= 16:  # a few labels: one masked sum each
+            for g in range(n):
+                out[g] = self.values[key == g].sum(axis=0, dtype=_I64)
+            return out
+        order = None if bool((key[1:] >= key[:-1]).all()) else np.argsort(key, kind="stable")
+        k = key if order is None else key[order]
+        v = self.values if order is None else self.values[order]
+        starts = np.flatnonzero(np.r_[True, k[1:] != k[:-1]])
+        out[k[starts]] = np.add.reduceat(v, starts, axis=0, dtype=_I64)
+        return out
+
+    def label_totals(self) -> np.ndarray:
+        """``(n_labels, len(fields))``: every label's counts summed over documents."""
+        units = self._units().sum(axis=0)
+        return self._expand(self._grouped(self.label, self.n_labels), np.broadcast_to(units, (self.n_labels, 2)))
+
+    def doc_totals(self) -> np.ndarray:
+        """``(n_docs, len(fields))``: every document's counts summed over labels
+        (``tok_n``/``sep_n`` once per label, as in the sum of the label cells)."""
+        return self._expand(self._grouped(self.doc, self.n_docs), self._units() * self.n_labels)
+
+    def total(self, *, doc: int | None = None, label: int | None = None) -> np.ndarray:
+        """``(len(fields),)``: the counts of one document and/or label (all when None)."""
+        if doc is None:
+            rows: slice | np.ndarray = slice(None)
+            units = self._units().sum(axis=0)
+        else:
+            lo, hi = np.searchsorted(self.doc, (doc, doc + 1))
+            rows = slice(int(lo), int(hi))
+            units = self._units(slice(doc, doc + 1))[0]
+        vals, labs = self.values[rows], self.label[rows]
+        if label is not None:
+            vals = vals[labs == label]
+        else:
+            units = units * self.n_labels
+        return self._expand(vals.sum(axis=0, dtype=_I64)[None], units[None])[0]
+
+    def dense(self, dtype: type = np.int32) -> np.ndarray:
+        """The ``(n_docs, n_labels, len(fields))`` array of every cell (zeros included)."""
+        out = np.zeros((self.n_docs, self.n_labels, len(self.fields)), dtype=dtype)
+        units = self._units()
+        j = 0
+        for i, f in enumerate(self.fields):
+            if f in UNIT_FIELDS:
+                out[:, :, i] = units[:, UNIT_FIELDS.index(f), None]
+            else:
+                out[self.doc, self.label, i] = self.values[:, j]
+                j += 1
+        return out
+
+    # --- building --------------------------------------------------------------------
+    @staticmethod
+    def concat(tables: Sequence[tuple[CellTable, np.ndarray]], n_labels: int) -> CellTable:
+        """Tables of consecutive batches of documents, each with its label map into the
+        joint label list (``label_map[own label] = joint label``)."""
+        if not tables:
+            raise ValueError("CellTable.concat needs at least one table")
+        first = tables[0][0]
+        if len(tables) == 1 and first.n_labels == n_labels and np.array_equal(tables[0][1], np.arange(n_labels)):
+            return first
+        docs, labs, vals, toks = [], [], [], []
+        off = 0
+        for t, m in tables:
+            if t.fields != first.fields:
+                raise ValueError(f"CellTable.concat: fields {t.fields} and {first.fields} differ")
+            docs.append(t.doc.astype(_I64) + off)
+            labs.append(np.asarray(m, dtype=_I64).take(t.label) if len(t) else t.label.astype(_I64))
+            vals.append(t.values)
+            toks.append(t.doc_tokens if t.doc_tokens is not None else np.zeros(t.n_docs, dtype=_I64))
+            off += t.n_docs
+        narrow = np.int32 if off < 2**31 and n_labels < 2**31 else _I64
+        no_tokens = all(t.doc_tokens is None for t, _ in tables)
+        return CellTable(
+            doc=np.concatenate(docs).astype(narrow), label=np.concatenate(labs).astype(narrow),
+            values=np.concatenate(vals), fields=first.fields, n_labels=n_labels,
+            doc_tokens=None if no_tokens else np.concatenate(toks), n_docs=off,
+        )
