@@ -331,7 +331,8 @@ def collapse_pairs(pairs: Pairs, gr: np.ndarray, gp: np.ndarray) -> Pairs:
         return out
 
     err = np.full(n, np.iinfo(_I64).max, dtype=_I64)
-    np.minimum.at(err, inv, np.where(pairs.ok, pairs.err, np.iinfo(_I64).max // 2))
+    # 64-bit before the sentinel: a 32-bit err (32-bit items) would wrap it to -1
+    np.minimum.at(err, inv, np.where(pairs.ok, pairs.err.astype(_I64), np.iinfo(_I64).max // 2))
     ok = agg_max(pairs.ok)
     err = np.where(ok, err, 0)
     return Pairs(uniq // width, uniq % width, agg_max(pairs.same), ok, agg_max(pairs.exact), err, agg_max(pairs.close))
