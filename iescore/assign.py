@@ -26,7 +26,11 @@ def components(u: np.ndarray, v: np.ndarray, n_u: int, n_v: int) -> np.ndarray:
     a = u.astype(dt, copy=False)
     b = v.astype(dt)
     b += n_u
-    comp = np.arange(n_u + n_v, dtype=dt)
+    n = n_u + n_v
+    if 4 * len(a) < n:  # few edges among many nodes: number the nodes that have one
+        nodes, inv = np.unique(np.concatenate((a, b)), return_inverse=True)
+        a, b, n = inv[: len(a)].astype(dt), inv[len(a) :].astype(dt), len(nodes)
+    comp = np.arange(n, dtype=dt)
     while True:
         m = comp.take(a)
         np.minimum(m, comp.take(b), out=m)
@@ -116,21 +120,24 @@ def match(
     chosen = np.zeros(n_e, dtype=bool)
     if n_e == 0:
         return chosen
-    comp = components(u, v, n_u, n_v)
-    order = np.argsort(comp, kind="stable")
-    sc = comp[order]
-    bounds = np.flatnonzero(np.diff(sc)) + 1
-    starts = np.concatenate(([0], bounds))
-    ends = np.concatenate((bounds, [n_e]))
-    sizes = ends - starts
-    single = sizes == 1
-    chosen[order[starts[single]]] = True
-    if single.all():
+    # an edge whose two ends have no other edge is a component of its own: chosen
+    lone = np.bincount(u, minlength=n_u).take(u) == 1
+    lone &= np.bincount(v, minlength=n_v).take(v) == 1
+    chosen[lone] = True
+    rest = np.flatnonzero(~lone)  # edges of components with two edges or more
+    del lone
+    if len(rest) == 0:
         return chosen
+    comp = components(u.take(rest), v.take(rest), n_u, n_v)
+    o = np.argsort(comp, kind="stable")
+    order = rest.take(o)
+    bounds = np.flatnonzero(np.diff(comp.take(o))) + 1
+    starts = np.concatenate(([0], bounds))
+    ends = np.concatenate((bounds, [len(rest)]))
     lv = list(levels)
     ru = rank_u() if rank_u is not None else np.arange(n_u)
     rv = rank_v() if rank_v is not None else np.arange(n_v)
-    for s, e in zip(starts[~single], ends[~single]):
+    for s, e in zip(starts.tolist(), ends.tolist()):
         idx = order[s:e]
         _match_component(idx, u, v, lv, chosen, ru, rv)
     return chosen

@@ -145,12 +145,12 @@ def cell_index(R: Units, P: Units, n_docs: int, n_labels: int) -> tuple[CellInde
 
 
 def _per_cell(cell: np.ndarray, n_cells: int, mask: np.ndarray | None = None, weights: np.ndarray | None = None) -> np.ndarray:
-    """Count (or sum ``weights``) per cell row, over the units where ``mask`` holds."""
+    """Count (or sum ``weights``) per cell row, over the units where ``mask`` holds.
+    Integer-valued float weights give exact integer-valued float sums (below 2**53)."""
     if mask is not None:
         cell = cell[mask]
         weights = None if weights is None else weights[mask]
-    out = np.bincount(cell, weights=weights, minlength=n_cells)
-    return out if weights is None else np.rint(out).astype(_I64)
+    return np.bincount(cell, weights=weights, minlength=n_cells)
 
 
 @dataclass(frozen=True)
@@ -205,7 +205,9 @@ def overlapping(R: Units, P: Units) -> tuple[np.ndarray, np.ndarray]:
     p, pos = _ranges(lo, hi)
     r = order[pos]
     keep = R.end[r] > P.start[p]
-    return r[keep], p[keep]
+    # 32-bit unit indices (half the memory of every pair array) when they fit
+    narrow = np.int32 if max(len(R), len(P)) < 2**31 else _I64
+    return r.compress(keep).astype(narrow), p.compress(keep).astype(narrow)
 
 
 def ao_pairs(R: Units, P: Units, rule: Rule) -> Pairs:
@@ -394,8 +396,10 @@ class _Ranks:
 
     def __call__(self) -> np.ndarray:
         if self._r is None:
-            r = np.empty(len(self.U), dtype=_I64)
-            r[_canon(self.U)] = np.arange(len(self.U))
+            n = len(self.U)
+            dt = np.int32 if n < 2**31 else _I64
+            r = np.empty(n, dtype=dt)
+            r[_canon(self.U)] = np.arange(n, dtype=dt)
             self._r = r
         return self._r
 
@@ -768,6 +772,9 @@ def ts_counts(
             p_pos -= 1
         tp = _per_cell(pair_cell, m, weights=shared)
         out[:, k] = tp
-        out[:, k + 1] = _per_cell(P.cell, m, weights=p_pos) - tp
-        out[:, k + 2] = _per_cell(R.cell, m, weights=r_pos) - tp
+        for j, cell, pos in ((k + 1, P.cell, p_pos), (k + 2, R.cell, r_pos)):
+            x = _per_cell(cell, m, weights=pos)
+            x -= tp
+            out[:, j] = x  # exact integers: sums of integer-valued floats
+            del x
     return out

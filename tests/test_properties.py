@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import random
 
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -226,3 +227,50 @@ def test_random_documents_seeded_smoke():
     r = score(reference=docs, prediction=preds, rule="E", counting="one-to-one")
     assert r.overall.fp == 0
     assert r.overall.tp == sum(len(p) for p in preds)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 6), st.integers(1, 6), st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5),
+                                                             st.integers(0, 2), st.integers(0, 3)), max_size=12),
+       st.integers(0, 40))
+def test_matching_is_maximal_in_lexicographic_weight(n_u, n_v, raw, extra_nodes):
+    """``assign.match`` against brute force on small graphs: a one-to-one subset of edges
+    whose level totals, compared first level first, are the best of all one-to-one subsets;
+    ``components`` against a union-find (isolated nodes around, so both numberings run)."""
+
+    from iescore.assign import components, match
+
+    edges = sorted({(a % n_u, b % n_v): (x, y) for a, b, x, y in raw}.items())
+    u = np.array([e[0][0] for e in edges], dtype=np.int64)
+    v = np.array([e[0][1] for e in edges], dtype=np.int64)
+    levels = [np.ones(len(edges), dtype=np.int64), np.array([e[1][0] for e in edges]), np.array([e[1][1] for e in edges])]
+    n_u2, n_v2 = n_u + extra_nodes, n_v  # nodes without edges
+    chosen = match(u, v, levels, n_u2, n_v2)
+    picked = np.flatnonzero(chosen)
+    assert len(set(u[picked].tolist())) == len(picked) and len(set(v[picked].tolist())) == len(picked)
+
+    def total(sel):
+        return tuple(int(lv[list(sel)].sum()) for lv in levels)
+
+    best = max(
+        (total(sel) for k in range(len(edges) + 1) for sel in itertools.combinations(range(len(edges)), k)
+         if len({u[i] for i in sel}) == k and len({v[i] for i in sel}) == k),
+        default=(0, 0, 0),
+    )
+    assert total(picked) == best
+    # components: edges share an id exactly when a union-find joins them
+    parent = list(range(n_u2 + n_v2))
+
+    def find(x):
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for a, b in zip(u.tolist(), v.tolist()):
+        parent[find(a)] = find(b + n_u2)
+    comp = components(u, v, n_u2, n_v2)
+    roots = [find(a) for a in u.tolist()]
+    for i in range(len(edges)):
+        for j in range(len(edges)):
+            assert (comp[i] == comp[j]) == (roots[i] == roots[j])
