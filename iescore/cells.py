@@ -92,16 +92,18 @@ class CellTable:
         return tuple(f for f in self.fields if f not in UNIT_FIELDS)
 
     # --- sums -----------------------------------------------------------------------
-    def _units(self, docs: slice | np.ndarray | None = None) -> np.ndarray:
-        """``(k, 2)`` t-units (tokens, separators) of the documents selected (all by default)."""
-        if self.doc_tokens is None:
-            k = self.n_docs if docs is None else len(np.arange(self.n_docs)[docs])
-            return np.zeros((k, 2), dtype=_I64)
+    def _units(self, docs: slice | None = None) -> np.ndarray:
+        """``(k, 2)`` t-units (tokens, separators) of the documents selected (all by default);
+        a ``(1, 2)`` row of zeros when they are not counted (no tokens, or no TS fields)."""
+        if self.doc_tokens is None or not any(f in UNIT_FIELDS for f in self.fields):
+            return np.zeros((1, 2), dtype=_I64)
         tok = self.doc_tokens.astype(_I64) if docs is None else self.doc_tokens[docs].astype(_I64)
         return np.stack([tok, np.maximum(tok - 1, 0)], axis=1)
 
     def _expand(self, sums: np.ndarray, units: np.ndarray) -> np.ndarray:
         """Value-field sums ``(k, nv)`` and t-units ``(k, 2)`` -> ``(k, len(fields))``."""
+        if sums.shape[1] == len(self.fields):
+            return sums  # no t-unit fields
         out = np.zeros((sums.shape[0], len(self.fields)), dtype=_I64)
         j = 0
         for i, f in enumerate(self.fields):
@@ -117,9 +119,10 @@ class CellTable:
         out = np.zeros((n, self.values.shape[1]), dtype=_I64)
         if len(key) == 0:
             return out
-        if n <= 16:  # a few labels: one masked sum each
-            for g in range(n):
-                out[g] = self.values[key == g].sum(axis=0, dtype=_I64)
+        if n <= 64:  # a few groups: one bincount per field (float sums of integers: exact below 2**53)
+            k = key.astype(np.intp, copy=False)
+            for j in range(out.shape[1]):
+                out[:, j] = np.bincount(k, weights=self.values[:, j], minlength=n)
             return out
         order = None if bool((key[1:] >= key[:-1]).all()) else np.argsort(key, kind="stable")
         k = key if order is None else key[order]
@@ -136,7 +139,8 @@ class CellTable:
     def doc_totals(self) -> np.ndarray:
         """``(n_docs, len(fields))``: every document's counts summed over labels
         (``tok_n``/``sep_n`` once per label, as in the sum of the label cells)."""
-        return self._expand(self._grouped(self.doc, self.n_docs), self._units() * self.n_labels)
+        return self._expand(self._grouped(self.doc, self.n_docs),
+                            np.broadcast_to(self._units() * self.n_labels, (self.n_docs, 2)))
 
     def total(self, *, doc: int | None = None, label: int | None = None) -> np.ndarray:
         """``(len(fields),)``: the counts of one document and/or label (all when None)."""

@@ -609,7 +609,8 @@ def exact_disjoint(
     # a key is unique within a side (disjoint spans), so equal neighbours in the merged
     # order are one answer and one prediction; a stable sort of two sorted runs is a merge
     order = np.argsort(keys, kind="stable")
-    same = np.flatnonzero(keys.take(order[1:]) == keys.take(order[:-1]))
+    keys = keys.take(order)
+    same = np.flatnonzero(keys[1:] == keys[:-1])
     r_at, p_at = order.take(same), order.take(same + 1)
     if len(same) and (r_at.max() >= n_r or p_at.min() < n_r):
         raise ValueError("exact_disjoint: two spans of one side start at the same token")
@@ -622,18 +623,19 @@ def exact_disjoint(
     ref_hit[r_at.compress(hit_at)] = True
     # tp, fp (per prediction: field 0 or 1) and fn (per missed answer: field 2) of every
     # cell, counted at once in the cells seen as one flat row
-    size = n_cells * n_fields
-    p_field = np.multiply(P.cell, n_fields, dtype=_I64)
-    p_field += ~hit
-    flat = np.bincount(p_field, minlength=size)
-    del p_field
-    r_field = np.multiply(R.cell.compress(~ref_hit), n_fields, dtype=_I64)
-    r_field += 2
-    flat += np.bincount(r_field, minlength=size)
-    del r_field
-    cells = flat.astype(dtype).reshape(n_cells, n_fields)
-    ref_status = np.where(ref_hit, TP, FN).astype(np.int8)
-    pred_status = np.where(hit, TP, FP).astype(np.int8)
+    miss = ~ref_hit
+    fp = ~hit
+    n_p = len(P)
+    field = np.empty(n_p + int(np.count_nonzero(miss)), dtype=_I64)
+    np.multiply(P.cell, n_fields, out=field[:n_p])
+    field[:n_p] += fp
+    np.multiply(R.cell.compress(miss), n_fields, out=field[n_p:])
+    field[n_p:] += 2
+    cells = np.bincount(field, minlength=n_cells * n_fields).astype(dtype).reshape(n_cells, n_fields)
+    del field
+    # statuses by arithmetic on the hit flags (TP = 0, FP = 1, FN = 2)
+    ref_status = np.multiply(miss, FN, dtype=np.int8)
+    pred_status = np.multiply(fp, FP, dtype=np.int8)
     z = np.zeros(0, dtype=_I64)
     return EngineResult(cells, ref_status, pred_status, z, z, np.zeros(0, dtype=bool), np.zeros((L + 1, L + 1), dtype=_I64))
 
