@@ -295,9 +295,7 @@ def trainer_batch(
         ref, pred = ref.astype(narrow), pred.astype(narrow)
     ends = np.cumsum(lengths, dtype=np.int64)
     offsets = ends - lengths
-    first = np.zeros(len(ref), dtype=bool)
     segments = offsets[lengths > 0]
-    first[segments] = True
     ids: Sequence[str] = tuple(doc_ids) if doc_ids is not None else NumberedIds(id_offset, id_offset + len(lengths))
 
     def where(i: int, side: str) -> str:
@@ -305,7 +303,7 @@ def trainer_batch(
         return f"sequence {ids[k]!r} ({side}), word {i - int(offsets[k])}"
 
     return TaggedBatch(
-        _vocab(names), TagArrays(ref, first, segments), TagArrays(pred, first, segments), offsets, ids, None, None, where
+        _vocab(names), TagArrays(ref, segments=segments), TagArrays(pred, segments=segments), offsets, ids, None, None, where
     )
 
 

@@ -266,25 +266,46 @@ class Vocabulary:
         return role, lab
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class TagArrays:
     """A flat, integer-coded tag sequence over many segments (sentences).
 
     ``ids`` are tag ids of a :class:`Vocabulary` (any integer dtype; uint8 when
-    the vocabulary is small); ``first`` marks the first token of each segment
-    (chunks never cross a segment start). ``segments`` lists those positions
-    (``flatnonzero(first)``); it is computed on first use when not given.
+    the vocabulary is small). Segments (chunks never cross their starts) are given
+    by ``first`` (a flag per token) or ``segments`` (the sorted start positions);
+    each is derived from the other on use, so giving only ``segments`` saves a
+    byte per token.
+
+    >>> t = TagArrays(np.array([0, 1, 2, 1], np.uint8), segments=np.array([0, 3]))
+    >>> t.first.tolist()
+    [True, False, False, True]
     """
 
     ids: np.ndarray
-    first: np.ndarray
+    _first: np.ndarray | None = field(default=None, repr=False)
     _segments: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+    def __init__(self, ids: np.ndarray, first: np.ndarray | None = None, segments: np.ndarray | None = None) -> None:
+        if first is None and segments is None:
+            raise ValueError("TagArrays needs first= (a flag per token) or segments= (segment starts)")
+        object.__setattr__(self, "ids", ids)
+        object.__setattr__(self, "_first", first)
+        object.__setattr__(self, "_segments", segments)
+
+    @property
+    def first(self) -> np.ndarray:
+        """A flag per token: does a segment start here? (built from ``segments`` when not given)"""
+        if self._first is not None:
+            return self._first
+        out = np.zeros(len(self.ids), dtype=bool)
+        out[self.segments] = True
+        return out
 
     @property
     def segments(self) -> np.ndarray:
         """Positions of the segment starts (sorted)."""
         if self._segments is None:
-            object.__setattr__(self, "_segments", np.flatnonzero(self.first))
+            object.__setattr__(self, "_segments", np.flatnonzero(self._first))
         assert self._segments is not None
         return self._segments
 
@@ -300,10 +321,7 @@ def flatten(
     ends = np.cumsum(lens)
     total = int(ends[-1]) if len(ends) else 0
     ids = vocab.encode(lambda: chain.from_iterable(sequences), count=total)
-    first = np.zeros(total, dtype=bool)
-    segments = (ends - lens)[lens > 0]
-    first[segments] = True
-    return TagArrays(ids, first, segments), lens
+    return TagArrays(ids, segments=(ends - lens)[lens > 0]), lens
 
 
 @dataclass(frozen=True)
@@ -407,7 +425,7 @@ def _segment_groups(splits: np.ndarray, groups: np.ndarray, n: int) -> np.ndarra
 
 def decode(
     ids: np.ndarray,
-    first: np.ndarray,
+    first: np.ndarray | None,
     role_of: np.ndarray,
     label_of: np.ndarray,
     *,
@@ -437,6 +455,8 @@ def decode(
         z = np.zeros(0, dtype=np.int64)
         return z, z, z.astype(np.int32), np.zeros(0, dtype=bool), (z if groups is not None else None)
     if segments is None:
+        if first is None:
+            raise ValueError("decode needs first= or segments=")
         segments = np.flatnonzero(first)
     splits = segments[segments > 0] - 1  # token pairs split by a segment start
     seg_group = _segment_groups(splits, groups, n) if groups is not None else None
@@ -557,7 +577,7 @@ def decode_arrays(
     role_of, label_of = vocab.roles(scheme)
     small = len(vocab.labels) < np.iinfo(np.int16).max
     start, end, types, ill, group = decode(
-        arrays.ids, arrays.first, role_of.astype(np.uint8), label_of.astype(np.int16 if small else np.int32),
+        arrays.ids, None, role_of.astype(np.uint8), label_of.astype(np.int16 if small else np.int32),
         scheme=scheme, conlleval=(repair == "conlleval"), segments=arrays.segments, groups=groups,
     )
     if repair == "strict" and ill.any():

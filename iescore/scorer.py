@@ -63,7 +63,7 @@ class TaggedBatch:
     """Integer-coded tag input for a batch of documents.
 
     ``doc_offsets[k]`` is where document ``k`` starts in the flat arrays;
-    ``reference.first`` marks sentence starts (chunks never cross them).
+    ``reference.segments`` lists sentence starts (chunks never cross them).
     ``extra`` holds per-document token lines that conlleval counts for token
     accuracy but that carry no chunks (``-DOCSTART-`` lines): ``[lines, agreeing]``.
     ``where(index, side)`` describes a flat position for error messages.
@@ -132,7 +132,7 @@ def tagged_batch(
         k = int(np.searchsorted(offsets, i, "right")) - 1
         return f"document {ids[k]!r} ({side}), token {i - int(offsets[k])}"
 
-    return TaggedBatch(vocab, ref, TagArrays(pred.ids, ref.first, ref.segments), offsets, ids, flat_tokens, None, where)
+    return TaggedBatch(vocab, ref, TagArrays(pred.ids, segments=ref.segments), offsets, ids, flat_tokens, None, where)
 
 
 @dataclass
