@@ -605,7 +605,11 @@ def exact_disjoint(
     L = n_labels
     span = int(max(R.end.max(initial=0), P.end.max(initial=0))) + 1
     n_r = len(R)
-    keys = np.concatenate((R.doc.astype(_I64) * span + R.start, P.doc.astype(_I64) * span + P.start))
+    # (document, start) keys of both sides, written in place (no large temporaries)
+    keys = np.empty(n_r + len(P), dtype=_I64)
+    for U, k in ((R, keys[:n_r]), (P, keys[n_r:])):
+        np.multiply(U.doc, span, out=k)
+        k += U.start
     # a key is unique within a side (disjoint spans), so equal neighbours in the merged
     # order are one answer and one prediction; a stable sort of two sorted runs is a merge
     order = np.argsort(keys, kind="stable")
