@@ -86,10 +86,24 @@ class CellTable:
     def __len__(self) -> int:
         return len(self.doc)
 
+    @classmethod
+    def empty(cls, fields: tuple[str, ...], n_labels: int) -> CellTable:
+        """A table of no documents."""
+        nv = len([f for f in fields if f not in UNIT_FIELDS])
+        z = np.zeros(0, dtype=np.int32)
+        return cls(doc=z, label=z, values=np.zeros((0, nv), dtype=np.int32), fields=fields, n_labels=n_labels, n_docs=0)
+
     @property
     def value_fields(self) -> tuple[str, ...]:
         """The fields stored per cell (all but the per-document t-unit counts)."""
         return tuple(f for f in self.fields if f not in UNIT_FIELDS)
+
+    def _layout(self) -> tuple[list[int], list[tuple[int, int]]]:
+        """Where the stored fields go among ``fields``, and each t-unit field's
+        ``(position, column of the (k, 2) t-units)``."""
+        values = [i for i, f in enumerate(self.fields) if f not in UNIT_FIELDS]
+        units = [(i, UNIT_FIELDS.index(f)) for i, f in enumerate(self.fields) if f in UNIT_FIELDS]
+        return values, units
 
     # --- sums -----------------------------------------------------------------------
     def _units(self, docs: slice | None = None) -> np.ndarray:
@@ -104,22 +118,20 @@ class CellTable:
         """Value-field sums ``(k, nv)`` and t-units ``(k, 2)`` -> ``(k, len(fields))``."""
         if sums.shape[1] == len(self.fields):
             return sums  # no t-unit fields
+        values, unit_pos = self._layout()
         out = np.zeros((sums.shape[0], len(self.fields)), dtype=_I64)
-        j = 0
-        for i, f in enumerate(self.fields):
-            if f in UNIT_FIELDS:
-                out[:, i] = units[:, UNIT_FIELDS.index(f)]
-            else:
-                out[:, i] = sums[:, j]
-                j += 1
+        out[:, values] = sums
+        for i, c in unit_pos:
+            out[:, i] = units[:, c]
         return out
 
     def _grouped(self, key: np.ndarray, n: int) -> np.ndarray:
-        """Value sums per group ``key`` (``(n, nv)`` int64, exact 64-bit integer adds)."""
+        """Value sums per group ``key`` (``(n, nv)`` int64; exact: float sums of integers
+        below 2**53 for a few groups, 64-bit integer adds otherwise)."""
         out = np.zeros((n, self.values.shape[1]), dtype=_I64)
         if len(key) == 0:
             return out
-        if n <= 64:  # a few groups: one bincount per field (float sums of integers: exact below 2**53)
+        if n <= 64:  # a few groups: one bincount per field
             k = key.astype(np.intp, copy=False)
             for j in range(out.shape[1]):
                 out[:, j] = np.bincount(k, weights=self.values[:, j], minlength=n)
@@ -161,14 +173,12 @@ class CellTable:
     def dense(self, dtype: type = np.int32) -> np.ndarray:
         """The ``(n_docs, n_labels, len(fields))`` array of every cell (zeros included)."""
         out = np.zeros((self.n_docs, self.n_labels, len(self.fields)), dtype=dtype)
+        values, unit_pos = self._layout()
         units = self._units()
-        j = 0
-        for i, f in enumerate(self.fields):
-            if f in UNIT_FIELDS:
-                out[:, :, i] = units[:, UNIT_FIELDS.index(f), None]
-            else:
-                out[self.doc, self.label, i] = self.values[:, j]
-                j += 1
+        for i, c in unit_pos:
+            out[:, :, i] = units[:, c, None]
+        for j, i in enumerate(values):
+            out[self.doc, self.label, i] = self.values[:, j]
         return out
 
     # --- building --------------------------------------------------------------------

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .cells import UNIT_FIELDS, CellTable
+from .cells import CellTable
 from .config import Config, get_normaliser
 from .engine import (
     ALTERNATIVE,
@@ -650,12 +650,7 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
                     w[:, :, 7] = (np.maximum(tok - 1, 0) * cfg.separator_weight)[:, None]
             blocks.append(w)
         ts_cells = np.concatenate(blocks)
-    if tables:
-        table = CellTable.concat(tables, L)
-    else:
-        n_values = len([f for f in fields if f not in UNIT_FIELDS])
-        table = CellTable(doc=np.zeros(0, _CELL), label=np.zeros(0, _CELL), values=np.zeros((0, n_values), _CELL),
-                          fields=fields, n_labels=L, n_docs=0)
+    table = CellTable.concat(tables, L) if tables else CellTable.empty(fields, L)
 
     def cat(tabs: list[ItemTable]) -> ItemTable:
         if not tabs:
