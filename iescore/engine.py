@@ -589,7 +589,14 @@ def _count_best(
 
 
 def exact_disjoint(
-    R: Units, P: Units, n_cells: int, n_labels: int, *, n_fields: int = len(SPAN_FIELDS), dtype: Any = np.int32
+    R: Units,
+    P: Units,
+    n_cells: int,
+    n_labels: int,
+    *,
+    n_fields: int = len(SPAN_FIELDS),
+    dtype: Any = np.int32,
+    hits: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> EngineResult:
     """Exact-match counts for spans that never overlap within a side (decoded tags).
 
@@ -598,11 +605,36 @@ def exact_disjoint(
     instead of pair generation.
     The units carry their ``cell`` rows (:func:`cell_index`, ``n_cells`` rows).
     ``n_fields`` < 7 keeps only the first fields of the cells (``tp, fp, fn``: 3), and
-    ``dtype`` is the cells' integer type.
+    ``dtype`` is the cells' integer type. ``hits`` may give which answers and which
+    predictions have an equal on the other side, when the decoder found them
+    (:func:`~iescore.schemes.decode_pair`); only the counting is then left.
     """
-    assert R.start is not None and R.end is not None and P.start is not None and P.end is not None
     assert R.cell is not None and P.cell is not None
+    ref_hit, hit = hits if hits is not None else _exact_hits(R, P)
+    # tp, fp (per prediction: field 0 or 1) and fn (per missed answer: field 2) of every
+    # cell, counted at once in the cells seen as one flat row
+    miss = ~ref_hit
+    fp = ~hit
+    n_p = len(P)
+    field = np.empty(n_p + int(np.count_nonzero(miss)), dtype=_I64)
+    np.multiply(P.cell, n_fields, out=field[:n_p])
+    field[:n_p] += fp
+    np.multiply(R.cell.compress(miss), n_fields, out=field[n_p:])
+    field[n_p:] += 2
+    cells = np.bincount(field, minlength=n_cells * n_fields).astype(dtype).reshape(n_cells, n_fields)
+    del field
+    # statuses by arithmetic on the hit flags (TP = 0, FP = 1, FN = 2)
+    ref_status = np.multiply(miss, FN, dtype=np.int8)
+    pred_status = np.multiply(fp, FP, dtype=np.int8)
+    z = np.zeros(0, dtype=_I64)
     L = n_labels
+    return EngineResult(cells, ref_status, pred_status, z, z, np.zeros(0, dtype=bool), np.zeros((L + 1, L + 1), dtype=_I64))
+
+
+def _exact_hits(R: Units, P: Units) -> tuple[np.ndarray, np.ndarray]:
+    """Which answers and which predictions have an exactly equal span on the other
+    side (spans of one side never start at the same token of a document)."""
+    assert R.start is not None and R.end is not None and P.start is not None and P.end is not None
     span = int(max(R.end.max(initial=0), P.end.max(initial=0))) + 1
     n_r = len(R)
     # (document, start) keys of both sides, written in place (no large temporaries)
@@ -625,23 +657,7 @@ def exact_disjoint(
     ref_hit = np.zeros(n_r, dtype=bool)
     hit[p_at.compress(hit_at)] = True
     ref_hit[r_at.compress(hit_at)] = True
-    # tp, fp (per prediction: field 0 or 1) and fn (per missed answer: field 2) of every
-    # cell, counted at once in the cells seen as one flat row
-    miss = ~ref_hit
-    fp = ~hit
-    n_p = len(P)
-    field = np.empty(n_p + int(np.count_nonzero(miss)), dtype=_I64)
-    np.multiply(P.cell, n_fields, out=field[:n_p])
-    field[:n_p] += fp
-    np.multiply(R.cell.compress(miss), n_fields, out=field[n_p:])
-    field[n_p:] += 2
-    cells = np.bincount(field, minlength=n_cells * n_fields).astype(dtype).reshape(n_cells, n_fields)
-    del field
-    # statuses by arithmetic on the hit flags (TP = 0, FP = 1, FN = 2)
-    ref_status = np.multiply(miss, FN, dtype=np.int8)
-    pred_status = np.multiply(fp, FP, dtype=np.int8)
-    z = np.zeros(0, dtype=_I64)
-    return EngineResult(cells, ref_status, pred_status, z, z, np.zeros(0, dtype=bool), np.zeros((L + 1, L + 1), dtype=_I64))
+    return ref_hit, hit
 
 
 # --- token & separator model -------------------------------------------------------

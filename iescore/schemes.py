@@ -408,6 +408,7 @@ def _pair_flags(scheme: Scheme, conlleval: bool) -> tuple[np.ndarray, np.ndarray
 
 
 _WINDOW = 1 << 17  # token pairs per decoding window (its buffers stay in cache)
+_PAIR_WINDOW = 1 << 15  # the same for two sides at once
 
 
 def _segment_groups(splits: np.ndarray, groups: np.ndarray, n: int) -> np.ndarray | None:
@@ -538,6 +539,188 @@ def decode(
     if groups is not None:
         group = np.concatenate(docs) if docs else np.zeros(0, np.int64)
     return start, end, (np.concatenate(types) if types else np.zeros(0, np.int32)), ill, group
+
+
+
+# --- both sides at once ----------------------------------------------------------------
+
+PAIR_TAGS = 16  # vocabularies of at most this many tags can be decoded two sides at once
+_SIDE = 6  # the prediction's flags sit this many bits above the reference's in a joint flag
+_DIFF = 1 << 12  # the second token's two tags differ
+_JOINT: dict[tuple[object, ...], np.ndarray] = {}
+
+
+def _joint_flags(role_of: np.ndarray, label_of: np.ndarray, scheme: Scheme, conlleval: bool) -> np.ndarray:
+    """The decoder's table for two aligned sequences: the flags of :func:`_pair_flags`
+    of both sides (the prediction's shifted by ``_SIDE`` bits) and ``_DIFF``, indexed
+    by ``(((split * k + ref_a) * k + pred_a) * k + ref_b) * k + pred_b`` for tag ids
+    ``a`` (first token) and ``b`` (second) of ``k`` tags."""
+    key = (scheme.name, scheme.start_ok.tobytes(), scheme.end_ok.tobytes(), conlleval,
+           role_of.tobytes(), label_of.tobytes())
+    if key in _JOINT:
+        return _JOINT[key]
+    joined, split = _pair_flags(scheme, conlleval)
+    k = len(role_of)
+    pair = (role_of.astype(np.intp)[:, None] * 6 + role_of[None, :]).reshape(-1)
+    same = (label_of[:, None] == label_of[None, :]).reshape(-1)
+    one = np.concatenate((joined[pair * 2 + same], split[pair])).astype(np.uint16).reshape(2, k, k)
+    ref = one[:, :, None, :, None]  # (split, ref_a, -, ref_b, -)
+    pred = one[:, None, :, None, :]  # (split, -, pred_a, -, pred_b)
+    differ = (np.arange(k)[:, None] != np.arange(k)[None, :]).astype(np.uint16) * _DIFF  # (ref_b, pred_b)
+    _JOINT[key] = (ref | ((pred & (_SEG - 1)) << _SIDE) | differ).reshape(-1)
+    return _JOINT[key]
+
+
+@dataclass(frozen=True)
+class PairChunks:
+    """Both sides of an aligned pair of tag sequences decoded in one pass
+    (:func:`decode_pair`), with what exact matching and token accuracy need.
+
+    ``ref_hit`` / ``pred_hit`` flag the chunks that have an exactly equal chunk
+    (start, end and label) on the other side; ``differ`` and ``tagged`` count, per
+    group, the tokens whose two tags differ and the tokens inside a chunk on one
+    side at least (not ``O``).
+    """
+
+    reference: Chunks
+    prediction: Chunks
+    ref_hit: np.ndarray
+    pred_hit: np.ndarray
+    differ: np.ndarray
+    tagged: np.ndarray
+
+
+def decode_pair(
+    ref: np.ndarray,
+    pred: np.ndarray,
+    role_of: np.ndarray,
+    label_of: np.ndarray,
+    *,
+    scheme: Scheme,
+    conlleval: bool,
+    segments: np.ndarray,
+    groups: np.ndarray,
+    labels: list[str] | None = None,
+    match_label: np.ndarray | None = None,
+) -> PairChunks:
+    """Decode two aligned tag-id sequences of one small vocabulary (uint8 ids, at most
+    :data:`PAIR_TAGS` tags) at once, and match their chunks exactly.
+
+    The same tables as :func:`decode`, composed over both sides: one look-up per
+    token pair gives both sides' events and whether the tags differ, so one pass
+    over the tokens finds every event of either side. Two chunks are equal when
+    they start at the same event, have the same label (``match_label`` may map label
+    ids first, e.g. to supertags) and end at the same event; token accuracy comes
+    from the events too (a token differs at a ``_DIFF`` event; the tokens between
+    two events are all inside, or all outside, each side's chunks). ``segments``
+    (non-empty, starting at 0) and ``groups`` are as in :func:`decode`.
+
+    >>> v = Vocabulary()
+    >>> r, p = v.encode(["B-PER", "I-PER", "O", "B-LOC"]), v.encode(["B-PER", "I-PER", "B-LOC", "I-LOC"])
+    >>> role_of, label_of = v.roles(get_scheme("IOB2"))
+    >>> out = decode_pair(r, p, role_of.astype(np.uint8), label_of, scheme=get_scheme("IOB2"),
+    ...                   conlleval=True, segments=np.array([0]), groups=np.array([0]))
+    >>> out.reference.start.tolist(), out.prediction.end.tolist(), out.ref_hit.tolist(), out.pred_hit.tolist()
+    ([0, 3], [2, 4], [True, False], [True, False])
+    >>> out.differ.tolist(), out.tagged.tolist()
+    ([2], [4])
+    """
+    n, k = len(ref), len(role_of)
+    if not (0 < n == len(pred) and ref.dtype == pred.dtype == np.uint8 and k <= PAIR_TAGS):
+        raise ValueError("decode_pair: two non-empty uint8 id sequences of equal length and a small vocabulary")
+    table = _joint_flags(role_of, label_of, scheme, conlleval)
+    splits = segments[segments > 0] - 1
+    seg_group = _segment_groups(splits, groups, n)
+    n_groups = len(groups)
+    kk = k * k
+    shift = kk * kk  # codes of split pairs
+    code_type = np.uint16 if 2 * shift <= 1 << 16 else np.uint32
+    pos_type = np.int32 if n < 2**31 else np.int64
+    # small windows: take() converts the codes to a temporary of pointer-sized indices
+    w = min(_PAIR_WINDOW, max(n - 1, 1))
+    joint = np.empty(w + 1, dtype=code_type)
+    code = np.empty(w, dtype=code_type)
+    flags = np.empty(w, dtype=np.uint16)
+    nonzero = np.empty(w, dtype=bool)
+    # events: boundary b is between tokens b - 1 and b; 0 and n are boundaries too
+    _, split = _pair_flags(scheme, conlleval)
+    first = [int(split[O * 6 + int(role_of[x[0]])]) & ~_END for x in (ref, pred)]
+    last = [int(split[int(role_of[x[n - 1]]) * 6 + O]) & (_END | _BAD_END) for x in (ref, pred)]
+    at: list[np.ndarray] = [np.zeros(1, pos_type)]
+    fl: list[np.ndarray] = [np.array([first[0] | (first[1] << _SIDE) | (_DIFF if ref[0] != pred[0] else 0)], np.uint16)]
+    for a in range(0, n - 1, w):
+        m = min(a + w, n - 1) - a  # pairs (a + i, a + i + 1) for i < m
+        j = joint[: m + 1]
+        np.multiply(ref[a : a + m + 1], k, out=j, dtype=code_type)
+        j += pred[a : a + m + 1]  # a joint tag id per token
+        c, f = code[:m], flags[:m]
+        np.multiply(j[:m], kk, out=c)
+        c += j[1:]
+        lo, hi = np.searchsorted(splits, (a, a + m))
+        c[splits[lo:hi] - a] += shift
+        table.take(c, out=f, mode="clip")
+        e = np.flatnonzero(np.not_equal(f, 0, out=nonzero[:m]))
+        fl.append(f.take(e))
+        at.append(np.add(e, a + 1, dtype=pos_type, casting="same_kind"))
+    at.append(np.full(1, n, pos_type))
+    fl.append(np.array([last[0] | (last[1] << _SIDE)], np.uint16))
+    del joint, code, flags, nonzero
+    bound = np.concatenate(at)
+    K = np.concatenate(fl)
+    del at, fl
+    # one scratch mask, rewritten for each flag asked about
+    bits = np.empty(len(K), dtype=np.uint16)
+    mask = np.empty(len(K), dtype=bool)
+
+    def has(bit: int) -> np.ndarray:
+        np.bitwise_and(K, bit, out=bits)
+        return np.not_equal(bits, 0, out=mask)
+
+    seg = np.cumsum(has(_SEG), dtype=np.int32)
+    seg -= 1
+    group = seg if seg_group is None else seg_group.take(seg)
+    del seg
+    differ = np.bincount(group.compress(has(_DIFF)), minlength=n_groups)
+    covered = np.zeros(len(K), dtype=np.int32)  # inside a chunk of either side after each event
+    sides = []
+    for x, sh in ((ref, 0), (pred, _SIDE)):
+        n_start = np.cumsum(has(_START << sh), dtype=np.int32)  # chunks started so far
+        start = bound.compress(mask)
+        chunk_group = group.compress(mask).astype(np.int64)
+        n_end = np.cumsum(has(_END << sh), dtype=np.int32)
+        end = bound.compress(mask)
+        ill = np.zeros(len(start), dtype=bool)
+        for bit, count in ((_BAD_START, n_start), (_BAD_END, n_end), (_INNER, n_start)):
+            ev = np.flatnonzero(np.bitwise_and(K, bit << sh, out=bits))
+            ill[count.take(ev) - 1] = True
+        covered |= np.subtract(n_start, n_end, out=n_end)  # 1 between a chunk's start and its end
+        del n_end
+        types = label_of.take(x.take(start)).astype(np.int32)
+        sides.append((Chunks(start, end, types, ill, labels or [], group=chunk_group), n_start))
+    (rc, r_count), (pc, p_count) = sides
+    both = _START | _START << _SIDE
+    np.bitwise_and(K, both, out=bits)
+    at_both = np.flatnonzero(np.equal(bits, both, out=mask))
+    ri, pi = r_count.take(at_both), p_count.take(at_both)
+    del r_count, p_count, at_both
+    ri -= 1
+    pi -= 1
+    rt, pt = rc.type.take(ri), pc.type.take(pi)
+    if match_label is not None:
+        rt, pt = match_label.take(rt), match_label.take(pt)
+    eq = rc.end.take(ri) == pc.end.take(pi)
+    eq &= rt == pt
+    ref_hit = np.zeros(len(rc.start), dtype=bool)
+    pred_hit = np.zeros(len(pc.start), dtype=bool)
+    ref_hit[ri.compress(eq)] = True
+    pred_hit[pi.compress(eq)] = True
+    # tagged tokens: the runs between an event and the next one that are inside a chunk
+    cj = np.flatnonzero(covered[:-1])
+    del covered
+    runs = bound.take(cj + 1)
+    runs -= bound.take(cj)
+    tagged = np.bincount(group.take(cj), weights=runs, minlength=n_groups).astype(np.int64)
+    return PairChunks(rc, pc, ref_hit, pred_hit, differ, tagged)
 
 
 def decode_tags(

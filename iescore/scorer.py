@@ -49,7 +49,17 @@ from .ids import IdRegistry, NumberedIds, check_unique, concat_ids
 from .measures import FIELDS
 from .model import Document, Span, Template
 from .report import ItemTable, Report
-from .schemes import TagArrays, Vocabulary, decode_arrays, detect_scheme, get_scheme
+from .schemes import (
+    PAIR_TAGS,
+    PairChunks,
+    Scheme,
+    TagArrays,
+    Vocabulary,
+    decode_arrays,
+    decode_pair,
+    detect_scheme,
+    get_scheme,
+)
 
 __all__ = ["Scorer", "score", "score_tags", "score_templates", "TaggedBatch", "tagged_batch"]
 
@@ -278,11 +288,13 @@ def _score_units(
     texts_p: Callable[[int], str] | None,
     disjoint: bool = False,
     unit_weights: tuple[np.ndarray, np.ndarray] | None = None,
+    hits: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> _Part:
     """Run the engine on item-level units (AO positions and/or filler keys).
 
     ``disjoint`` says that same-label spans of a side cannot overlap (decoded tags),
-    so the TS model's multi-instance check is skipped."""
+    so the TS model's multi-instance check is skipped; ``hits`` may give the exact
+    matches found while decoding (``detail="prf"``)."""
     n_docs, L = len(doc_ids), len(labels)
     ix, R, P = cell_index(R, P, n_docs, L)  # the (document, label) cells holding a unit
     n_cells = len(ix)
@@ -308,7 +320,7 @@ def _score_units(
                 "detail='prf' computes exact-match counts of tag input only "
                 "(setting='AO', rule='E', mode='match-all'); use detail='full' for the rest"
             )
-        res = exact_disjoint(R, P, n_cells, L, n_fields=_PRF_FIELDS, dtype=_CELL)
+        res = exact_disjoint(R, P, n_cells, L, n_fields=_PRF_FIELDS, dtype=_CELL, hits=hits)
         # tp, fp, fn: the only counts computed
         table = cell_table(res.cells, FIELDS[:_PRF_FIELDS])
         # no confidences: a read-only all-NaN view, no memory per item
@@ -421,6 +433,30 @@ def _token_sums(ref: np.ndarray, pred: np.ndarray, o_id: int, starts: np.ndarray
     return differ, tagged
 
 
+def _decode_both(batch: TaggedBatch, scheme: Scheme, cfg: Config, match_label: np.ndarray | None) -> PairChunks | None:
+    """Both sides decoded and matched in one pass (:func:`~iescore.schemes.decode_pair`)
+    when only exact counts are asked for (``detail="prf"``) and the vocabulary is small;
+    else None (each side is then decoded on its own). Under ``repair="strict"`` an
+    ill-formed chunk also gives None, so that the one-side decoder reports it."""
+    ref, pred, vocab = batch.reference, batch.prediction, batch.vocab
+    if not (cfg.detail == "prf" and cfg.setting == "AO" and cfg.rule.kind == "exact" and cfg.mode == "match-all"
+            and cfg.repair in ("conlleval", "strict") and 0 < len(ref.ids) and len(vocab.tags) <= PAIR_TAGS
+            and ref.ids.dtype == pred.ids.dtype == np.uint8):
+        return None
+    if ref.segments is not pred.segments and not np.array_equal(ref.segments, pred.segments):
+        return None
+    role_of, label_of = vocab.roles(scheme)
+    small = len(vocab.labels) < np.iinfo(np.int16).max
+    out = decode_pair(
+        ref.ids, pred.ids, role_of.astype(np.uint8), label_of.astype(np.int16 if small else np.int32),
+        scheme=scheme, conlleval=cfg.repair == "conlleval", segments=ref.segments, groups=batch.doc_offsets,
+        labels=vocab.labels, match_label=match_label,
+    )
+    if cfg.repair == "strict" and (out.reference.ill.any() or out.prediction.ill.any()):
+        return None
+    return out
+
+
 def _tags_part(batch: TaggedBatch, cfg: Config) -> tuple[_Part, str]:
     vocab = batch.vocab
     scheme_name = cfg.scheme
@@ -439,15 +475,20 @@ def _tags_part(batch: TaggedBatch, cfg: Config) -> tuple[_Part, str]:
 
         return f
 
-    rc = decode_arrays(batch.reference, vocab, scheme=scheme, repair=cfg.repair, where=where("reference"), groups=offsets)
-    pc = decode_arrays(batch.prediction, vocab, scheme=scheme, repair=cfg.repair, where=where("prediction"), groups=offsets)
+    vocab.roles(scheme)  # checks every tag against the scheme and registers its label
     labels, remap = _label_space(vocab.labels, cfg)
     lab_map = np.array([remap[n] for n in vocab.labels], dtype=_I64) if vocab.labels else np.zeros(0, _I64)
+    same_labels = np.array_equal(lab_map, np.arange(len(lab_map)))  # the usual case: no renumbering
+    pair = _decode_both(batch, scheme, cfg, None if same_labels else lab_map)
+    if pair is not None:
+        rc, pc = pair.reference, pair.prediction
+    else:
+        rc = decode_arrays(batch.reference, vocab, scheme=scheme, repair=cfg.repair, where=where("reference"), groups=offsets)
+        pc = decode_arrays(batch.prediction, vocab, scheme=scheme, repair=cfg.repair, where=where("prediction"), groups=offsets)
 
     # items in 32 bits (half the memory per item) below 2**31 tokens
     narrow = np.int32 if batch.n_tokens < 2**31 else _I64
 
-    same_labels = np.array_equal(lab_map, np.arange(len(lab_map)))  # the usual case: no renumbering
 
     def units(ch: Any) -> Units:
         base = offsets.take(ch.group)
@@ -479,14 +520,19 @@ def _tags_part(batch: TaggedBatch, cfg: Config) -> tuple[_Part, str]:
     part = _score_units(
         R, P, cfg=cfg, labels=labels, doc_ids=batch.doc_ids, doc_tokens=doc_tokens,
         texts_r=texts_r, texts_p=texts_p, disjoint=True,
+        hits=None if pair is None else (pair.ref_hit, pair.pred_hit),
     )
     # token accuracy (conlleval: every token line, -DOCSTART- included)
     tc = np.zeros((n_docs, 4), dtype=_CELL)
     tc[:, 0] = doc_tokens
-    full = np.flatnonzero(doc_tokens > 0)
-    differ, tagged = _token_sums(
-        batch.reference.ids, batch.prediction.ids, vocab.tag_ids.get(vocab.outside, -1), offsets[full]
-    )
+    if pair is not None:
+        full = slice(None)
+        differ, tagged = pair.differ, pair.tagged
+    else:
+        full = np.flatnonzero(doc_tokens > 0)
+        differ, tagged = _token_sums(
+            batch.reference.ids, batch.prediction.ids, vocab.tag_ids.get(vocab.outside, -1), offsets[full]
+        )
     tc[full, 1] = doc_tokens[full] - differ
     tc[full, 2] = tagged
     tc[full, 3] = tagged - differ  # two differing tags are never both O

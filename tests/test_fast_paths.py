@@ -419,3 +419,103 @@ def test_group_pair_error_is_the_smallest_of_its_matching_members_in_any_width()
         g = collapse_pairs(pairs, np.array([0, 0, 1]), np.array([0, 0, 1]))
         assert g.r.tolist() == [0, 1] and g.p.tolist() == [0, 1]
         assert g.ok.tolist() == [True, True] and g.err.tolist() == [2, 1], dt
+
+
+# --- both sides decoded at once (detail="prf") ------------------------------------------
+
+def _groups(seqs, rnd):
+    """Documents made of whole sequences, some empty: one per sequence or random runs."""
+    seq_starts = np.cumsum([0] + [len(q) for q in seqs[:-1]])
+    if rnd.random() < 0.5:
+        return seq_starts
+    cut = sorted({0} | {k for k in range(len(seqs)) if rnd.random() < 0.4})
+    more = np.array(rnd.sample(list(seq_starts), rnd.randint(0, len(seqs))), dtype=np.int64)
+    return np.sort(np.concatenate((seq_starts[cut], more)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(tag_corpora(), st.booleans(), st.sampled_from([1, 2, 5, 1 << 15]), st.randoms())
+@example(("IOB2", [["B-A", "I-A", "O", "B-B"]]), True, 1, random.Random(3))
+@example(("IOBES", [["B-A", "E-A", "B-A", "E-A"]]), True, 2, random.Random(0))  # conlleval: one ill chunk
+def test_pair_decoder_equals_token_by_token_decoding_and_brute_force_matching(corpus, conlleval, window, rnd):
+    scheme_name, ref_seqs = corpus
+    scheme = SCHEMES[scheme_name]
+    seen = sorted({t for s in ref_seqs for t in s} | {"O"})
+    pred_seqs = [[t if rnd.random() < 0.6 else rnd.choice(seen) for t in s] for s in ref_seqs]
+    if not any(ref_seqs):
+        return
+    vocab = Vocabulary()
+    ref, _ = flatten(ref_seqs, vocab)
+    pred, _ = flatten(pred_seqs, vocab)
+    role_of, label_of = vocab.roles(scheme)
+    groups = _groups(ref_seqs, rnd)
+    old = sch._PAIR_WINDOW
+    sch._PAIR_WINDOW = window
+    try:
+        out = sch.decode_pair(ref.ids, pred.ids, role_of.astype(np.uint8), label_of, scheme=scheme,
+                              conlleval=conlleval, segments=ref.segments, groups=groups)
+    finally:
+        sch._PAIR_WINDOW = old
+    flat_ref = [t for s in ref_seqs for t in s]
+    flat_pred = [t for s in pred_seqs for t in s]
+    sides = []
+    for seqs, got in ((ref_seqs, out.reference), (pred_seqs, out.prediction)):
+        expected, names = _naive_chunks(seqs, scheme, conlleval)
+        want = [(s, e, names[t], i) for s, e, t, i in expected]
+        assert [(s, e, vocab.labels[t], i) for s, e, t, i in _chunks(got)] == want
+        assert got.group.tolist() == [int(np.searchsorted(groups, s, "right")) - 1 for s, *_ in want]
+        sides.append({(s, e, lab) for s, e, lab, _ in want})
+    # hits: an equal chunk (start, end, label) on the other side
+    assert out.ref_hit.tolist() == [(s, e, vocab.labels[t]) in sides[1] for s, e, t, _ in _chunks(out.reference)]
+    assert out.pred_hit.tolist() == [(s, e, vocab.labels[t]) in sides[0] for s, e, t, _ in _chunks(out.prediction)]
+    bounds = list(groups) + [len(flat_ref)]
+    differ = [sum(a != b for a, b in zip(flat_ref[x:y], flat_pred[x:y])) for x, y in zip(bounds, bounds[1:])]
+    tagged = [sum(a != "O" or b != "O" for a, b in zip(flat_ref[x:y], flat_pred[x:y])) for x, y in zip(bounds, bounds[1:])]
+    assert out.differ.tolist() == differ
+    assert out.tagged.tolist() == tagged
+
+
+def test_pair_decoder_by_hand():
+    # reference: PER [0,2), LOC [3,4) in document 0; ORG [4,5) (an ill-formed I- start) in document 1
+    # prediction: PER [0,2), LOC [2,4) in document 0; ORG [4,6) in document 1
+    v = Vocabulary()
+    r = v.encode(["B-PER", "I-PER", "O", "B-LOC", "I-ORG", "O"])
+    p = v.encode(["B-PER", "I-PER", "B-LOC", "I-LOC", "B-ORG", "I-ORG"])
+    role_of, label_of = v.roles(SCHEMES["IOB2"])
+    out = sch.decode_pair(r, p, role_of.astype(np.uint8), label_of, scheme=SCHEMES["IOB2"], conlleval=True,
+                          segments=np.array([0, 4]), groups=np.array([0, 4]))
+    assert (out.reference.start.tolist(), out.reference.end.tolist()) == ([0, 3, 4], [2, 4, 5])
+    assert (out.prediction.start.tolist(), out.prediction.end.tolist()) == ([0, 2, 4], [2, 4, 6])
+    assert out.reference.ill.tolist() == [False, False, True] and not out.prediction.ill.any()
+    assert out.reference.group.tolist() == [0, 0, 1] and out.prediction.group.tolist() == [0, 0, 1]
+    assert out.ref_hit.tolist() == [True, False, False] and out.pred_hit.tolist() == [True, False, False]
+    # differing tokens: 2 (O/B-LOC), 3 (B-LOC/I-LOC) | 4 (I-ORG/B-ORG), 5 (O/I-ORG)
+    assert out.differ.tolist() == [2, 2]
+    # tagged on one side at least: all of 0-3 | 4 and 5
+    assert out.tagged.tolist() == [4, 2]
+
+
+@pytest.mark.parametrize("scheme", ["IOB1", "IOB2", "IOE2", "IOBES", "BILOU"])
+def test_detail_prf_equals_the_full_report_under_every_scheme(scheme):
+    rng = random.Random(11)
+    letters = sorted(SCHEMES[scheme].letters)
+    alphabet = ["O", "O", "O"] + [f"{p}-{t}" for p in letters for t in ("A", "B")]
+    for trial in range(60):
+        ref = [[rng.choice(alphabet) for _ in range(rng.randint(0, 9))] for _ in range(rng.randint(1, 5))]
+        pred = [[t if rng.random() < 0.7 else rng.choice(alphabet) for t in s] for s in ref]
+        extra = dict(supertags=[("A", "X"), ("B", "X")]) if trial % 3 == 0 else {}
+        full = score_tags(reference=ref, prediction=pred, scheme=scheme, **extra)
+        fast = score_tags(reference=ref, prediction=pred, scheme=scheme, detail="prf", **extra)
+        assert fast.labels == full.labels
+        for lab in full.labels:
+            a, b = full.counts(lab), fast.counts(lab)
+            assert (a.tp, a.fp, a.fn) == (b.tp, b.fp, b.fn)
+        assert [i["status"] for i in fast.items()] == [i["status"] for i in full.items()]
+        d_full, d_fast = full.to_dict(), fast.to_dict()
+        for key in ("tokens", "token_accuracy", "token_accuracy_non_o", "repairs"):
+            assert d_fast[key] == d_full[key], (key, ref, pred)
+
+
+def test_detail_prf_strict_repair_names_the_ill_formed_chunk():
+    with pytest.raises(InputError, match=r"ill-formed IOB2 chunk at .*\['O', 'I-A'\]"):
+        score_tags(reference=[["O", "I-A"]], prediction=[["O", "O"]], scheme="IOB2", repair="strict", detail="prf")
