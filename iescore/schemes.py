@@ -409,6 +409,7 @@ def _pair_flags(scheme: Scheme, conlleval: bool) -> tuple[np.ndarray, np.ndarray
 
 _WINDOW = 1 << 17  # token pairs per decoding window (its buffers stay in cache)
 _PAIR_WINDOW = 1 << 15  # the same for two sides at once
+_PAIR_PIECE = 1 << 18  # tokens decoded two sides at once, between segment starts
 
 
 def _segment_groups(splits: np.ndarray, groups: np.ndarray, n: int) -> np.ndarray | None:
@@ -628,14 +629,74 @@ def decode_pair(
     n, k = len(ref), len(role_of)
     if not (0 < n == len(pred) and ref.dtype == pred.dtype == np.uint8 and k <= PAIR_TAGS):
         raise ValueError("decode_pair: two non-empty uint8 id sequences of equal length and a small vocabulary")
+    args = dict(role_of=role_of, label_of=label_of, scheme=scheme, conlleval=conlleval, labels=labels,
+                match_label=match_label)
+    if n <= _PAIR_PIECE:
+        return _decode_pair_piece(ref, pred, segments=segments, groups=groups, **args)
+    # pieces of about _PAIR_PIECE tokens, cut at segment starts (no chunk crosses one):
+    # each piece's event arrays are small enough to stay in cache and to be recycled
+    # by the allocator, where arrays over all the events would be fresh pages each call
+    at = np.searchsorted(segments, np.arange(_PAIR_PIECE, n, _PAIR_PIECE))
+    cuts = np.unique(np.concatenate(([0], segments.take(at[at < len(segments)]), [n])))
+    pos_type = np.int32 if n < 2**31 else np.int64
+    n_groups = len(groups)
+    differ = np.zeros(n_groups, dtype=np.int64)
+    tagged = np.zeros(n_groups, dtype=np.int64)
+    parts: list[tuple[int, int, PairChunks]] = []
+    for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
+        s_lo, s_hi = np.searchsorted(segments, (a, b))
+        g_lo = int(np.searchsorted(groups, a, "right")) - 1  # the group holding token a
+        g_hi = int(np.searchsorted(groups, b))
+        local_groups = np.concatenate(([0], groups[g_lo + 1 : g_hi] - a))
+        out = _decode_pair_piece(ref[a:b], pred[a:b], segments=segments[s_lo:s_hi] - a, groups=local_groups, **args)
+        differ[g_lo:g_hi] += out.differ
+        tagged[g_lo:g_hi] += out.tagged
+        parts.append((a, g_lo, out))
+
+    def side(get: Callable[[PairChunks], Chunks]) -> Chunks:
+        cs = [(a, g, get(o)) for a, g, o in parts]
+        return Chunks(
+            np.concatenate([np.add(c.start, a, dtype=pos_type, casting="same_kind") for a, _, c in cs]),
+            np.concatenate([np.add(c.end, a, dtype=pos_type, casting="same_kind") for a, _, c in cs]),
+            np.concatenate([c.type for *_, c in cs]),
+            np.concatenate([c.ill for *_, c in cs]),
+            labels or [],
+            group=np.concatenate([np.add(c.group, g, dtype=pos_type, casting="same_kind") for _, g, c in cs]),
+        )
+
+    return PairChunks(
+        side(lambda o: o.reference), side(lambda o: o.prediction),
+        np.concatenate([o.ref_hit for _, _, o in parts]), np.concatenate([o.pred_hit for _, _, o in parts]),
+        differ, tagged,
+    )
+
+
+def _decode_pair_piece(
+    ref: np.ndarray,
+    pred: np.ndarray,
+    *,
+    role_of: np.ndarray,
+    label_of: np.ndarray,
+    scheme: Scheme,
+    conlleval: bool,
+    segments: np.ndarray,
+    groups: np.ndarray,
+    labels: list[str] | None,
+    match_label: np.ndarray | None,
+) -> PairChunks:
+    """:func:`decode_pair` over one piece of tokens (all of them, or one cut at segment starts)."""
+    n, k = len(ref), len(role_of)
     table = _joint_flags(role_of, label_of, scheme, conlleval)
     splits = segments[segments > 0] - 1
-    seg_group = _segment_groups(splits, groups, n)
+    same = groups is segments or (len(groups) == len(segments) and np.array_equal(groups, segments))
+    seg_group = None if same else _segment_groups(splits, groups, n)  # None: a group per segment
+    pos_type = np.int32 if n < 2**31 else np.int64
+    if seg_group is not None:
+        seg_group = seg_group.astype(pos_type)
     n_groups = len(groups)
     kk = k * k
     shift = kk * kk  # codes of split pairs
     code_type = np.uint16 if 2 * shift <= 1 << 16 else np.uint32
-    pos_type = np.int32 if n < 2**31 else np.int64
     # small windows: take() converts the codes to a temporary of pointer-sized indices
     w = min(_PAIR_WINDOW, max(n - 1, 1))
     joint = np.empty(w + 1, dtype=code_type)
@@ -669,32 +730,36 @@ def decode_pair(
     K = np.concatenate(fl)
     del at, fl
     # one scratch mask, rewritten for each flag asked about
-    bits = np.empty(len(K), dtype=np.uint16)
-    mask = np.empty(len(K), dtype=bool)
+    ne = len(K)
+    bits = np.empty(ne, dtype=np.uint16)
+    mask = np.empty(ne, dtype=bool)
 
     def has(bit: int) -> np.ndarray:
         np.bitwise_and(K, bit, out=bits)
         return np.not_equal(bits, 0, out=mask)
 
-    seg = np.cumsum(has(_SEG), dtype=np.int32)
-    seg -= 1
-    group = seg if seg_group is None else seg_group.take(seg)
-    del seg
+    # every event array is written in place into a few buffers: large temporaries are
+    # fresh pages, and at millions of tokens their first touch (a page fault each 4 KiB)
+    # costs as much as the arithmetic
+    group = np.cumsum(has(_SEG), dtype=pos_type)
+    group -= 1
+    if seg_group is not None:
+        group = seg_group.take(group)
     differ = np.bincount(group.compress(has(_DIFF)), minlength=n_groups)
-    covered = np.zeros(len(K), dtype=np.int32)  # inside a chunk of either side after each event
+    covered = np.zeros(ne, dtype=bool)  # inside a chunk of either side after each event
+    n_end = np.empty(ne, dtype=pos_type)  # chunks ended so far (one buffer for both sides)
     sides = []
     for x, sh in ((ref, 0), (pred, _SIDE)):
-        n_start = np.cumsum(has(_START << sh), dtype=np.int32)  # chunks started so far
+        n_start = np.cumsum(has(_START << sh), dtype=pos_type)  # chunks started so far
         start = bound.compress(mask)
-        chunk_group = group.compress(mask).astype(np.int64)
-        n_end = np.cumsum(has(_END << sh), dtype=np.int32)
+        chunk_group = group.compress(mask)
+        np.cumsum(has(_END << sh), dtype=pos_type, out=n_end)
         end = bound.compress(mask)
         ill = np.zeros(len(start), dtype=bool)
         for bit, count in ((_BAD_START, n_start), (_BAD_END, n_end), (_INNER, n_start)):
             ev = np.flatnonzero(np.bitwise_and(K, bit << sh, out=bits))
             ill[count.take(ev) - 1] = True
-        covered |= np.subtract(n_start, n_end, out=n_end)  # 1 between a chunk's start and its end
-        del n_end
+        covered |= np.not_equal(n_start, n_end, out=mask)  # between a chunk's start and its end
         types = label_of.take(x.take(start)).astype(np.int32)
         sides.append((Chunks(start, end, types, ill, labels or [], group=chunk_group), n_start))
     (rc, r_count), (pc, p_count) = sides
@@ -714,12 +779,21 @@ def decode_pair(
     pred_hit = np.zeros(len(pc.start), dtype=bool)
     ref_hit[ri.compress(eq)] = True
     pred_hit[pi.compress(eq)] = True
-    # tagged tokens: the runs between an event and the next one that are inside a chunk
-    cj = np.flatnonzero(covered[:-1])
+    # tagged tokens: the runs between an event and the next one that are inside a chunk,
+    # summed per group as differences of their running total, read at each group's last
+    # event (groups never decrease along the events; a group without events carries the
+    # total before it)
+    run = np.subtract(bound[1:], bound[:-1], out=n_end[: ne - 1])
+    run *= covered[:-1]
     del covered
-    runs = bound.take(cj + 1)
-    runs -= bound.take(cj)
-    tagged = np.bincount(group.take(cj), weights=runs, minlength=n_groups).astype(np.int64)
+    np.cumsum(run, out=run)
+    g = group[: ne - 1]
+    last = np.flatnonzero(np.not_equal(g[1:], g[:-1], out=mask[: ne - 2]))
+    last = np.append(last, ne - 2)
+    total = np.zeros(n_groups + 1, dtype=np.int64)
+    total[g.take(last) + 1] = run.take(last)
+    np.maximum.accumulate(total, out=total)
+    tagged = np.diff(total)
     return PairChunks(rc, pc, ref_hit, pred_hit, differ, tagged)
 
 

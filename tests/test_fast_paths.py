@@ -434,10 +434,12 @@ def _groups(seqs, rnd):
 
 
 @settings(max_examples=300, deadline=None)
-@given(tag_corpora(), st.booleans(), st.sampled_from([1, 2, 5, 1 << 15]), st.randoms())
-@example(("IOB2", [["B-A", "I-A", "O", "B-B"]]), True, 1, random.Random(3))
-@example(("IOBES", [["B-A", "E-A", "B-A", "E-A"]]), True, 2, random.Random(0))  # conlleval: one ill chunk
-def test_pair_decoder_equals_token_by_token_decoding_and_brute_force_matching(corpus, conlleval, window, rnd):
+@given(tag_corpora(), st.booleans(), st.sampled_from([1, 2, 5, 1 << 15]), st.sampled_from([1, 3, 8, 1 << 18]),
+       st.randoms())
+@example(("IOB2", [["B-A", "I-A", "O", "B-B"]]), True, 1, 1 << 18, random.Random(3))
+@example(("IOBES", [["B-A", "E-A", "B-A", "E-A"]]), True, 2, 1, random.Random(0))  # conlleval: one ill chunk
+def test_pair_decoder_equals_token_by_token_decoding_and_brute_force_matching(corpus, conlleval, window, piece, rnd):
+    # window: tokens per look-up pass; piece: tokens per decoding piece (cut at segment starts)
     scheme_name, ref_seqs = corpus
     scheme = SCHEMES[scheme_name]
     seen = sorted({t for s in ref_seqs for t in s} | {"O"})
@@ -449,13 +451,13 @@ def test_pair_decoder_equals_token_by_token_decoding_and_brute_force_matching(co
     pred, _ = flatten(pred_seqs, vocab)
     role_of, label_of = vocab.roles(scheme)
     groups = _groups(ref_seqs, rnd)
-    old = sch._PAIR_WINDOW
-    sch._PAIR_WINDOW = window
+    old = sch._PAIR_WINDOW, sch._PAIR_PIECE
+    sch._PAIR_WINDOW, sch._PAIR_PIECE = window, piece
     try:
         out = sch.decode_pair(ref.ids, pred.ids, role_of.astype(np.uint8), label_of, scheme=scheme,
                               conlleval=conlleval, segments=ref.segments, groups=groups)
     finally:
-        sch._PAIR_WINDOW = old
+        sch._PAIR_WINDOW, sch._PAIR_PIECE = old
     flat_ref = [t for s in ref_seqs for t in s]
     flat_pred = [t for s in pred_seqs for t in s]
     sides = []
