@@ -16,6 +16,7 @@ Examples, integer arrays) is not timed.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import math
 import os
@@ -24,6 +25,8 @@ import subprocess
 import sys
 import time
 import warnings
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -222,14 +225,17 @@ def main(argv=None) -> int:
     tools = [t for t in args.tools.split(",") if t]
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    datasets: dict[str, tuple] = {}
+    # each data set is built just before its runs and dropped after them, so that every
+    # size is timed with only its own data (and the tools' states for it) in memory
+    datasets: dict[str, Callable[[], tuple]] = {}
     for n in sizes:
-        datasets[f"{n // 1000}k" if n < 1_000_000 else f"{n // 1_000_000}M"] = corpus(n)
+        datasets[f"{n // 1000}k" if n < 1_000_000 else f"{n // 1_000_000}M"] = partial(corpus, n)
     data = Path(args.data)
     if (data / "conll2003-eng" / "eng.testb").is_file() and not args.quick:
-        datasets["conll03-testb"] = conll_testb(data)
+        datasets["conll03-testb"] = partial(conll_testb, data)
     results: dict[str, dict] = {}
-    for name, (g, p) in datasets.items():
+    for name, make in datasets.items():
+        g, p = make()
         n_tok = sum(map(len, g))
         states, f1s, reps = {}, {}, {}
         for t in tools:
@@ -260,7 +266,8 @@ def main(argv=None) -> int:
             "calls_per_round": reps,
             "all_s": times,
         }
-        del states
+        del states, g, p
+        gc.collect()
     if not args.quick and not args.no_memory:
         for name, n in [(k, v) for k, v in zip(list(datasets)[: len(sizes)], sizes)]:
             results[name]["peak_bytes"] = {t: memory(t, n) for t in tools if t.startswith("iescore") or n <= 500_000}
