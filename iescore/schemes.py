@@ -36,6 +36,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
+from typing import NamedTuple
 
 import numpy as np
 
@@ -629,10 +630,9 @@ def decode_pair(
     n, k = len(ref), len(role_of)
     if not (0 < n == len(pred) and ref.dtype == pred.dtype == np.uint8 and k <= PAIR_TAGS):
         raise ValueError("decode_pair: two non-empty uint8 id sequences of equal length and a small vocabulary")
-    args = dict(role_of=role_of, label_of=label_of, scheme=scheme, conlleval=conlleval, labels=labels,
-                match_label=match_label)
+    args = _PairArgs(role_of, label_of, scheme, conlleval, labels, match_label)
     if n <= _PAIR_PIECE:
-        return _decode_pair_piece(ref, pred, segments=segments, groups=groups, **args)
+        return _decode_pair_piece(ref, pred, segments, groups, args)
     # pieces of about _PAIR_PIECE tokens, cut at segment starts (no chunk crosses one):
     # each piece's event arrays are small enough to stay in cache and to be recycled
     # by the allocator, where arrays over all the events would be fresh pages each call
@@ -648,7 +648,7 @@ def decode_pair(
         g_lo = int(np.searchsorted(groups, a, "right")) - 1  # the group holding token a
         g_hi = int(np.searchsorted(groups, b))
         local_groups = np.concatenate(([0], groups[g_lo + 1 : g_hi] - a))
-        out = _decode_pair_piece(ref[a:b], pred[a:b], segments=segments[s_lo:s_hi] - a, groups=local_groups, **args)
+        out = _decode_pair_piece(ref[a:b], pred[a:b], segments[s_lo:s_hi] - a, local_groups, args)
         differ[g_lo:g_hi] += out.differ
         tagged[g_lo:g_hi] += out.tagged
         parts.append((a, g_lo, out))
@@ -671,20 +671,22 @@ def decode_pair(
     )
 
 
+class _PairArgs(NamedTuple):
+    """What every piece of :func:`decode_pair` shares."""
+
+    role_of: np.ndarray
+    label_of: np.ndarray
+    scheme: Scheme
+    conlleval: bool
+    labels: list[str] | None
+    match_label: np.ndarray | None
+
+
 def _decode_pair_piece(
-    ref: np.ndarray,
-    pred: np.ndarray,
-    *,
-    role_of: np.ndarray,
-    label_of: np.ndarray,
-    scheme: Scheme,
-    conlleval: bool,
-    segments: np.ndarray,
-    groups: np.ndarray,
-    labels: list[str] | None,
-    match_label: np.ndarray | None,
+    ref: np.ndarray, pred: np.ndarray, segments: np.ndarray, groups: np.ndarray, args: _PairArgs
 ) -> PairChunks:
     """:func:`decode_pair` over one piece of tokens (all of them, or one cut at segment starts)."""
+    role_of, label_of, scheme, conlleval, labels, match_label = args
     n, k = len(ref), len(role_of)
     table = _joint_flags(role_of, label_of, scheme, conlleval)
     splits = segments[segments > 0] - 1
