@@ -413,10 +413,14 @@ _PAIR_WINDOW = 1 << 15  # the same for two sides at once
 _PAIR_PIECE = 1 << 18  # tokens decoded two sides at once, between segment starts
 
 
-def _segment_groups(splits: np.ndarray, groups: np.ndarray, n: int) -> np.ndarray | None:
-    """The group (document) of each segment -- the first one, then one per split pair --
-    or None when every group is exactly one segment (the segment index is then the group)."""
-    seg_starts = np.concatenate((np.zeros(1, np.int64), splits + 1))
+def _segment_groups(segments: np.ndarray, groups: np.ndarray, n: int) -> np.ndarray | None:
+    """The group (document) of each segment -- the one at token 0, then one per later
+    segment start -- or None when every group is exactly one segment (the segment index
+    is then the group)."""
+    if len(segments) and segments[0] == 0:
+        seg_starts = segments
+    else:
+        seg_starts = np.concatenate((np.zeros(1, np.int64), segments[segments > 0]))
     if len(groups) == len(seg_starts) and np.array_equal(groups, seg_starts):
         return None
     nonempty = groups[np.diff(groups, append=n) > 0]
@@ -462,7 +466,7 @@ def decode(
             raise ValueError("decode needs first= or segments=")
         segments = np.flatnonzero(first)
     splits = segments[segments > 0] - 1  # token pairs split by a segment start
-    seg_group = _segment_groups(splits, groups, n) if groups is not None else None
+    seg_group = _segment_groups(segments, groups, n) if groups is not None else None
     joined, split = _pair_flags(scheme, conlleval)
     k_tags = len(role_of)
     by_tag = ids.dtype.itemsize == 1 and k_tags <= 256
@@ -690,8 +694,7 @@ def _decode_pair_piece(
     n, k = len(ref), len(role_of)
     table = _joint_flags(role_of, label_of, scheme, conlleval)
     splits = segments[segments > 0] - 1
-    same = groups is segments or (len(groups) == len(segments) and np.array_equal(groups, segments))
-    seg_group = None if same else _segment_groups(splits, groups, n)  # None: a group per segment
+    seg_group = _segment_groups(segments, groups, n)  # None: a group per segment
     pos_type = np.int32 if n < 2**31 else np.int64
     if seg_group is not None:
         seg_group = seg_group.astype(pos_type)

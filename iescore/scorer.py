@@ -480,7 +480,7 @@ def _tags_part(batch: TaggedBatch, cfg: Config) -> tuple[_Part, str]:
     lab_map = np.array([remap[n] for n in vocab.labels], dtype=_I64) if vocab.labels else np.zeros(0, _I64)
     same_labels = np.array_equal(lab_map, np.arange(len(lab_map)))  # the usual case: no renumbering
     # chunks match on their mapped labels; a one-to-one renumbering keeps equality as it is
-    one_to_one = same_labels or len(np.unique(lab_map)) == len(lab_map)
+    one_to_one = len(np.unique(lab_map)) == len(lab_map)
     pair = _decode_both(batch, scheme, cfg, None if one_to_one else lab_map.astype(np.int32))
     if pair is not None:
         rc, pc = pair.reference, pair.prediction
