@@ -108,9 +108,9 @@ class CellIndex:
 def cell_index(R: Units, P: Units, n_docs: int, n_labels: int) -> tuple[CellIndex, Units, Units]:
     """The cells of both sides' units, and the units with their ``cell`` rows.
 
-    A flag per possible cell and its running count number the cells in (document,
-    label) order, without sorting, when documents x labels is not much larger than
-    the units; a sort of the units' keys otherwise.
+    A flag per possible cell marks the cells in use, which are then numbered in
+    (document, label) order without sorting, when documents x labels is not much
+    larger than the units; a sort of the units' keys otherwise.
 
     >>> R = Units(np.array([0, 2]), np.array([1, 0]))
     >>> P = Units(np.array([0, 0]), np.array([1, 0]))
@@ -120,27 +120,28 @@ def cell_index(R: Units, P: Units, n_docs: int, n_labels: int) -> tuple[CellInde
     """
     L = max(n_labels, 1)
     size = n_docs * L
-    narrow = np.int32 if size < 2**31 else _I64
-    kr = np.multiply(R.doc, L, dtype=_I64)
+    narrow = np.int32 if size < 2**31 else _I64  # keys, cell rows and the index in one width
+    kr = np.multiply(R.doc, L, dtype=narrow)
     kr += R.label
-    kp = np.multiply(P.doc, L, dtype=_I64)
+    kp = np.multiply(P.doc, L, dtype=narrow)
     kp += P.label
     if size <= 4 * (len(R) + len(P)) + (1 << 22):
         present = np.zeros(size, dtype=bool)
         present[kr] = True
         present[kp] = True
         keys = np.flatnonzero(present)
-        row = np.cumsum(present, dtype=narrow)  # row + 1 of each present cell
         del present
+        # each present cell's row; only the pages of present cells are ever written
+        row = np.empty(size, dtype=narrow)
+        row[keys] = np.arange(len(keys), dtype=narrow)
         sr, sp = row.take(kr), row.take(kp)
         del row
-        sr -= 1
-        sp -= 1
+        keys = keys.astype(narrow)
     else:
         keys, inv = np.unique(np.concatenate((kr, kp)), return_inverse=True)
         sr, sp = inv[: len(R)].astype(narrow), inv[len(R) :].astype(narrow)
-    doc, label = np.divmod(keys, L)
-    ix = CellIndex(doc.astype(narrow), label.astype(narrow))
+    doc = keys // L
+    ix = CellIndex(doc, keys - doc * L)
     return ix, R.with_cells(sr), P.with_cells(sp)
 
 
@@ -800,3 +801,4 @@ def ts_counts(
             out[:, j] = x  # exact integers: sums of integer-valued floats
             del x
     return out
+

@@ -644,8 +644,8 @@ def decode_pair(
     cuts = np.unique(np.concatenate(([0], segments.take(at[at < len(segments)]), [n])))
     pos_type = np.int32 if n < 2**31 else np.int64
     n_groups = len(groups)
-    differ = np.zeros(n_groups, dtype=np.int64)
-    tagged = np.zeros(n_groups, dtype=np.int64)
+    differ = np.zeros(n_groups, dtype=pos_type)  # token counts: in the offsets' width
+    tagged = np.zeros(n_groups, dtype=pos_type)
     parts: list[tuple[int, int, PairChunks]] = []
     for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
         s_lo, s_hi = np.searchsorted(segments, (a, b))
