@@ -495,7 +495,7 @@ def _tags_part(batch: TaggedBatch, cfg: Config) -> tuple[_Part, str]:
     def units(ch: Any) -> Units:
         # the items' four columns in one block: at scale, large enough for numpy to ask
         # for huge pages, which fault in hundreds of times fewer steps than 4 KiB pages
-        doc, lab, start, end = block = np.empty((4, len(ch.start)), dtype=narrow)
+        doc, lab, start, end = np.empty((4, len(ch.start)), dtype=narrow)
         doc[...] = ch.group
         if same_labels:
             lab[...] = ch.type
