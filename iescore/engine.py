@@ -612,18 +612,13 @@ def exact_disjoint(
     """
     assert R.cell is not None and P.cell is not None
     ref_hit, hit = hits if hits is not None else _exact_hits(R, P)
-    # tp, fp (per prediction: field 0 or 1) and fn (per missed answer: field 2) of every
-    # cell, counted at once in the cells seen as one flat row
     miss = ~ref_hit
     fp = ~hit
-    n_p = len(P)
-    field = np.empty(n_p + int(np.count_nonzero(miss)), dtype=_I64)
-    np.multiply(P.cell, n_fields, out=field[:n_p])
-    field[:n_p] += fp
-    np.multiply(R.cell.compress(miss), n_fields, out=field[n_p:])
-    field[n_p:] += 2
-    cells = np.bincount(field, minlength=n_cells * n_fields).astype(dtype).reshape(n_cells, n_fields)
-    del field
+    # tp, fp and fn of every cell, one field at a time (each count in 64 bits only
+    # while it is written into its column)
+    cells = np.zeros((n_cells, n_fields), dtype=dtype) if n_fields > 3 else np.empty((n_cells, n_fields), dtype=dtype)
+    for col, (cell, where) in enumerate(((P.cell, hit), (P.cell, fp), (R.cell, miss))):
+        cells[:, col] = np.bincount(cell.compress(where), minlength=n_cells)
     # statuses by arithmetic on the hit flags (TP = 0, FP = 1, FN = 2)
     ref_status = np.multiply(miss, FN, dtype=np.int8)
     pred_status = np.multiply(fp, FP, dtype=np.int8)

@@ -36,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -607,7 +607,8 @@ def decode_pair(
     segments: np.ndarray,
     groups: np.ndarray,
     labels: list[str] | None = None,
-    match_label: np.ndarray | None = None,
+    label_map: np.ndarray | None = None,
+    relative: bool = False,
 ) -> PairChunks:
     """Decode two aligned tag-id sequences of one small vocabulary (uint8 ids, at most
     :data:`PAIR_TAGS` tags) at once, and match their chunks exactly.
@@ -615,11 +616,15 @@ def decode_pair(
     The same tables as :func:`decode`, composed over both sides: one look-up per
     token pair gives both sides' events and whether the tags differ, so one pass
     over the tokens finds every event of either side. Two chunks are equal when
-    they start at the same event, have the same label (``match_label`` may map label
-    ids first, e.g. to supertags) and end at the same event; token accuracy comes
+    they start at the same event, have the same label and end at the same event;
+    ``label_map`` may rename the label ids (e.g. to supertags): the chunks then carry,
+    and are matched on, the mapped ids, while where a chunk ends still follows
+    ``label_of`` (``labels`` names the mapped ids). Token accuracy comes
     from the events too (a token differs at a ``_DIFF`` event; the tokens between
     two events are all inside, or all outside, each side's chunks). ``segments``
-    (non-empty, starting at 0) and ``groups`` are as in :func:`decode`.
+    (non-empty, starting at 0) and ``groups`` are as in :func:`decode`. With
+    ``relative``, chunk offsets count from the start of their group (document)
+    rather than from token 0.
 
     >>> v = Vocabulary()
     >>> r, p = v.encode(["B-PER", "I-PER", "O", "B-LOC"]), v.encode(["B-PER", "I-PER", "B-LOC", "I-LOC"])
@@ -634,20 +639,20 @@ def decode_pair(
     n, k = len(ref), len(role_of)
     if not (0 < n == len(pred) and ref.dtype == pred.dtype == np.uint8 and k <= PAIR_TAGS):
         raise ValueError("decode_pair: two non-empty uint8 id sequences of equal length and a small vocabulary")
-    args = _PairArgs(role_of, label_of, scheme, conlleval, labels, match_label)
-    if n <= _PAIR_PIECE:
-        return _decode_pair_piece(ref, pred, segments, groups, args)
+    args = _PairArgs(role_of, label_of, scheme, conlleval, labels, label_map)
     # pieces of about _PAIR_PIECE tokens, cut at segment starts (no chunk crosses one):
     # each piece's event arrays are small enough to stay in cache and to be recycled
     # by the allocator, where arrays over all the events would be fresh pages each call
-    at = np.searchsorted(segments, np.arange(_PAIR_PIECE, n, _PAIR_PIECE))
-    cuts = np.unique(np.concatenate(([0], segments.take(at[at < len(segments)]), [n])))
+    cuts = [0, n]
+    if n > _PAIR_PIECE:
+        at = np.searchsorted(segments, np.arange(_PAIR_PIECE, n, _PAIR_PIECE))
+        cuts = np.unique(np.concatenate(([0], segments.take(at[at < len(segments)]), [n]))).tolist()
     pos_type = np.int32 if n < 2**31 else np.int64
     n_groups = len(groups)
     differ = np.zeros(n_groups, dtype=pos_type)  # token counts: in the offsets' width
     tagged = np.zeros(n_groups, dtype=pos_type)
-    parts: list[tuple[int, int, PairChunks]] = []
-    for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
+    parts: list[list[Any]] = []
+    for a, b in zip(cuts[:-1], cuts[1:]):
         s_lo, s_hi = np.searchsorted(segments, (a, b))
         g_lo = int(np.searchsorted(groups, a, "right")) - 1  # the group holding token a
         g_hi = int(np.searchsorted(groups, b))
@@ -655,24 +660,33 @@ def decode_pair(
         out = _decode_pair_piece(ref[a:b], pred[a:b], segments[s_lo:s_hi] - a, local_groups, args)
         differ[g_lo:g_hi] += out.differ
         tagged[g_lo:g_hi] += out.tagged
-        parts.append((a, g_lo, out))
+        # what turns the piece's offsets into the output's: + a, or + a - its group's start
+        shift = a - groups[g_lo:g_hi] if relative else None
+        parts.append([a, g_lo, shift, out.reference, out.ref_hit, out.prediction, out.pred_hit])
 
-    def side(get: Callable[[PairChunks], Chunks]) -> Chunks:
-        cs = [(a, g, get(o)) for a, g, o in parts]
-        return Chunks(
-            np.concatenate([np.add(c.start, a, dtype=pos_type, casting="same_kind") for a, _, c in cs]),
-            np.concatenate([np.add(c.end, a, dtype=pos_type, casting="same_kind") for a, _, c in cs]),
-            np.concatenate([c.type for *_, c in cs]),
-            np.concatenate([c.ill for *_, c in cs]),
-            labels or [],
-            group=np.concatenate([np.add(c.group, g, dtype=pos_type, casting="same_kind") for _, g, c in cs]),
-        )
+    def side(k: int) -> tuple[Chunks, np.ndarray]:
+        sizes = [len(p[k].start) for p in parts]
+        m = sum(sizes)
+        # group, label, start and end as rows of one block (the items' columns when relative)
+        group, types, start, end = np.empty((4, m), dtype=pos_type)
+        ill, hit = np.empty(m, dtype=bool), np.empty(m, dtype=bool)
+        lo = 0
+        for p, size in zip(parts, sizes):
+            a, g, shift, c = p[0], p[1], p[2], p[k]
+            hi = lo + size
+            off = a if shift is None else shift.take(c.group)
+            np.add(c.start, off, out=start[lo:hi], casting="same_kind")
+            np.add(c.end, off, out=end[lo:hi], casting="same_kind")
+            np.add(c.group, g, out=group[lo:hi], casting="same_kind")
+            types[lo:hi] = c.type
+            ill[lo:hi] = c.ill
+            hit[lo:hi] = p[k + 1]
+            p[k] = p[k + 1] = None  # the piece's arrays of this side can be reused from here
+            lo = hi
+        return Chunks(start, end, types, ill, labels or [], group=group), hit
 
-    return PairChunks(
-        side(lambda o: o.reference), side(lambda o: o.prediction),
-        np.concatenate([o.ref_hit for _, _, o in parts]), np.concatenate([o.pred_hit for _, _, o in parts]),
-        differ, tagged,
-    )
+    (rc, ref_hit), (pc, pred_hit) = side(3), side(5)
+    return PairChunks(rc, pc, ref_hit, pred_hit, differ, tagged)
 
 
 class _PairArgs(NamedTuple):
@@ -683,14 +697,14 @@ class _PairArgs(NamedTuple):
     scheme: Scheme
     conlleval: bool
     labels: list[str] | None
-    match_label: np.ndarray | None
+    label_map: np.ndarray | None
 
 
 def _decode_pair_piece(
     ref: np.ndarray, pred: np.ndarray, segments: np.ndarray, groups: np.ndarray, args: _PairArgs
 ) -> PairChunks:
     """:func:`decode_pair` over one piece of tokens (all of them, or one cut at segment starts)."""
-    role_of, label_of, scheme, conlleval, labels, match_label = args
+    role_of, label_of, scheme, conlleval, labels, label_map = args
     n, k = len(ref), len(role_of)
     table = _joint_flags(role_of, label_of, scheme, conlleval)
     splits = segments[segments > 0] - 1
@@ -766,6 +780,8 @@ def _decode_pair_piece(
             ill[count.take(ev) - 1] = True
         covered |= np.not_equal(n_start, n_end, out=mask)  # between a chunk's start and its end
         types = label_of.take(x.take(start)).astype(np.int32)
+        if label_map is not None:
+            types = label_map.take(types)
         sides.append((Chunks(start, end, types, ill, labels or [], group=chunk_group), n_start))
     (rc, r_count), (pc, p_count) = sides
     both = _START | _START << _SIDE
@@ -775,11 +791,8 @@ def _decode_pair_piece(
     del r_count, p_count, at_both
     ri -= 1
     pi -= 1
-    rt, pt = rc.type.take(ri), pc.type.take(pi)
-    if match_label is not None:
-        rt, pt = match_label.take(rt), match_label.take(pt)
     eq = rc.end.take(ri) == pc.end.take(pi)
-    eq &= rt == pt
+    eq &= rc.type.take(ri) == pc.type.take(pi)
     ref_hit = np.zeros(len(rc.start), dtype=bool)
     pred_hit = np.zeros(len(pc.start), dtype=bool)
     ref_hit[ri.compress(eq)] = True

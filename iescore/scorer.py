@@ -433,11 +433,16 @@ def _token_sums(ref: np.ndarray, pred: np.ndarray, o_id: int, starts: np.ndarray
     return differ, tagged
 
 
-def _decode_both(batch: TaggedBatch, scheme: Scheme, cfg: Config, match_label: np.ndarray | None) -> PairChunks | None:
+def _decode_both(
+    batch: TaggedBatch, scheme: Scheme, cfg: Config, label_map: np.ndarray | None, labels: list[str]
+) -> PairChunks | None:
     """Both sides decoded and matched in one pass (:func:`~iescore.schemes.decode_pair`)
     when only exact counts are asked for (``detail="prf"``) and the vocabulary is small;
     else None (each side is then decoded on its own). Under ``repair="strict"`` an
-    ill-formed chunk also gives None, so that the one-side decoder reports it."""
+    ill-formed chunk also gives None, so that the one-side decoder reports it. The
+    chunks come labelled in the report's numbering (``label_map[vocabulary label]``,
+    None when the two agree; ``labels`` are the report's), with document-relative
+    offsets: they are the items as they are."""
     ref, pred, vocab = batch.reference, batch.prediction, batch.vocab
     if not (cfg.detail == "prf" and cfg.setting == "AO" and cfg.rule.kind == "exact" and cfg.mode == "match-all"
             and cfg.repair in ("conlleval", "strict") and 0 < len(ref.ids) and len(vocab.tags) <= PAIR_TAGS
@@ -450,7 +455,7 @@ def _decode_both(batch: TaggedBatch, scheme: Scheme, cfg: Config, match_label: n
     out = decode_pair(
         ref.ids, pred.ids, role_of.astype(np.uint8), label_of.astype(np.int16 if small else np.int32),
         scheme=scheme, conlleval=cfg.repair == "conlleval", segments=ref.segments, groups=batch.doc_offsets,
-        labels=vocab.labels, match_label=match_label,
+        labels=labels, label_map=label_map, relative=True,
     )
     if cfg.repair == "strict" and (out.reference.ill.any() or out.prediction.ill.any()):
         return None
@@ -478,10 +483,9 @@ def _tags_part(batch: TaggedBatch, cfg: Config) -> tuple[_Part, str]:
     vocab.roles(scheme)  # checks every tag against the scheme and registers its label
     labels, remap = _label_space(vocab.labels, cfg)
     lab_map = np.array([remap[n] for n in vocab.labels], dtype=_I64) if vocab.labels else np.zeros(0, _I64)
-    same_labels = np.array_equal(lab_map, np.arange(len(lab_map)))  # the usual case: no renumbering
-    # chunks match on their mapped labels; a one-to-one renumbering keeps equality as it is
-    one_to_one = len(np.unique(lab_map)) == len(lab_map)
-    pair = _decode_both(batch, scheme, cfg, None if one_to_one else lab_map.astype(np.int32))
+    same_labels = np.array_equal(lab_map, np.arange(len(lab_map)))  # no renumbering
+    # the joint decoder gives the chunks their labels in the report's numbering
+    pair = _decode_both(batch, scheme, cfg, None if same_labels else lab_map.astype(np.int32), labels)
     if pair is not None:
         rc, pc = pair.reference, pair.prediction
     else:
@@ -491,42 +495,51 @@ def _tags_part(batch: TaggedBatch, cfg: Config) -> tuple[_Part, str]:
     # items in 32 bits (half the memory per item) below 2**31 tokens
     narrow = np.int32 if batch.n_tokens < 2**31 else _I64
 
-
     def units(ch: Any) -> Units:
         # the items' four columns in one block: at scale, large enough for numpy to ask
         # for huge pages, which fault in hundreds of times fewer steps than 4 KiB pages
         doc, lab, start, end = np.empty((4, len(ch.start)), dtype=narrow)
         doc[...] = ch.group
-        if same_labels:
-            lab[...] = ch.type
-        else:
-            lab_map.astype(narrow).take(ch.type, out=lab)
+        lab[...] = ch.type
         # document-relative offsets
         base = offsets.take(ch.group)
         np.subtract(ch.start, base, out=start, casting="same_kind")
         np.subtract(ch.end, base, out=end, casting="same_kind")
         return Units(doc, lab, start, end, None, None)
 
+    def pair_units(ch: Any) -> Units:
+        # the pair decoder's offsets are document-relative already, its columns one block
+        return Units(ch.group, ch.type, ch.start, ch.end, None, None)
+
     kind = "discarded" if cfg.repair == "discard" else "repaired"
     repairs = {side: {kind: int(ch.n_discarded if kind == "discarded" else ch.n_repaired)}
                for side, ch in (("reference", rc), ("prediction", pc))}
-    R, P = units(rc), units(pc)
-    toks = batch.tokens
-    # the flat chunk offsets are kept only to read the tokens' strings
-    r_at, p_at = ((rc.start, rc.end), (pc.start, pc.end)) if toks is not None else ((None, None), (None, None))
+    make = pair_units if pair is not None else units
+    R, P = make(rc), make(pc)
+    if not same_labels and pair is None:
+        R, P = (Units(U.doc, lab_map.astype(U.label.dtype).take(U.label), U.start, U.end, None, None) for U in (R, P))
     # of the joint decoding only the matches and the token sums are still needed
     hits, token_sums = ((pair.ref_hit, pair.pred_hit), (pair.differ, pair.tagged)) if pair is not None else (None, None)
     del rc, pc, pair
+    toks = batch.tokens
+
+    def span_tokens(U: Units) -> Callable[[int], Sequence[str]]:
+        assert toks is not None and U.start is not None and U.end is not None
+        at, start, end = offsets.take(U.doc), U.start, U.end
+        return lambda i: toks[int(at[i] + start[i]) : int(at[i] + end[i])]
+
     need_keys = cfg.setting == "OBD" or cfg.mode == "one-per-string"
-    if need_keys:
-        if toks is None:
-            raise ConfigError(
-                f"setting={cfg.setting!r}, mode={cfg.mode!r} compares strings and needs the tokens; pass tokens="
-            )
-        R = Units(R.doc, R.label, R.start, R.end, None, _keys(lambda i: toks[r_at[0][i] : r_at[1][i]], len(R), cfg))
-        P = Units(P.doc, P.label, P.start, P.end, None, _keys(lambda i: toks[p_at[0][i] : p_at[1][i]], len(P), cfg))
-    texts_r = (lambda i: " ".join(toks[r_at[0][i] : r_at[1][i]])) if toks is not None else None
-    texts_p = (lambda i: " ".join(toks[p_at[0][i] : p_at[1][i]])) if toks is not None else None
+    if need_keys and toks is None:
+        raise ConfigError(
+            f"setting={cfg.setting!r}, mode={cfg.mode!r} compares strings and needs the tokens; pass tokens="
+        )
+    texts_r = texts_p = None
+    if toks is not None:
+        tok_r, tok_p = span_tokens(R), span_tokens(P)
+        texts_r, texts_p = (lambda i: " ".join(tok_r(i))), (lambda i: " ".join(tok_p(i)))
+        if need_keys:
+            R = Units(R.doc, R.label, R.start, R.end, None, _keys(tok_r, len(R), cfg))
+            P = Units(P.doc, P.label, P.start, P.end, None, _keys(tok_p, len(P), cfg))
     # tokens per document, in 32 bits when they fit (they are the token counts' first column)
     doc_tokens = np.diff(offsets, append=batch.n_tokens) if n_docs else np.zeros(0, _I64)
     if batch.n_tokens < 2**31:

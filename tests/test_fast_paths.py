@@ -435,11 +435,15 @@ def _groups(seqs, rnd):
 
 @settings(max_examples=300, deadline=None)
 @given(tag_corpora(), st.booleans(), st.sampled_from([1, 2, 5, 1 << 15]), st.sampled_from([1, 3, 8, 1 << 18]),
-       st.randoms())
-@example(("IOB2", [["B-A", "I-A", "O", "B-B"]]), True, 1, 1 << 18, random.Random(3))
-@example(("IOBES", [["B-A", "E-A", "B-A", "E-A"]]), True, 2, 1, random.Random(0))  # conlleval: one ill chunk
-def test_pair_decoder_equals_token_by_token_decoding_and_brute_force_matching(corpus, conlleval, window, piece, rnd):
-    # window: tokens per look-up pass; piece: tokens per decoding piece (cut at segment starts)
+       st.booleans(), st.randoms())
+@example(("IOB2", [["B-A", "I-A", "O", "B-B"]]), True, 1, 1 << 18, False, random.Random(3))
+@example(("IOBES", [["B-A", "E-A", "B-A", "E-A"]]), True, 2, 1, True, random.Random(0))  # conlleval: one ill chunk
+def test_pair_decoder_equals_token_by_token_decoding_and_brute_force_matching(
+    corpus, conlleval, window, piece, relative, rnd
+):
+    # window: tokens per look-up pass; piece: tokens per decoding piece (cut at segment starts);
+    # relative: chunk offsets counted from their document's start; a random label map
+    # (several labels may become one) half of the time
     scheme_name, ref_seqs = corpus
     scheme = SCHEMES[scheme_name]
     seen = sorted({t for s in ref_seqs for t in s} | {"O"})
@@ -451,25 +455,39 @@ def test_pair_decoder_equals_token_by_token_decoding_and_brute_force_matching(co
     pred, _ = flatten(pred_seqs, vocab)
     role_of, label_of = vocab.roles(scheme)
     groups = _groups(ref_seqs, rnd)
+    n_lab = len(vocab.labels)
+    lmap = np.array([rnd.randrange(max(n_lab - 1, 1)) for _ in range(n_lab)], np.int32) if rnd.random() < 0.5 else None
+
+    def label(name):  # a label as the decoder should give it
+        return name if lmap is None else int(lmap[vocab.labels.index(name)])
+
+    def got_label(t):
+        return vocab.labels[t] if lmap is None else int(t)
+
     old = sch._PAIR_WINDOW, sch._PAIR_PIECE
     sch._PAIR_WINDOW, sch._PAIR_PIECE = window, piece
     try:
         out = sch.decode_pair(ref.ids, pred.ids, role_of.astype(np.uint8), label_of, scheme=scheme,
-                              conlleval=conlleval, segments=ref.segments, groups=groups)
+                              conlleval=conlleval, segments=ref.segments, groups=groups, relative=relative,
+                              label_map=lmap)
     finally:
         sch._PAIR_WINDOW, sch._PAIR_PIECE = old
+    if relative:  # back to flat offsets, to compare with the flat decoding
+        out = sch.PairChunks(*(
+            sch.Chunks(c.start + groups[c.group], c.end + groups[c.group], c.type, c.ill, group=c.group)
+            for c in (out.reference, out.prediction)), out.ref_hit, out.pred_hit, out.differ, out.tagged)
     flat_ref = [t for s in ref_seqs for t in s]
     flat_pred = [t for s in pred_seqs for t in s]
     sides = []
     for seqs, got in ((ref_seqs, out.reference), (pred_seqs, out.prediction)):
         expected, names = _naive_chunks(seqs, scheme, conlleval)
-        want = [(s, e, names[t], i) for s, e, t, i in expected]
-        assert [(s, e, vocab.labels[t], i) for s, e, t, i in _chunks(got)] == want
+        want = [(s, e, label(names[t]), i) for s, e, t, i in expected]
+        assert [(s, e, got_label(t), i) for s, e, t, i in _chunks(got)] == want
         assert got.group.tolist() == [int(np.searchsorted(groups, s, "right")) - 1 for s, *_ in want]
         sides.append({(s, e, lab) for s, e, lab, _ in want})
-    # hits: an equal chunk (start, end, label) on the other side
-    assert out.ref_hit.tolist() == [(s, e, vocab.labels[t]) in sides[1] for s, e, t, _ in _chunks(out.reference)]
-    assert out.pred_hit.tolist() == [(s, e, vocab.labels[t]) in sides[0] for s, e, t, _ in _chunks(out.prediction)]
+    # hits: an equal chunk (start, end, mapped label) on the other side
+    assert out.ref_hit.tolist() == [(s, e, got_label(t)) in sides[1] for s, e, t, _ in _chunks(out.reference)]
+    assert out.pred_hit.tolist() == [(s, e, got_label(t)) in sides[0] for s, e, t, _ in _chunks(out.prediction)]
     bounds = list(groups) + [len(flat_ref)]
     differ = [sum(a != b for a, b in zip(flat_ref[x:y], flat_pred[x:y])) for x, y in zip(bounds, bounds[1:])]
     tagged = [sum(a != "O" or b != "O" for a, b in zip(flat_ref[x:y], flat_pred[x:y])) for x, y in zip(bounds, bounds[1:])]
