@@ -293,9 +293,10 @@ def trainer_batch(
         for side, arr in (("label_ids", ref), ("predictions", pred)):
             _check_ids(arr, side, n_lab)
         ref, pred = ref.astype(narrow), pred.astype(narrow)
-    ends = np.cumsum(lengths, dtype=np.int64)
-    offsets = ends - lengths
-    segments = offsets[lengths > 0]
+    offsets = np.cumsum(lengths, dtype=np.int64)
+    offsets -= lengths
+    # sequences are segments too, the empty ones left out (the offsets as they are when none is)
+    segments = offsets if lengths.all() else offsets[lengths > 0]
     ids: Sequence[str] = tuple(doc_ids) if doc_ids is not None else NumberedIds(id_offset, id_offset + len(lengths))
 
     def where(i: int, side: str) -> str:
