@@ -482,25 +482,28 @@ def _tags_part(batch: TaggedBatch, cfg: Config) -> tuple[_Part, str]:
 
     vocab.roles(scheme)  # checks every tag against the scheme and registers its label
     labels, remap = _label_space(vocab.labels, cfg)
-    lab_map = np.array([remap[n] for n in vocab.labels], dtype=_I64) if vocab.labels else np.zeros(0, _I64)
+    # items in 32 bits (half the memory per item) below 2**31 tokens
+    narrow = np.int32 if batch.n_tokens < 2**31 else _I64
+    # vocabulary label -> the report's label
+    lab_map = np.array([remap[n] for n in vocab.labels], dtype=narrow) if vocab.labels else np.zeros(0, narrow)
     same_labels = np.array_equal(lab_map, np.arange(len(lab_map)))  # no renumbering
     # the joint decoder gives the chunks their labels in the report's numbering
-    pair = _decode_both(batch, scheme, cfg, None if same_labels else lab_map.astype(np.int32), labels)
+    pair = _decode_both(batch, scheme, cfg, None if same_labels else lab_map, labels)
     if pair is not None:
         rc, pc = pair.reference, pair.prediction
     else:
         rc = decode_arrays(batch.reference, vocab, scheme=scheme, repair=cfg.repair, where=where("reference"), groups=offsets)
         pc = decode_arrays(batch.prediction, vocab, scheme=scheme, repair=cfg.repair, where=where("prediction"), groups=offsets)
 
-    # items in 32 bits (half the memory per item) below 2**31 tokens
-    narrow = np.int32 if batch.n_tokens < 2**31 else _I64
-
     def units(ch: Any) -> Units:
         # the items' four columns in one block: at scale, large enough for numpy to ask
         # for huge pages, which fault in hundreds of times fewer steps than 4 KiB pages
         doc, lab, start, end = np.empty((4, len(ch.start)), dtype=narrow)
         doc[...] = ch.group
-        lab[...] = ch.type
+        if same_labels:
+            lab[...] = ch.type
+        else:
+            lab_map.take(ch.type, out=lab, mode="clip")  # lab_map is in the items' width
         # document-relative offsets
         base = offsets.take(ch.group)
         np.subtract(ch.start, base, out=start, casting="same_kind")
@@ -516,8 +519,6 @@ def _tags_part(batch: TaggedBatch, cfg: Config) -> tuple[_Part, str]:
                for side, ch in (("reference", rc), ("prediction", pc))}
     make = pair_units if pair is not None else units
     R, P = make(rc), make(pc)
-    if not same_labels and pair is None:
-        R, P = (Units(U.doc, lab_map.astype(U.label.dtype).take(U.label), U.start, U.end, None, None) for U in (R, P))
     # of the joint decoding only the matches and the token sums are still needed
     hits, token_sums = ((pair.ref_hit, pair.pred_hit), (pair.differ, pair.tagged)) if pair is not None else (None, None)
     del rc, pc, pair
