@@ -796,4 +796,3 @@ def ts_counts(
             out[:, j] = x  # exact integers: sums of integer-valued floats
             del x
     return out
-

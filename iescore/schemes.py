@@ -651,7 +651,8 @@ def decode_pair(
     n_groups = len(groups)
     differ = np.zeros(n_groups, dtype=pos_type)  # token counts: in the offsets' width
     tagged = np.zeros(n_groups, dtype=pos_type)
-    parts: list[list[Any]] = []
+    # per side, each piece's (start token, first group, shift, chunks, hit flags)
+    pieces: tuple[list[Any], list[Any]] = ([], [])
     for a, b in zip(cuts[:-1], cuts[1:]):
         s_lo, s_hi = np.searchsorted(segments, (a, b))
         g_lo = int(np.searchsorted(groups, a, "right")) - 1  # the group holding token a
@@ -662,30 +663,30 @@ def decode_pair(
         tagged[g_lo:g_hi] += out.tagged
         # what turns the piece's offsets into the output's: + a, or + a - its group's start
         shift = a - groups[g_lo:g_hi] if relative else None
-        parts.append([a, g_lo, shift, out.reference, out.ref_hit, out.prediction, out.pred_hit])
+        pieces[0].append((a, g_lo, shift, out.reference, out.ref_hit))
+        pieces[1].append((a, g_lo, shift, out.prediction, out.pred_hit))
+        del out
 
-    def side(k: int) -> tuple[Chunks, np.ndarray]:
-        sizes = [len(p[k].start) for p in parts]
-        m = sum(sizes)
+    def side(entries: list[Any]) -> tuple[Chunks, np.ndarray]:
+        m = sum(len(e[3].start) for e in entries)
         # group, label, start and end as rows of one block (the items' columns when relative)
         group, types, start, end = np.empty((4, m), dtype=pos_type)
         ill, hit = np.empty(m, dtype=bool), np.empty(m, dtype=bool)
         lo = 0
-        for p, size in zip(parts, sizes):
-            a, g, shift, c = p[0], p[1], p[2], p[k]
-            hi = lo + size
+        for i, (a, g, shift, c, h) in enumerate(entries):
+            entries[i] = None  # the piece's arrays of this side can be reused once copied
+            hi = lo + len(c.start)
             off = a if shift is None else shift.take(c.group)
             np.add(c.start, off, out=start[lo:hi], casting="same_kind")
             np.add(c.end, off, out=end[lo:hi], casting="same_kind")
             np.add(c.group, g, out=group[lo:hi], casting="same_kind")
             types[lo:hi] = c.type
             ill[lo:hi] = c.ill
-            hit[lo:hi] = p[k + 1]
-            p[k] = p[k + 1] = None  # the piece's arrays of this side can be reused from here
+            hit[lo:hi] = h
             lo = hi
         return Chunks(start, end, types, ill, labels or [], group=group), hit
 
-    (rc, ref_hit), (pc, pred_hit) = side(3), side(5)
+    (rc, ref_hit), (pc, pred_hit) = side(pieces[0]), side(pieces[1])
     return PairChunks(rc, pc, ref_hit, pred_hit, differ, tagged)
 
 

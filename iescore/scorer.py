@@ -496,8 +496,8 @@ def _tags_part(batch: TaggedBatch, cfg: Config) -> tuple[_Part, str]:
         pc = decode_arrays(batch.prediction, vocab, scheme=scheme, repair=cfg.repair, where=where("prediction"), groups=offsets)
 
     def units(ch: Any) -> Units:
-        # the items' four columns in one block: at scale, large enough for numpy to ask
-        # for huge pages, which fault in hundreds of times fewer steps than 4 KiB pages
+        # the items' four columns in one block (at scale, large enough for numpy's
+        # huge-page hint, so fewer page faults when it is first written)
         doc, lab, start, end = np.empty((4, len(ch.start)), dtype=narrow)
         doc[...] = ch.group
         if same_labels:
