@@ -290,13 +290,13 @@ def obd_pairs(R: Units, P: Units, rule: Rule) -> Pairs:
     exact = np.zeros(len(r), dtype=bool)
     err = np.zeros(len(r), dtype=_I64)
     close = np.zeros(len(r), dtype=_I64)
-    # most pairs of a document's strings share no token: no rule can hold for them
-    # and they share nothing, so only the others are compared token by token
+    # most pairs of a document's strings share no token: no rule holds for them and
+    # they share nothing (all zeros), so only the others are compared token by token
     tok_r, tok_p = [frozenset(k) for k in R.key], [frozenset(k) for k in P.key]
-    rl, pl = r.tolist(), p.tolist()
-    some = [i for i, (ri, pi) in enumerate(zip(rl, pl)) if not tok_r[ri].isdisjoint(tok_p[pi]) or R.key[ri] == P.key[pi]]
-    for i in some:
-        a, b = R.key[rl[i]], P.key[pl[i]]
+    for i, (ri, pi) in enumerate(zip(r.tolist(), p.tolist())):
+        a, b = R.key[ri], P.key[pi]
+        if a != b and tok_r[ri].isdisjoint(tok_p[pi]):
+            continue
         ok[i], err[i] = sequence_match(b, a, rule)
         exact[i] = a == b
         close[i] = _shared(a, b)
