@@ -163,9 +163,11 @@ def _match_component(
     rows, cols = (len(vs), len(us)) if transpose else (len(us), len(vs))
     cost = [[0] * cols for _ in range(rows)]
     best_edge: dict[tuple[int, int], tuple[int, int]] = {}
-    for k in idx.tolist():
-        w = sum(int(x[k]) * b for x, b in zip(lv, bases))
-        r, c = ui[int(u[k])], vi[int(v[k])]
+    # the component's columns as Python integers, read once
+    values = [[int(w) for w in x.take(idx).tolist()] for x in lv]
+    for k, uk, vk, *ws in zip(idx.tolist(), u.take(idx).tolist(), v.take(idx).tolist(), *values):
+        w = sum(x * b for x, b in zip(ws, bases))
+        r, c = ui[uk], vi[vk]
         if transpose:
             r, c = c, r
         prev = best_edge.get((r, c))

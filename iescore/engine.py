@@ -1,7 +1,9 @@
 """The counting engine: from two sets of units to per-document, per-label counts.
 
-A *unit* is what one status is given to: a span (AO, match-all), a group of
-equal strings (one-per-string), or a distinct filler of a template (OBD). Both
+A *unit* is what one status is given to: a span (AO, match-all, match-best), or a
+distinct string of a document and label (:func:`collapse`): a filler of a template
+(OBD), or the occurrences of one string in AO's one-per-string mode, which are
+matched like OBD fillers, by their strings (:func:`obd_pairs`). Both
 sides are columnar arrays; the pairs that could match are generated once,
 their attributes (same label, rule satisfied, exact, boundary error,
 closeness) computed vectorised, and every count of SPEC §3 follows:
@@ -288,8 +290,13 @@ def obd_pairs(R: Units, P: Units, rule: Rule) -> Pairs:
     exact = np.zeros(len(r), dtype=bool)
     err = np.zeros(len(r), dtype=_I64)
     close = np.zeros(len(r), dtype=_I64)
+    # most pairs of a document's strings share no token: no rule holds for them and
+    # they share nothing (all zeros), so only the others are compared token by token
+    tok_r, tok_p = [frozenset(k) for k in R.key], [frozenset(k) for k in P.key]
     for i, (ri, pi) in enumerate(zip(r.tolist(), p.tolist())):
         a, b = R.key[ri], P.key[pi]
+        if a != b and tok_r[ri].isdisjoint(tok_p[pi]):
+            continue
         ok[i], err[i] = sequence_match(b, a, rule)
         exact[i] = a == b
         close[i] = _shared(a, b)
@@ -298,47 +305,40 @@ def obd_pairs(R: Units, P: Units, rule: Rule) -> Pairs:
 
 
 def collapse(U: Units) -> tuple[Units, np.ndarray]:
-    """Group units with equal (document, label, key): one-per-string / OBD sets.
+    """Group units with equal (document, label, key): the distinct strings of OBD and
+    of one-per-string (SPEC §3.4).
 
-    Returns the group units (first member's position, best member score) and
-    the group id of every member; groups are numbered in member order.
+    Returns the group units and the group id of every member; groups are numbered
+    in member order. A group carries its best member score and, when the units have
+    positions, the position of its earliest occurrence (least start, then end), which
+    breaks ties between equally good matchings the same way whatever the input order.
+
+    >>> U = Units(np.array([0, 0, 0]), np.array([1, 1, 1]), np.array([5, 0, 2]), np.array([7, 2, 3]),
+    ...           key=[("Al", "Roth"), ("Al", "Roth"), ("met",)])
+    >>> G, gid = collapse(U)
+    >>> gid.tolist(), G.start.tolist(), G.key
+    ([0, 0, 1], [0, 2], [('Al', 'Roth'), ('met',)])
     """
     assert U.key is not None
     ids: dict[tuple[int, int, tuple[str, ...]], int] = {}
     gid = np.empty(len(U), dtype=_I64)
     for i, (d, lab, k) in enumerate(zip(U.doc.tolist(), U.label.tolist(), U.key)):
         gid[i] = ids.setdefault((d, lab, k), len(ids))
-    first = np.full(len(ids), len(U), dtype=_I64)
-    np.minimum.at(first, gid, np.arange(len(U), dtype=_I64))
+    if U.start is not None and len(U):
+        assert U.end is not None
+        order = np.lexsort((U.end, U.start, gid))  # each group's earliest occurrence first
+        lead = np.ones(len(U), dtype=bool)
+        lead[1:] = gid[order[1:]] != gid[order[:-1]]
+        first = order[lead]
+    else:
+        first = np.full(len(ids), len(U), dtype=_I64)
+        np.minimum.at(first, gid, np.arange(len(U), dtype=_I64))
     G = U.take(first)
     if U.score is not None and len(U):
         best = np.full(len(ids), -np.inf)
         np.maximum.at(best, gid, np.where(np.isnan(U.score), -np.inf, U.score))
         G = Units(G.doc, G.label, G.start, G.end, np.where(np.isinf(best), np.nan, best), G.key, G.cell)
     return G, gid
-
-
-def collapse_pairs(pairs: Pairs, gr: np.ndarray, gp: np.ndarray) -> Pairs:
-    """Map member pairs to group pairs, keeping the best attributes of each group pair."""
-    if len(pairs.r) == 0:
-        return pairs
-    r, p = gr[pairs.r], gp[pairs.p]
-    width = int(p.max()) + 1
-    key = r * width + p
-    uniq, inv = np.unique(key, return_inverse=True)
-    n = len(uniq)
-
-    def agg_max(x: np.ndarray) -> np.ndarray:
-        out = np.zeros(n, dtype=x.dtype)
-        np.maximum.at(out, inv, x)
-        return out
-
-    err = np.full(n, np.iinfo(_I64).max, dtype=_I64)
-    # 64-bit before the sentinel: a 32-bit err (32-bit items) would wrap it to -1
-    np.minimum.at(err, inv, np.where(pairs.ok, pairs.err.astype(_I64), np.iinfo(_I64).max // 2))
-    ok = agg_max(pairs.ok)
-    err = np.where(ok, err, 0)
-    return Pairs(uniq // width, uniq % width, agg_max(pairs.same), ok, agg_max(pairs.exact), err, agg_max(pairs.close))
 
 
 # --- counting --------------------------------------------------------------------

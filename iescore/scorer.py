@@ -26,8 +26,6 @@ import numpy as np
 from .cells import CellTable
 from .config import Config, get_normaliser
 from .engine import (
-    ALTERNATIVE,
-    IGNORED,
     SPAN_FIELDS,
     TS_CELL_FIELDS,
     TS_FIELDS,
@@ -36,7 +34,6 @@ from .engine import (
     cell_index,
     check_multi_instance,
     collapse,
-    collapse_pairs,
     count,
     exact_disjoint,
     obd_pairs,
@@ -292,6 +289,12 @@ def _score_units(
 ) -> _Part:
     """Run the engine on item-level units (AO positions and/or filler keys).
 
+    AO match-all and match-best match spans by position (SPEC §2.1). OBD and AO's
+    one-per-string match the distinct (normalised) strings of each document and label
+    by the sequence rules (§2.2), with OBD's slot alignment (§3.3): one-per-string
+    ignores positions (Siefkes §15.2), so its counts equal OBD's on the same spans, and
+    each occurrence gets its string's status. The TS model counts positions in every mode.
+
     ``disjoint`` says that same-label spans of a side cannot overlap (decoded tags),
     so the TS model's multi-instance check is skipped; ``hits`` may give the exact
     matches found while decoding (``detail="prf"``)."""
@@ -354,29 +357,28 @@ def _score_units(
 
     cells = np.zeros((n_cells, len(SPAN_FIELDS) + len(TS_CELL_FIELDS)), dtype=_CELL)
     span_cells = cells[:, : len(SPAN_FIELDS)]  # the engine writes its counts here
-    if cfg.setting == "AO":
-        if not positions:
-            raise ConfigError("setting='AO' needs token positions; templates are OBD-only (use setting='OBD')")
+    if cfg.setting == "AO" and not positions:
+        raise ConfigError("setting='AO' needs token positions; templates are OBD-only (use setting='OBD')")
+    if cfg.setting == "AO" and cfg.mode != "one-per-string":
         assert pairs is not None
-        if cfg.mode == "one-per-string":
-            GR, gr = collapse(R)
-            GP, gp = collapse(P)
-            res = count(GR, GP, collapse_pairs(pairs, gr, gp), cells=ix, n_labels=L, counting=cfg.counting,
-                        cells_out=span_cells)
-            ref_status = _spread(res.ref_status, gr, ALTERNATIVE)
-            pred_status = _spread(res.pred_status, gp, IGNORED)
-        else:
-            res = count(R, P, pairs, cells=ix, n_labels=L, counting=cfg.counting, best=best, cells_out=span_cells)
-            ref_status, pred_status = res.ref_status, res.pred_status
-        ref_items = table(R, ref_status, texts_r, False)
-        pred_items = table(P, pred_status, texts_p, False)
+        res = count(R, P, pairs, cells=ix, n_labels=L, counting=cfg.counting, best=best, cells_out=span_cells)
+        ref_items = table(R, res.ref_status, texts_r, False)
+        pred_items = table(P, res.pred_status, texts_p, False)
     else:
-        GR, _ = collapse(R)
-        GP, _ = collapse(P)
+        # OBD, and one-per-string in AO (Siefkes §15.2: occurrences of one string
+        # collapse to one, "different positions in the document are ignored"): the
+        # distinct strings of a document and label are matched by the sequence rules
+        # (SPEC §2.2) and aligned as OBD fillers (§3.3), never by position
+        GR, gr = collapse(R)
+        GP, gp = collapse(P)
         res = count(GR, GP, obd_pairs(GR, GP, cfg.rule), cells=ix, n_labels=L, counting=cfg.counting, best=best,
                     cells_out=span_cells)
-        ref_items = table(GR, res.ref_status, None, True)
-        pred_items = table(GP, res.pred_status, None, True)
+        if cfg.setting == "AO":  # every occurrence carries its string's status
+            ref_items = table(R, res.ref_status[gr], texts_r, False)
+            pred_items = table(P, res.pred_status[gp], texts_p, False)
+        else:
+            ref_items = table(GR, res.ref_status, None, True)
+            pred_items = table(GP, res.pred_status, None, True)
     if not np.shares_memory(res.cells, cells):
         span_cells[...] = res.cells
     weighted = None
@@ -390,15 +392,6 @@ def _score_units(
         totals = unit_totals(unit_weights[0], unit_weights[1], doc_tokens)
     return _Part(labels, doc_ids, cell_table(cells, FIELDS), res.confusion, ref_items, pred_items, None, {},
                  ts_error, weighted, totals)
-
-
-def _spread(group_status: np.ndarray, gid: np.ndarray, other: int) -> np.ndarray:
-    """Member statuses: the first member of each group gets the group's status."""
-    out = np.full(len(gid), other, dtype=np.int8)
-    first = np.full(len(group_status), len(gid), dtype=_I64)
-    np.minimum.at(first, gid, np.arange(len(gid), dtype=_I64))
-    out[first] = group_status
-    return out
 
 
 _TOKEN_WINDOW = 1 << 17

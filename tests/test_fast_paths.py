@@ -379,7 +379,7 @@ def test_decoder_groups_must_be_whole_segments():
 def test_tag_input_in_32_bits_scores_like_documents_in_64(seed):
     """Tag input keeps its items in 32 bits; the same spans given as Documents (64-bit
     items) get the same counts, slot errors, TS counts and statuses in every mode and
-    rule (one-per-string groups pairs whose boundary errors are compared in 64 bits)."""
+    rule."""
     from iescore import Document, Span, score
 
     rng = random.Random(seed)
@@ -403,22 +403,6 @@ def test_tag_input_in_32_bits_scores_like_documents_in_64(seed):
             sa = sorted((d["doc"], d["label"], d["start"], d["status"]) for d in by_tags.items(side))
             sb = sorted((d["doc"], d["label"], d["start"], d["status"]) for d in by_docs.items(side))
             assert sa == sb, (opts, side)
-
-
-def test_group_pair_error_is_the_smallest_of_its_matching_members_in_any_width():
-    """One-per-string: a group pair's boundary error is the least error of its member
-    pairs that satisfy the rule; members that do not are left out (32-bit errors of
-    32-bit items included: the sentinel must not wrap)."""
-    from iescore.engine import Pairs, collapse_pairs
-
-    for dt in (np.int32, np.int64):
-        # member pairs (r, p): (0, 0) ok with error 2, (1, 1) not ok (error 5), (2, 2) ok error 1
-        pairs = Pairs(np.array([0, 1, 2], dt), np.array([0, 1, 2], dt), np.ones(3, bool),
-                      np.array([True, False, True]), np.zeros(3, bool), np.array([2, 5, 1], dt), np.ones(3, dt))
-        # members 0 and 1 form group pair (0, 0); member 2 is group pair (1, 1)
-        g = collapse_pairs(pairs, np.array([0, 0, 1]), np.array([0, 0, 1]))
-        assert g.r.tolist() == [0, 1] and g.p.tolist() == [0, 1]
-        assert g.ok.tolist() == [True, True] and g.err.tolist() == [2, 1], dt
 
 
 # --- both sides decoded at once (detail="prf") ------------------------------------------
