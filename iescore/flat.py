@@ -1,7 +1,9 @@
 """Flat, float-only views of a report for integrations (evaluate, Trainer, spaCy).
 
 Integrations that must return floats map undefined values (``None``) through an
-explicit ``zero_division`` (default 0.0, as seqeval does).
+explicit ``zero_division`` (default 0.0, as seqeval does). Keys named ``f1`` hold
+F1 whatever the configured beta; ``f_beta`` keys hold F_beta of the configured beta
+(equal to F1 when beta = 1).
 
 Example:
     >>> import iescore
@@ -33,6 +35,7 @@ def _overall(report: Report, d: dict[str, Any], zero_division: float) -> dict[st
         "precision": as_float(av["precision"], z),
         "recall": as_float(av["recall"], z),
         "f1": as_float(av["f1"], z),
+        "f_beta": as_float(av["f_beta"], z),
         "accuracy": as_float(d["token_accuracy"], z),
         "ser": as_float(se["ser"], z),
         "err": as_float(se["err"], z),
@@ -48,8 +51,9 @@ def _overall(report: Report, d: dict[str, Any], zero_division: float) -> dict[st
 
 def seqeval_style(report: Report, *, zero_division: float = 0.0) -> dict[str, Any]:
     """``evaluate``'s seqeval keys (``overall_precision``..., one dict per label with
-    precision/recall/f1/number) plus iescore's ``overall_*`` keys, the slot counts and
-    the ``signature`` string. Numbers are plain Python floats and ints."""
+    precision/recall/f1/number, exactly seqeval's) plus iescore's ``overall_*`` keys
+    (``overall_f_beta`` among them), the slot counts and the ``signature`` string.
+    Numbers are plain Python floats and ints."""
     d = report.to_dict()
     out: dict[str, Any] = {}
     for label, e in d["per_label"].items():
@@ -68,12 +72,12 @@ def seqeval_style(report: Report, *, zero_division: float = 0.0) -> dict[str, An
 
 def flat_metrics(report: Report, *, zero_division: float = 0.0, per_label: bool = True) -> dict[str, float]:
     """Flat ``name -> float`` metrics (what a Trainer logs): overall measures, then
-    ``<LABEL>_precision/recall/f1/number`` per label."""
+    ``<LABEL>_precision/recall/f1/f_beta/number`` per label."""
     d = report.to_dict()
     out = _overall(report, d, zero_division)
     if per_label:
         for label, e in d["per_label"].items():
-            for k in ("precision", "recall", "f1"):
+            for k in ("precision", "recall", "f1", "f_beta"):
                 out[f"{label}_{k}"] = as_float(e[k], zero_division)
             out[f"{label}_number"] = float(e["support"])
     return out
