@@ -316,6 +316,27 @@ def test_florian_found_per_type_and_the_official_lines(data):
     assert sum(per[t]["support"] for t in per) == 5648
 
 
+def test_readme_table_is_the_output_of_its_command(data):
+    """The README names the command of its example table; the table is that command's output
+    (the signature line is only checked to be one: its format belongs to the configuration)."""
+    import re
+    from pathlib import Path
+
+    from iescore import Scorer
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    cmd = "iescore score conll2003-eng/eng.testb conll2003-shared-task-outputs/results/florian/eng.testb"
+    m = re.search(r"```bash\n" + re.escape(cmd) + r"\n```\n\n```\n(.*?)```", readme, flags=re.S)
+    assert m, "the README names the command of its example table"
+    shown = m.group(1).splitlines()
+    scorer = Scorer()
+    scorer.add_batch(read_conll(str(data / "conll2003-eng" / "eng.testb"),
+                                str(data / "conll2003-shared-task-outputs" / "results" / "florian" / "eng.testb")))
+    got = scorer.report().format_table().splitlines()
+    assert shown[:-1] == got[:-1]
+    assert shown[-1].startswith("signature: iescore|") and got[-1].startswith("signature: iescore|")
+
+
 # --- front ends -----------------------------------------------------------------------------------
 
 # ref [B-X, O], pred [B-X, B-Y]: TP 1, FP 1, FN 0 -> P 1/2, R 1, F1 2/3, F2 = 5PR/(4P+R) = 2.5/3
