@@ -355,6 +355,16 @@ def test_flat_views_keep_f1_and_add_f_beta():
     assert one["f_beta"] == one["f1"] == pytest.approx(2 / 3)
 
 
+def test_flat_views_under_detail_prf_leave_out_the_slot_errors():
+    # detail="prf" counts TP/FP/FN only: no slot errors to report (not a made-up SER of 0)
+    r = score_tags(reference=[["B-X", "O"]], prediction=[["B-X", "B-Y"]], detail="prf", beta=2.0)
+    m = flat_metrics(r)
+    assert m["f1"] == pytest.approx(2 / 3) and m["f_beta"] == pytest.approx(2.5 / 3)
+    assert not {"ser", "err", "e"} & set(m)
+    s = seqeval_style(r)
+    assert "overall_ser" not in s and "overall_C" not in s and s["overall_f1"] == pytest.approx(2 / 3)
+
+
 def test_spacy_scores_keep_f1_and_add_f_beta():
     from iescore.adapters.spacy_scorer import spacy_scores
 
