@@ -13,10 +13,13 @@ was read, and the type list is sorted with a duplicate check that treats the nam
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
+import numpy as np
 import pytest
 
-from iescore import score_tags
+from iescore import Scorer, score_tags
 from iescore.cli import main
 from iescore.flat import flat_metrics, seqeval_style
 from iescore.io.conll import read_conll
@@ -298,8 +301,6 @@ def test_labels_without_chunks_are_not_listed():
 def test_florian_found_per_type_and_the_official_lines(data):
     out = data / "conll2003-shared-task-outputs" / "results" / "florian"
     s = read_conll(str(data / "conll2003-eng" / "eng.testb"), str(out / "eng.testb"))
-    from iescore import Scorer
-
     scorer = Scorer()
     scorer.add_batch(s)
     r = scorer.report()
@@ -319,11 +320,6 @@ def test_florian_found_per_type_and_the_official_lines(data):
 def test_readme_table_is_the_output_of_its_command(data):
     """The README names the command of its example table; the table is that command's output
     (the signature line is only checked to be one: its format belongs to the configuration)."""
-    import re
-    from pathlib import Path
-
-    from iescore import Scorer
-
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     cmd = "iescore score conll2003-eng/eng.testb conll2003-shared-task-outputs/results/florian/eng.testb"
     m = re.search(r"```bash\n" + re.escape(cmd) + r"\n```\n\n```\n(.*?)```", readme, flags=re.S)
@@ -375,8 +371,6 @@ def test_spacy_scores_keep_f1_and_add_f_beta():
 
 
 def test_trainer_hook_keeps_f1_and_adds_f_beta():
-    import numpy as np
-
     from iescore.adapters.trainer import compute_metrics
 
     class EvalPrediction:
