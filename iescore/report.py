@@ -412,6 +412,10 @@ class Report:
                           LOC: precision:   0.00%; recall:   0.00%; FB1:   0.00  0
                           PER: precision:   0.00%; recall:   0.00%; FB1:   0.00  1
         """
+        return "".join(line + "\n" for line in self._conlleval_lines())
+
+    def _conlleval_lines(self) -> list[str]:
+        """The lines of :meth:`format_conlleval`, without their newlines."""
         s = self._summary
         o = s["overall"]
 
@@ -439,7 +443,7 @@ class Report:
             pad = " " * max(0, 17 - len(lab.encode("utf-8")))
             line = f"{pad}{lab}: {prf(e)}  {e['predicted']}"
             lines += [line, line] if lab in ("", "0") and e["support"] and e["predicted"] else [line]
-        return "".join(line + "\n" for line in lines)
+        return lines
 
     def format_table(self) -> str:
         """The default table: the conlleval view (:meth:`format_conlleval`), then
@@ -457,7 +461,7 @@ class Report:
         whole = float(cfg.beta).is_integer()
         fb = f"F{int(cfg.beta)}" if whole else "F_beta"
         at = "" if whole else f" (beta={cfg.beta:g})"
-        lines = self.format_conlleval().splitlines()
+        lines = self._conlleval_lines()
         av = s["averages"]
         h = av[cfg.average]
         head = f"headline ({cfg.average} average): precision {pct(h['precision'])}%; recall {pct(h['recall'])}%; F1 {pct(h['f1'])}%"
@@ -477,8 +481,8 @@ class Report:
         ts = s["ts"]
         if ts is None:
             lines.append(f"token & separator: unavailable ({self.ts_error})")
-        for f, name, where in [("f1", "F1", "")] + ([] if cfg.beta == 1 else [("f_beta", fb, at)]):
-            if ts is not None:
+        else:
+            for f, name, where in [("f1", "F1", "")] + ([] if cfg.beta == 1 else [("f_beta", fb, at)]):
                 lines.append(
                     f"token & separator{where}: TS-{name}^M {pct(ts[f + '_macro'])}%; "
                     f"TS-{name}^mu {pct(ts[f + '_micro'])}%; T-{name}^M {pct(ts['token_' + f + '_macro'])}%"
