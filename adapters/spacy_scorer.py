@@ -18,9 +18,11 @@ registers them::
 The scorer returns spaCy's key contract -- ``{prefix}_p``, ``{prefix}_r``,
 ``{prefix}_f`` and ``{prefix}_per_type`` (``{label: {"p", "r", "f"}}``), with
 ``prefix`` ``ents`` for ``doc.ents`` and ``spans_{key}`` for a span group, as
-spaCy names them -- plus iescore's keys: ``{prefix}_ser``, ``{prefix}_err``,
-``{prefix}_e`` (errors: lower is better), ``{prefix}_ts_f`` (TS-F1^M),
-``{prefix}_macro_f``, ``{prefix}_weighted_f``. Undefined values become
+spaCy names them -- plus iescore's keys: ``{prefix}_f_beta`` (F_beta of the
+scorer's ``beta``), ``{prefix}_ser``, ``{prefix}_err``, ``{prefix}_e`` (errors: lower
+is better), ``{prefix}_ts_f`` (TS-F1^M), ``{prefix}_macro_f``,
+``{prefix}_weighted_f``. Every ``_f`` key is F1 (spaCy's meaning), whatever
+``beta``; ``{prefix}_f_beta`` equals ``{prefix}_f`` when beta = 1. Undefined values become
 ``zero_division`` (0.0), because spaCy's training loop multiplies scores by
 weights. This module imports only the core and the spaCy adapter (which
 imports nothing heavy itself).
@@ -50,6 +52,7 @@ def spacy_scores(report: Any, prefix: str, zero_division: float = 0.0) -> dict[s
         f"{prefix}_p": as_float(main["precision"], z),
         f"{prefix}_r": as_float(main["recall"], z),
         f"{prefix}_f": as_float(main["f1"], z),
+        f"{prefix}_f_beta": as_float(main["f_beta"], z),
         f"{prefix}_per_type": {
             lab: {"p": as_float(e["precision"], z), "r": as_float(e["recall"], z), "f": as_float(e["f1"], z)}
             for lab, e in d["per_label"].items()

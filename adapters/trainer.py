@@ -3,7 +3,8 @@
 ``compute_metrics(label_names, **options)`` builds a callable that takes the
 Trainer's ``EvalPrediction`` (logits or label ids, with ``-100`` on positions
 that are not words) and returns flat Python floats (``precision``, ``recall``,
-``f1``, ``accuracy``, ``ser``, ``ts_f1_macro``..., and ``<LABEL>_f1`` etc.); the
+``f1``, ``f_beta``, ``accuracy``, ``ser``, ``ts_f1_macro``..., and ``<LABEL>_f1``
+etc.; ``f1`` keys hold F1 whatever ``beta``, ``f_beta`` the configured F_beta); the
 Trainer prefixes them with ``eval_``, so ``metric_for_best_model="f1"`` works.
 
 With ``TrainingArguments(batch_eval_metrics=True)`` the Trainer calls the hook

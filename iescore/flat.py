@@ -1,7 +1,9 @@
 """Flat, float-only views of a report for integrations (evaluate, Trainer, spaCy).
 
 Integrations that must return floats map undefined values (``None``) through an
-explicit ``zero_division`` (default 0.0, as seqeval does).
+explicit ``zero_division`` (default 0.0, as seqeval does). Keys named ``f1`` hold
+F1 whatever the configured beta; ``f_beta`` keys hold F_beta of the configured beta
+(equal to F1 when beta = 1).
 
 Example:
     >>> import iescore
@@ -29,27 +31,32 @@ def _overall(report: Report, d: dict[str, Any], zero_division: float) -> dict[st
     se = d["slot_errors"]
     ts = d["ts"] or {}
     z = zero_division
-    return {
+    out = {
         "precision": as_float(av["precision"], z),
         "recall": as_float(av["recall"], z),
         "f1": as_float(av["f1"], z),
+        "f_beta": as_float(av["f_beta"], z),
         "accuracy": as_float(d["token_accuracy"], z),
-        "ser": as_float(se["ser"], z),
-        "err": as_float(se["err"], z),
-        "e": as_float(se["e"], z),
+    }
+    if se is not None:  # not computed under detail="prf": no key rather than a made-up error rate
+        out.update({k: as_float(se[k], z) for k in ("ser", "err", "e")})
+    out.update({
         "ts_f1_macro": as_float(ts.get("f1_macro"), z),
         "ts_f1_micro": as_float(ts.get("f1_micro"), z),
         "token_f1_macro": as_float(ts.get("token_f1_macro"), z),
         "micro_f1": as_float(d["averages"]["micro"]["f1"], z),
         "macro_f1": as_float(d["averages"]["macro"]["f1"], z),
         "weighted_f1": as_float(d["averages"]["weighted"]["f1"], z),
-    }
+    })
+    return out
 
 
 def seqeval_style(report: Report, *, zero_division: float = 0.0) -> dict[str, Any]:
     """``evaluate``'s seqeval keys (``overall_precision``..., one dict per label with
-    precision/recall/f1/number) plus iescore's ``overall_*`` keys, the slot counts and
-    the ``signature`` string. Numbers are plain Python floats and ints."""
+    precision/recall/f1/number, exactly seqeval's) plus iescore's ``overall_*`` keys
+    (``overall_f_beta`` among them), the slot counts and the ``signature`` string.
+    Numbers are plain Python floats and ints. Under ``detail="prf"`` the slot errors
+    are not computed and their keys are absent."""
     d = report.to_dict()
     out: dict[str, Any] = {}
     for label, e in d["per_label"].items():
@@ -61,19 +68,21 @@ def seqeval_style(report: Report, *, zero_division: float = 0.0) -> dict[str, An
         }
     out.update({f"overall_{k}": v for k, v in _overall(report, d, zero_division).items()})
     se = d["slot_errors"]
-    out.update({f"overall_{k}": int(se[k]) for k in ("C", "S", "D", "I")})
+    if se is not None:
+        out.update({f"overall_{k}": int(se[k]) for k in ("C", "S", "D", "I")})
     out["signature"] = report.signature
     return out
 
 
 def flat_metrics(report: Report, *, zero_division: float = 0.0, per_label: bool = True) -> dict[str, float]:
     """Flat ``name -> float`` metrics (what a Trainer logs): overall measures, then
-    ``<LABEL>_precision/recall/f1/number`` per label."""
+    ``<LABEL>_precision/recall/f1/f_beta/number`` per label (``ser``/``err``/``e`` only
+    when the slot errors were computed, i.e. not under ``detail="prf"``)."""
     d = report.to_dict()
     out = _overall(report, d, zero_division)
     if per_label:
         for label, e in d["per_label"].items():
-            for k in ("precision", "recall", "f1"):
+            for k in ("precision", "recall", "f1", "f_beta"):
                 out[f"{label}_{k}"] = as_float(e[k], zero_division)
             out[f"{label}_number"] = float(e["support"])
     return out

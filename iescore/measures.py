@@ -165,7 +165,8 @@ def _binary(tp: float, fp: float, fn: float, n: float, beta: float) -> dict[str,
         "tn": tn,
         "precision": ratio(tp, tp + fp),
         "recall": ratio(tp, tp + fn),
-        "f1": f_beta(tp, fp, fn, beta),
+        "f1": f_beta(tp, fp, fn, 1.0),
+        "f_beta": f_beta(tp, fp, fn, beta),
         "accuracy": acc,
         "fallout": ratio(fp, fp + tn),
         "kappa": kappa,
@@ -178,8 +179,14 @@ def ts_measures(
     """Token & separator model measures (Esuli & Sebastiani 2010) of one label or a sum.
 
     Returns ``{"ts": ..., "tokens": ..., "separators": ...}``, each with tp/fp/fn/tn,
-    precision, recall, f1 (F_beta), accuracy, fallout and Cohen's kappa; the
-    ``ts`` counts are the weighted sums of token and separator counts.
+    precision, recall, f1 (always beta = 1), f_beta (the given ``beta``), accuracy,
+    fallout and Cohen's kappa; the ``ts`` counts are the weighted sums of token and
+    separator counts.
+
+    Example (Esuli's fox, SPEC §6: TP 5, FP 2, FN 1; F1 = 10/13, F2 = 5TP/(5TP+4FN+FP) = 25/31):
+        >>> m = ts_measures(Counts(tok_tp=4, tok_fp=1, tok_n=9, sep_tp=1, sep_fp=1, sep_fn=1, sep_n=8), beta=2)
+        >>> round(m["ts"]["f1"], 4), round(m["ts"]["f_beta"], 4)
+        (0.7692, 0.8065)
     """
     wt, ws = token_weight, separator_weight
     return {
@@ -196,12 +203,14 @@ def ts_measures(
 
 
 def measures(c: Counts, *, beta: float = 1.0) -> dict[str, float | None]:
-    """The span measures of one count cell (or a sum of cells)."""
+    """The span measures of one count cell (or a sum of cells): ``f1`` is F1, ``f_beta``
+    F_beta of the given ``beta`` (``e`` uses alpha = 1/(1+beta^2))."""
     alpha = 1.0 / (1.0 + beta * beta)
     return {
         "precision": precision(c),
         "recall": recall(c),
-        "f": f_beta(c.tp, c.fp, c.fn, beta),
+        "f1": f_beta(c.tp, c.fp, c.fn, 1.0),
+        "f_beta": f_beta(c.tp, c.fp, c.fn, beta),
         "overlap": overlap_ratio(c),
         "ser": slot_error_rate(c),
         "err": muc_err(c),

@@ -6,18 +6,24 @@ its views (``to_dict``, ``format_table``, ``per_label``...) never recompute.
 Averages (SPEC §5):
 
 * micro -- sum the counts over labels, then measure;
-* macro -- the unweighted mean of the per-label measures (macro-F is the mean of
-  the per-label F; ``f1_of_macro_pr`` is F of macro-P and macro-R); labels whose
-  measure is undefined are left out of the mean and listed;
+* macro -- the unweighted mean of the per-label measures (macro-F1 is the mean of
+  the per-label F1; ``f1_of_macro_pr`` is F1 of macro-P and macro-R); labels whose
+  measure is undefined are left out of that measure's mean and listed, per measure,
+  in ``left_out``;
 * weighted -- per-label measures weighted by the label's reference answers
-  (Chinchor); labels absent from the reference get weight 0 and are listed.
+  (Chinchor); labels absent from the reference get weight 0 and are listed in
+  ``zero_weight_labels``, labels of positive weight whose measure is undefined in
+  ``left_out``.
+
+Names: ``f1`` is always F1 (beta = 1); ``f_beta`` is F_beta with the configured
+beta (equal to ``f1`` when beta = 1).
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -195,8 +201,19 @@ class Report:
 
     @property
     def f(self) -> float | None:
-        """F_beta under the configured headline average."""
-        return self._summary["averages"][self.config.average]["f"]
+        """F_beta (the configured beta) under the configured headline average; the same
+        as :attr:`f_beta`, and as :attr:`f1` when beta = 1."""
+        return self.f_beta
+
+    @property
+    def f_beta(self) -> float | None:
+        """F_beta (the configured beta) under the configured headline average."""
+        return self._summary["averages"][self.config.average]["f_beta"]
+
+    @property
+    def f1(self) -> float | None:
+        """F1 (beta = 1, whatever the configured beta) under the configured headline average."""
+        return self._summary["averages"][self.config.average]["f1"]
 
     @property
     def ts(self) -> dict[str, Any]:
@@ -242,6 +259,22 @@ class Report:
         }
 
     # --- computation (once) ---------------------------------------------------------
+    def _item_counts(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per label, the reference items and the prediction items counted.
+
+        With ``detail="full"`` they are the row and column sums of the confusion
+        table (every answer is in its label's row, aligned or in "none"; every
+        prediction in its label's column); the slot counts' ``N``/``M`` cannot serve
+        per label, as a substitution belongs to the reference label. With
+        ``detail="prf"`` (exact matches of decoded tags) they are TP + FN and TP + FP.
+        """
+        L = len(self.labels)
+        if self.config.detail == "full":
+            return self.confusion[:L, :].sum(axis=1), self.confusion[:, :L].sum(axis=0)
+        t = self._label_totals  # type: ignore[attr-defined]
+        tp, fp, fn = (t[:, self.fields.index(k)].astype(np.int64) for k in ("tp", "fp", "fn"))
+        return tp + fn, tp + fp
+
     def _compute(self) -> dict[str, Any]:
         cfg = self.config
         beta = cfg.beta
@@ -249,62 +282,55 @@ class Report:
         total = self.overall
 
         full = cfg.detail == "full"
+        support, predicted = self._item_counts()
 
-        def entry(c: Counts) -> dict[str, Any]:
-            p, r = precision(c), recall(c)
-            e = {
-                "precision": p,
-                "recall": r,
+        def entry(c: Counts, n_ref: int, n_pred: int) -> dict[str, Any]:
+            return {
+                "precision": precision(c),
+                "recall": recall(c),
                 "f1": f_beta(c.tp, c.fp, c.fn, 1.0),
-                "f": f_beta(c.tp, c.fp, c.fn, beta),
+                "f_beta": f_beta(c.tp, c.fp, c.fn, beta),
                 "tp": c.tp,
                 "fp": c.fp,
                 "fn": c.fn,
-                "support": c.N,
-                "predicted": c.M,
+                "support": n_ref,
+                "predicted": n_pred,
                 "ser": slot_error_rate(c) if full else None,
                 "err": muc_err(c) if full else None,
                 "e": makhoul_e(c, cfg.alpha) if full else None,
             }
-            if not full:  # only exact TP/FP/FN were computed: N and M are their sums
-                e["support"], e["predicted"] = c.tp + c.fn, c.tp + c.fp
-            return e
 
-        per_entries = {lab: entry(c) for lab, c in per.items()}
-        overall = entry(total)
+        per_entries = {
+            lab: entry(c, int(support[j]), int(predicted[j])) for j, (lab, c) in enumerate(per.items())
+        }
+        overall = entry(total, int(support.sum()), int(predicted.sum()))
         # averages
-        macro_p = _mean([e["precision"] for e in per_entries.values()])
-        macro_r = _mean([e["recall"] for e in per_entries.values()])
-        undefined = sorted(lab for lab, e in per_entries.items() if e["f"] is None)
-        support = {lab: e["support"] for lab, e in per_entries.items()}
-        wsum = sum(support.values())
+        measured = ("precision", "recall", "f1", "f_beta")
+        weight = {lab: e["support"] for lab, e in per_entries.items()}
+
+        def left_out(labels: Iterable[str]) -> dict[str, list[str]]:
+            """Per measure, the labels (of ``labels``) whose measure is undefined."""
+            labs = list(labels)
+            return {k: [lab for lab in labs if per_entries[lab][k] is None] for k in measured}
 
         def weighted(key: str) -> float | None:
-            if wsum == 0:
-                return None
-            vals = [(support[lab], e[key]) for lab, e in per_entries.items() if support[lab]]
-            if any(v is None for _, v in vals):
-                vals = [(w, v) for w, v in vals if v is not None]
-                den = sum(w for w, _ in vals)
-                return None if den == 0 else sum(w * v for w, v in vals) / den
-            return sum(w * v for w, v in vals) / wsum
+            # the weights of the labels where the measure is defined
+            vals = [(weight[lab], e[key]) for lab, e in per_entries.items() if weight[lab] and e[key] is not None]
+            den = sum(w for w, _ in vals)
+            return None if den == 0 else sum(w * v for w, v in vals) / den
 
+        macro = {k: _mean([e[k] for e in per_entries.values()]) for k in measured}
         averages = {
-            "micro": {k: overall[k] for k in ("precision", "recall", "f1", "f")},
+            "micro": {k: overall[k] for k in measured},
             "macro": {
-                "precision": macro_p,
-                "recall": macro_r,
-                "f1": _mean([e["f1"] for e in per_entries.values()]),
-                "f": _mean([e["f"] for e in per_entries.values()]),
-                "f1_of_macro_pr": _f1(macro_p, macro_r),
-                "undefined_labels": undefined,
+                **macro,
+                "f1_of_macro_pr": _f1(macro["precision"], macro["recall"]),
+                "left_out": left_out(self.labels),
             },
             "weighted": {
-                "precision": weighted("precision"),
-                "recall": weighted("recall"),
-                "f1": weighted("f1"),
-                "f": weighted("f"),
-                "zero_weight_labels": sorted(lab for lab, w in support.items() if w == 0),
+                **{k: weighted(k) for k in measured},
+                "zero_weight_labels": [lab for lab in self.labels if weight[lab] == 0],
+                "left_out": left_out(lab for lab in self.labels if weight[lab] > 0),
             },
         }
         slot: dict[str, Any] | None = {
@@ -325,15 +351,15 @@ class Report:
                 tsw = {"beta": beta, "token_weight": cfg.token_weight, "separator_weight": cfg.separator_weight}
                 per_ts = {lab: ts_measures(c, **tsw) for lab, c in per.items()}
                 micro_ts = ts_measures(total, **tsw)
-            ts = {
-                "f1_macro": _mean([m["ts"]["f1"] for m in per_ts.values()]),
-                "f1_micro": micro_ts["ts"]["f1"],
-                "token_f1_macro": _mean([m["tokens"]["f1"] for m in per_ts.values()]),
-                "token_f1_micro": micro_ts["tokens"]["f1"],
-                "accuracy_macro": _mean([m["ts"]["accuracy"] for m in per_ts.values()]),
-                "kappa_macro": _mean([m["ts"]["kappa"] for m in per_ts.values()]),
-                "per_label": per_ts,
-            }
+            ts = {}
+            for f in ("f1", "f_beta"):
+                ts[f"{f}_macro"] = _mean([m["ts"][f] for m in per_ts.values()])
+                ts[f"{f}_micro"] = micro_ts["ts"][f]
+                ts[f"token_{f}_macro"] = _mean([m["tokens"][f] for m in per_ts.values()])
+                ts[f"token_{f}_micro"] = micro_ts["tokens"][f]
+            ts["accuracy_macro"] = _mean([m["ts"]["accuracy"] for m in per_ts.values()])
+            ts["kappa_macro"] = _mean([m["ts"]["kappa"] for m in per_ts.values()])
+            ts["per_label"] = per_ts
         tok = None
         tok_non_o = None
         n_tokens = None
@@ -359,54 +385,108 @@ class Report:
         }
 
     # --- text -----------------------------------------------------------------------
-    def format_table(self) -> str:
-        """A conlleval-style table, then iescore's slot errors, TS model and signature."""
+    def format_conlleval(self) -> str:
+        """The conlleval.pl view (version 2004-01-26): byte for byte what conlleval prints
+        for the same chunks, every line ending in a newline.
+
+        ``processed T tokens with N phrases; found: M phrases; correct: C.``; when there
+        are tokens, a line with token accuracy and overall precision, recall and FB1; then
+        one line per type that has an answer or a prediction, with its precision, recall,
+        FB1 and number of predicted chunks. As conlleval prints them: percentages are
+        ``100*correct/found``, FB1 is computed from the two percentages, an undefined value
+        prints as 0.00, type names are sorted and right-aligned in 17 bytes (longer names
+        are not cut; a name is padded by its UTF-8 length), and a type named ``""`` or
+        ``"0"`` with both answers and predictions is listed twice (conlleval's duplicate
+        check takes these names for false).
+
+        Other evaluation models print the report's own counts in the same layout
+        (correct = TP, precision TP/(TP+FP), recall TP/(TP+FN)); input without a token
+        count (spans, templates) counts documents on the first line and has no accuracy.
+
+        Example (gold LOC, predicted PER: LOC has no prediction, PER no answer):
+            >>> import iescore
+            >>> r = iescore.score_tags(reference=[["B-LOC"]], prediction=[["B-PER"]])
+            >>> print(r.format_conlleval(), end="")
+            processed 1 tokens with 1 phrases; found: 1 phrases; correct: 0.
+            accuracy:   0.00%; precision:   0.00%; recall:   0.00%; FB1:   0.00
+                          LOC: precision:   0.00%; recall:   0.00%; FB1:   0.00  0
+                          PER: precision:   0.00%; recall:   0.00%; FB1:   0.00  1
+        """
+        return "".join(line + "\n" for line in self._conlleval_lines())
+
+    def _conlleval_lines(self) -> list[str]:
+        """The lines of :meth:`format_conlleval`, without their newlines."""
         s = self._summary
-        o = self.overall
+        o = s["overall"]
+
+        def prf(e: dict[str, Any]) -> str:
+            # conlleval's arithmetic: 100*correct/found, 0 when nothing was found; FB1 from those
+            p = 100 * e["tp"] / (e["tp"] + e["fp"]) if e["tp"] + e["fp"] else 0.0
+            r = 100 * e["tp"] / (e["tp"] + e["fn"]) if e["tp"] + e["fn"] else 0.0
+            f = 2 * p * r / (p + r) if p + r else 0.0
+            return f"precision: {p:6.2f}%; recall: {r:6.2f}%; FB1: {f:6.2f}"
+
+        if s["tokens"] is None:
+            lines = [f"{len(self.doc_ids)} documents with {o['support']} phrases; "
+                     f"found: {o['predicted']} phrases; correct: {o['tp']}.", prf(o)]
+        else:
+            lines = [f"processed {s['tokens']} tokens with {o['support']} phrases; "
+                     f"found: {o['predicted']} phrases; correct: {o['tp']}."]
+            if s["tokens"] > 0:
+                assert self.token_counts is not None
+                t = column_sums(self.token_counts)
+                lines.append(f"accuracy: {100 * int(t[1]) / int(t[0]):6.2f}%; {prf(o)}")
+        for lab in sorted(self.labels):
+            e = s["per_label"][lab]
+            if not (e["support"] or e["predicted"]):
+                continue  # conlleval lists the types it has seen
+            pad = " " * max(0, 17 - len(lab.encode("utf-8")))
+            line = f"{pad}{lab}: {prf(e)}  {e['predicted']}"
+            lines += [line, line] if lab in ("", "0") and e["support"] and e["predicted"] else [line]
+        return lines
+
+    def format_table(self) -> str:
+        """The default table: the conlleval view (:meth:`format_conlleval`), then
+        iescore's lines: the headline average's precision, recall and F1 (and F_beta
+        when beta != 1), the slot errors, the micro/macro/weighted averages of F1 (and
+        of F_beta), the token & separator model, repairs and the signature. Undefined
+        values print as n/a in iescore's lines."""
+        s = self._summary
+        cfg = self.config
 
         def pct(x: float | None) -> str:
             return "   n/a" if x is None else f"{100 * x:6.2f}"
 
-        def conll_prf(c: Counts) -> tuple[str, str, str]:
-            # the same arithmetic as conlleval.pl: 100*correct/found, then FB1 from percentages
-            p = 100 * c.tp / (c.tp + c.fp) if c.tp + c.fp else None
-            r = 100 * c.tp / (c.tp + c.fn) if c.tp + c.fn else None
-            f = (2 * p * r / (p + r) if (p + r) else 0.0) if p is not None and r is not None else (0.0 if (c.fp or c.fn) else None)
-            def fmt(x: float | None) -> str:
-                return "   n/a" if x is None else f"{x:6.2f}"
-            return fmt(p), fmt(r), fmt(f)
-
-        lines = []
-        head = f"processed {s['tokens']} tokens with " if s["tokens"] is not None else f"{len(self.doc_ids)} documents with "
-        full = self.config.detail == "full"
-        n_ref, n_pred = (o.N, o.M) if full else (o.tp + o.fn, o.tp + o.fp)
-        lines.append(f"{head}{n_ref} phrases; found: {n_pred} phrases; correct: {o.tp}.")
-        p, r, f = conll_prf(o)
-        acc = "" if s["token_accuracy"] is None else f"accuracy: {pct(s['token_accuracy'])}%; "
-        lines.append(f"{acc}precision: {p}%; recall: {r}%; FB1: {f}")
-        for lab in self.labels:
-            c = self.counts(lab)
-            p, r, f = conll_prf(c)
-            lines.append(f"{lab:>17}: precision: {p}%; recall: {r}%; FB1: {f}  {c.M if full else c.tp + c.fp}")
+        # F_beta's name: F2 for an integer beta, else F_beta with the beta stated
+        whole = float(cfg.beta).is_integer()
+        fb = f"F{int(cfg.beta)}" if whole else "F_beta"
+        at = "" if whole else f" (beta={cfg.beta:g})"
+        lines = self._conlleval_lines()
+        av = s["averages"]
+        h = av[cfg.average]
+        head = f"headline ({cfg.average} average): precision {pct(h['precision'])}%; recall {pct(h['recall'])}%; F1 {pct(h['f1'])}%"
+        lines.append(head if cfg.beta == 1 else f"{head}; {fb}{at} {pct(h['f_beta'])}%")
         se = s["slot_errors"]
         if se is not None:
+            e_name = "E" if cfg.alpha == 0.5 else f"E(alpha={cfg.alpha:g})"
             lines.append(
                 f"slot errors: C={se['C']} S={se['S']} D={se['D']} I={se['I']} (N={se['N']}, M={se['M']}); "
-                f"SER: {pct(se['ser'])}%; ERR: {pct(se['err'])}%; E: {pct(se['e'])}%"
+                f"SER: {pct(se['ser'])}%; ERR: {pct(se['err'])}%; {e_name}: {pct(se['e'])}%"
             )
-        av = s["averages"]
-        lines.append(
-            f"averages F1: micro {pct(av['micro']['f1'])}%; macro {pct(av['macro']['f1'])}%; "
-            f"weighted {pct(av['weighted']['f1'])}%"
-        )
-        if s["ts"] is not None:
-            ts = s["ts"]
+        for f, name in [("f1", "F1")] + ([] if cfg.beta == 1 else [("f_beta", f"{fb}{at}")]):
             lines.append(
-                f"token & separator: TS-F1^M {pct(ts['f1_macro'])}%; TS-F1^mu {pct(ts['f1_micro'])}%; "
-                f"T-F1^M {pct(ts['token_f1_macro'])}%"
+                f"averages {name}: micro {pct(av['micro'][f])}%; macro {pct(av['macro'][f])}%; "
+                f"weighted {pct(av['weighted'][f])}%"
             )
-        else:
+        ts = s["ts"]
+        if ts is None:
             lines.append(f"token & separator: unavailable ({self.ts_error})")
+        else:
+            for f, name, where in [("f1", "F1", "")] + ([] if cfg.beta == 1 else [("f_beta", fb, at)]):
+                lines.append(
+                    f"token & separator{where}: TS-{name}^M {pct(ts[f + '_macro'])}%; "
+                    f"TS-{name}^mu {pct(ts[f + '_micro'])}%; T-{name}^M {pct(ts['token_' + f + '_macro'])}%"
+                )
         for side, rep in s["repairs"].items():
             if any(rep.values()):
                 lines.append(f"{side}: " + ", ".join(f"{k} {v}" for k, v in rep.items()))

@@ -60,15 +60,15 @@ Args:
     mode: "match-all" (default), "match-best" or "one-per-string".
     setting: "AO" (default) or "OBD" (needs `tokens`).
     tokens: per document, the token strings (OBD and one-per-string compare strings).
-    average: the average behind `overall_precision/recall/f1`: "micro" (default), "macro", "weighted".
-    beta: the F-measure's beta (default 1.0).
+    average: the average behind `overall_precision/recall/f1/f_beta`: "micro" (default), "macro", "weighted".
+    beta: the beta of `overall_f_beta` (default 1.0); every `*_f1` key stays F1.
     supertags: a dict merging labels before scoring, e.g. {"PER": "NE", "LOC": "NE"}.
     normaliser: string normaliser for OBD, e.g. "lower+whitespace".
     zero_division: the float that replaces an undefined value (0/0); default 0.0, as seqeval.
 Returns:
     overall_precision, overall_recall, overall_f1, overall_accuracy (seqeval's keys, same meaning),
     one dict per label with precision, recall, f1 and number (reference support), and iescore's
-    overall_ser, overall_err, overall_e, overall_ts_f1_macro, overall_ts_f1_micro,
+    overall_f_beta (F_beta of `beta`), overall_ser, overall_err, overall_e, overall_ts_f1_macro, overall_ts_f1_micro,
     overall_token_f1_macro, overall_macro_f1, overall_weighted_f1, overall_C/S/D/I counts, and
     signature (a string). Every number is a plain Python float or int.
 Examples:
