@@ -64,6 +64,9 @@ Args:
     beta: the beta of `overall_f_beta` (default 1.0); every `*_f1` key stays F1.
     supertags: a dict merging labels before scoring, e.g. {"PER": "NE", "LOC": "NE"}.
     normaliser: string normaliser for OBD, e.g. "lower+whitespace".
+    token_weight, separator_weight: t-unit weights of the token & separator model (default 1.0).
+    ser_weights: weights of substitutions, deletions and insertions in the weighted slot error
+        rate, e.g. (1.0, 0.5, 0.5).
     zero_division: the float that replaces an undefined value (0/0); default 0.0, as seqeval.
 Returns:
     overall_precision, overall_recall, overall_f1, overall_accuracy (seqeval's keys, same meaning),
@@ -97,7 +100,10 @@ _SPANS = datasets.Features(
     {"predictions": [_SPAN], "references": [_SPAN]}
 )
 
-_CORE_OPTIONS = ("scheme", "repair", "rule", "counting", "mode", "setting", "average", "beta", "normaliser")
+_CORE_OPTIONS = (
+    "scheme", "repair", "rule", "counting", "mode", "setting", "average", "beta", "normaliser",
+    "token_weight", "separator_weight", "ser_weights",
+)
 
 
 class IEScore(evaluate.Metric):
