@@ -43,6 +43,16 @@ def test_conll2003_quick(data, tmp_path):
     report = (out / "report.md").read_text()
     assert "## Ranking by TS-F1^M" in report and "## Spearman rank correlation" in report
     assert all(v is None or 1 <= v <= len(systems) for m in res["ranks"].values() for v in m.values())
+    # the SpanNER output has no TS value: it is left out of every ranking, and the other six
+    # are ranked among themselves under every model (ranks 1..6 sum to 21 whatever the ties)
+    assert [n for n in res["left_out_of_rankings"]] == ["neural/conll03_spanNER_generic_test_9157"]
+    ranked = res["ranked_systems"]
+    assert len(ranked) == len(systems) - 1 == 6
+    for m, ranks in res["ranks"].items():
+        assert ranks["neural/conll03_spanNER_generic_test_9157"] is None
+        assert sum(ranks[n] for n in ranked) == 21
+        assert res["rank_shifts"][m] == {n: ranks[n] - res["ranks"]["F1 exact (conlleval)"][n] for n in ranked}
+    assert "neural/conll03_spanNER_generic_test_9157 (no TS-F1^M, T-F1^M value: " in report
     assert (out / "rank_shifts.png").stat().st_size > 10_000 and (out / "per_type_pr.png").stat().st_size > 10_000
     assert res["runtime_spacy"]["predict"]["cpu_s"] > 0
 
@@ -82,7 +92,10 @@ def test_seminar_quick(data, tmp_path):
     test = read_seminar(str(data / "cmu-seminar-announcements" / "test" / "pretagged"), tokenizer="spacy")[:20]
     gold = sum(v["support"] for v in results["AO|E|match-all"]["per_slot"].values())
     assert gold == sum(len(d.document.spans) for d in test) > 0
-    assert res["runtime"]["predict"]["cpu_s"] > 0 and res["runtime"]["predict"]["peak_rss_mb"] > 0
+    for phase in ("train", "predict"):  # each measured in its own process
+        m = res["runtime"][phase]
+        assert m["cpu_s"] > 0 and m["rss_samples"] > 0
+        assert 0 < m["start_rss_mb"] < m["peak_rss_mb"] and 0 < m["mean_rss_mb"] <= m["peak_rss_mb"]
     assert (out / "slots_f1.png").is_file() and (out / "statuses.json").is_file()
 
 
