@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing as mp
 import os
 import resource
 import sys
 import time
-from collections.abc import Iterable, Iterator, Sequence
+import traceback
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -95,21 +98,160 @@ def write_json(path: Path, obj: Any) -> None:
     path.write_text(json.dumps(obj, indent=2, sort_keys=True))
 
 
-class Meter:
-    """CPU time and peak memory (max RSS) of a block: the runtime measures of an evaluation."""
+@dataclass(frozen=True)
+class RankComparison:
+    """The systems' ranks under several evaluation models, compared on one common set.
 
-    def __enter__(self) -> Meter:
-        self.cpu0 = time.process_time()
-        self.wall0 = time.perf_counter()
-        return self
+    A rank shift only means something between two rankings of the same systems, so every rank
+    here is taken among ``systems``: the systems that have a value under every model. The
+    others are in ``left_out`` with the models under which they have none.
+    """
 
-    def __exit__(self, *exc: Any) -> None:
-        self.cpu_s = time.process_time() - self.cpu0
-        self.wall_s = time.perf_counter() - self.wall0
-        self.max_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    base: str  # the model the shifts are taken against
+    systems: tuple[str, ...]  # ranked under every model, in input order
+    left_out: dict[str, tuple[str, ...]]  # system -> the models under which it has no value
+    ranks: dict[str, dict[str, float]]  # model -> system -> rank among ``systems`` (1 = best)
+    shifts: dict[str, dict[str, float]]  # model -> system -> rank - base rank (negative: climbs)
 
-    def to_dict(self) -> dict[str, float]:
-        return {"cpu_s": round(self.cpu_s, 3), "wall_s": round(self.wall_s, 3), "max_rss_mb": round(self.max_rss_mb, 1)}
+
+def compare_rankings(
+    values: Mapping[str, Mapping[str, float | None]], higher_is_better: Mapping[str, bool], base: str
+) -> RankComparison:
+    """Rank the systems under each model among those ranked under all of them; shifts against ``base``.
+
+    ``values[system][model]`` is a system's value (``None``: undefined); ``higher_is_better``
+    names the models. A system without a value under some model is left out of every ranking.
+
+    >>> c = compare_rankings({"a": {"F": 0.9, "T": 0.7}, "b": {"F": 0.8, "T": None},
+    ...                       "c": {"F": 0.7, "T": 0.9}}, {"F": True, "T": True}, "F")
+    >>> c.systems, c.left_out
+    (('a', 'c'), {'b': ('T',)})
+    >>> c.ranks["T"], c.shifts["T"]
+    ({'a': 2.0, 'c': 1.0}, {'a': 1.0, 'c': -1.0})
+    """
+    models = list(higher_is_better)
+    left_out = {n: tuple(m for m in models if v.get(m) is None) for n, v in values.items()}
+    left_out = {n: ms for n, ms in left_out.items() if ms}
+    systems = tuple(n for n in values if n not in left_out)
+    ranks = {
+        m: dict(zip(systems, rankdata([values[n][m] for n in systems], higher_is_better[m]).tolist()))
+        for m in models
+    }
+    shifts = {m: {n: ranks[m][n] - ranks[base][n] for n in systems} for m in models}
+    return RankComparison(base, systems, left_out, ranks, shifts)
+
+
+SAMPLE_INTERVAL_S = 0.05  # how often run_phase samples the resident set of a phase's process
+PHASE_MEASURES = (
+    "each phase runs in a fresh process (multiprocessing, spawn); CPU and wall time of the phase's "
+    "call; start RSS: the process's resident set when the call begins (interpreter and the "
+    "recipe's imports); peak RSS: the process's high-water resident set (VmHWM), so it includes "
+    f"the start RSS; mean RSS: the average of resident-set samples taken every {SAMPLE_INTERVAL_S:g} s "
+    "during the call; MB = 2**20 bytes"
+)
+
+
+def _status_mb(pid: int | str, field: str) -> float | None:
+    """A memory line of ``/proc/<pid>/status`` (``VmRSS``, ``VmHWM``) in MB; None without /proc."""
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1]) / 1024  # the kernel writes kB
+    except OSError:
+        pass
+    return None
+
+
+def _rss_mb(pid: int) -> float | None:
+    """The resident set of a process in MB (``/proc``, else psutil when installed, else None)."""
+    rss = _status_mb(pid, "VmRSS")
+    if rss is None:
+        try:
+            import psutil
+
+            rss = psutil.Process(pid).memory_info().rss / 2**20
+        except Exception:  # no psutil, or the process has just ended
+            return None
+    return rss
+
+
+def _peak_rss_mb() -> float:
+    """This process's peak resident set in MB.
+
+    ``VmHWM`` where there is ``/proc``: it belongs to the process's own address space. Not
+    ``ru_maxrss`` on Linux: a spawned child inherits there the resident set of the parent it
+    was forked from before its ``exec`` (a child of a 500 MB parent reports 500 MB).
+    """
+    peak = _status_mb("self", "VmHWM")
+    if peak is None:
+        maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        peak = maxrss / 2**20 if sys.platform == "darwin" else maxrss / 1024  # bytes on macOS, else kB
+    return peak
+
+
+def _phase_child(conn: Any, fn: Callable[..., Any], args: tuple, kwargs: dict) -> None:
+    conn.send(("started", _rss_mb(os.getpid())))
+    cpu0, wall0 = time.process_time(), time.perf_counter()
+    try:
+        result = fn(*args, **kwargs)
+    except BaseException:
+        conn.send(("error", traceback.format_exc()))
+        raise
+    cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
+    conn.send(("done", result, cpu, wall, _peak_rss_mb()))
+
+
+def run_phase(fn: Callable[..., Any], *args: Any, interval: float = SAMPLE_INTERVAL_S, **kwargs: Any) -> tuple[Any, dict[str, Any]]:
+    """Run ``fn(*args, **kwargs)`` in a fresh process and measure it; returns (result, measures).
+
+    The measures (see ``PHASE_MEASURES``): ``cpu_s``, ``wall_s``, ``start_rss_mb``,
+    ``peak_rss_mb``, ``mean_rss_mb`` (None when the call ended before the first sample) and
+    ``rss_samples``. ``fn``, its arguments and its result must pickle, and ``fn`` must be
+    importable (defined at the top of a module). An exception in the phase is raised here as
+    a ``RuntimeError`` carrying the child's traceback.
+    """
+    ctx = mp.get_context("spawn")
+    receive, send = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_phase_child, args=(send, fn, args, kwargs))
+    proc.start()
+    send.close()
+    start_rss, samples, msg = None, [], None
+    try:
+        while True:
+            if receive.poll(interval):
+                msg = receive.recv()
+                if msg[0] != "started":
+                    break
+                start_rss = msg[1]
+            elif not proc.is_alive():
+                raise RuntimeError(f"phase {fn.__name__} ended without a result (exit code {proc.exitcode})")
+            elif start_rss is not None and (rss := _rss_mb(proc.pid)) is not None:
+                samples.append(rss)
+    finally:
+        proc.join()
+    if msg[0] == "error":
+        raise RuntimeError(f"phase {fn.__name__} failed in its process:\n{msg[1]}")
+    _, result, cpu, wall, peak = msg
+    peak = max([peak, *samples])  # a sample may fall after the child read its peak, while it sends
+    measures = {
+        "cpu_s": round(cpu, 3),
+        "wall_s": round(wall, 3),
+        "start_rss_mb": None if start_rss is None else round(start_rss, 1),
+        "peak_rss_mb": round(peak, 1),
+        "mean_rss_mb": round(sum(samples) / len(samples), 1) if samples else None,
+        "rss_samples": len(samples),
+    }
+    return result, measures
+
+
+RUNTIME_HEADER = ["phase", "CPU s", "wall s", "start RSS MB", "peak RSS MB", "mean RSS MB"]
+
+
+def runtime_rows(runtime: Mapping[str, Any]) -> list[list[Any]]:
+    """The rows of a runtime table (``RUNTIME_HEADER``) from ``run_phase`` measures by phase name."""
+    keys = ("cpu_s", "wall_s", "start_rss_mb", "peak_rss_mb", "mean_rss_mb")
+    return [[k] + ["-" if v[c] is None else v[c] for c in keys] for k, v in runtime.items() if isinstance(v, dict)]
 
 
 def train_spacy_ner(

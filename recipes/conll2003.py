@@ -29,12 +29,16 @@ from iescore import Document, Scorer, Span
 from iescore.io.conll import read_conll
 
 from .common import (
-    Meter,
+    PHASE_MEASURES,
+    RUNTIME_HEADER,
+    RankComparison,
+    compare_rankings,
     data_dir,
     md_table,
     progress,
-    rankdata,
     recipe_parser,
+    run_phase,
+    runtime_rows,
     save_figure,
     spearman,
     train_spacy_ner,
@@ -57,6 +61,15 @@ MODELS: dict[str, tuple[dict[str, Any], str, bool]] = {
     "TS-F1^M": ({"rule": "E"}, "ts", True),
     "T-F1^M": ({"rule": "E"}, "t", True),
 }
+
+
+BASE = "F1 exact (conlleval)"  # rank shifts are taken against this model
+
+
+def why_left_out(result: dict[str, Any], models: tuple[str, ...]) -> str:
+    """Why a system has no rank: the models under which it has no value, and the reason given."""
+    reason = f"no {', '.join(models)} value"
+    return f"{reason}: {result['ts_error']}" if result["ts_error"] else reason
 
 
 def parse_spanner(path: Path) -> tuple[list[Document], list[list[Span]]]:
@@ -130,14 +143,47 @@ def score_all(system: Any, quick_docs: int | None = None) -> dict[str, Any]:
     return out
 
 
-def spacy_system(data: Path, out: Path, quick: bool) -> tuple[list[Document], list[list[Span]], dict[str, Any]]:
-    """Train a small spaCy NER on eng.train (bounded) and predict eng.testb."""
+Sentence = tuple[tuple[str, ...], list[Span]]  # tokens and gold spans
+
+
+def spacy_docs(vocab: Any, sents: list[Sentence]) -> list[Any]:
+    """spaCy Docs of the sentences' tokens with the gold spans as ents."""
+    from spacy.tokens import Doc
+
+    result = []
+    for toks, spans in sents:
+        d = Doc(vocab, words=list(toks))
+        d.ents = [d.char_span(d[s.start].idx, d[s.end - 1].idx + len(d[s.end - 1]), label=s.label) for s in spans]
+        result.append(d)
+    return result
+
+
+def train_phase(train: list[Sentence], dev: list[Sentence], out: Path, quick: bool) -> Path:
+    """The training phase (run in a process of its own): build the Docs and train; returns the model."""
+    import spacy
+
+    vocab = spacy.blank("en").vocab
+    return train_spacy_ner(spacy_docs(vocab, train), spacy_docs(vocab, dev), out / "spacy_ner",
+                           max_steps=20 if quick else 1200, max_epochs=1 if quick else 2)
+
+
+def predict_phase(model_path: Path, sentences: list[tuple[str, ...]]) -> list[list[Span]]:
+    """The prediction phase (run in a process of its own): load the model and tag the sentences."""
     import spacy
     from spacy.tokens import Doc
 
+    nlp = spacy.load(model_path)
+    inputs = [Doc(nlp.vocab, words=list(t)) for t in sentences]
+    return [[Span(e.label_, e.start, e.end) for e in doc.ents]
+            for doc in progress(nlp.pipe(inputs), "spaCy predicts eng.testb", len(inputs))]
+
+
+def spacy_system(data: Path, out: Path, quick: bool) -> tuple[list[Document], list[list[Span]], dict[str, Any]]:
+    """Train a small spaCy NER on eng.train (bounded) and predict eng.testb, each phase measured
+    in a fresh process (``run_phase``)."""
     from iescore.schemes import decode_tags
 
-    def sentences(path: Path, limit: int | None) -> list[tuple[tuple[str, ...], list[Span]]]:
+    def sentences(path: Path, limit: int | None) -> list[Sentence]:
         batch = read_conll(str(path), str(path))  # the gold column twice: we only need gold
         starts = [i for i, f in enumerate(batch.reference.first.tolist()) if f] + [batch.n_tokens]
         out = []
@@ -150,30 +196,15 @@ def spacy_system(data: Path, out: Path, quick: bool) -> tuple[list[Document], li
             out.append((tuple(toks[a:b]), spans))
         return out
 
-    vocab = spacy.blank("en").vocab
-
-    def docs(sents: list[tuple[tuple[str, ...], list[Span]]]) -> list[Any]:
-        result = []
-        for toks, spans in sents:
-            d = Doc(vocab, words=list(toks))
-            d.ents = [d.char_span(d[s.start].idx, d[s.end - 1].idx + len(d[s.end - 1]), label=s.label) for s in spans]
-            result.append(d)
-        return result
-
     train = sentences(data / "conll2003-eng" / "eng.train", 300 if quick else None)
     dev = sentences(data / "conll2003-eng" / "eng.testa", 100 if quick else 500)
     test = sentences(data / "conll2003-eng" / "eng.testb", 200 if quick else None)
-    with Meter() as train_m:
-        model_path = train_spacy_ner(docs(train), docs(dev), out / "spacy_ner",
-                                     max_steps=20 if quick else 1200, max_epochs=1 if quick else 2)
-    nlp = spacy.load(model_path)
-    refs, preds = [], []
-    with Meter() as pred_m:
-        inputs = [Doc(nlp.vocab, words=list(t)) for t, _ in test]
-        for k, (doc, (toks, spans)) in enumerate(zip(progress(nlp.pipe(inputs), "spaCy predicts eng.testb", len(inputs)), test)):
-            refs.append(Document(f"testb#{k + 1}", toks, tuple(spans)))
-            preds.append([Span(e.label_, e.start, e.end) for e in doc.ents])
-    return refs, preds, {"train": train_m.to_dict(), "predict": pred_m.to_dict(), "train_sentences": len(train)}
+    model_path, train_m = run_phase(train_phase, train, dev, out, quick)
+    preds, pred_m = run_phase(predict_phase, model_path, [t for t, _ in test])
+    refs = [Document(f"testb#{k + 1}", toks, tuple(spans)) for k, (toks, spans) in enumerate(test)]
+    return refs, preds, {"train": train_m, "predict": pred_m, "train_sentences": len(train),
+                         "measures": PHASE_MEASURES
+                         + "; train: build the Docs and train, predict: load the model and tag the test sentences"}
 
 
 def run(data: Path, out: Path, *, quick: bool = False, hub: str | None = None, with_spacy: bool = True) -> dict[str, Any]:
@@ -201,71 +232,70 @@ def run(data: Path, out: Path, *, quick: bool = False, hub: str | None = None, w
         refs, preds, runtime = spacy_system(data, out, quick)
         systems["this-recipe/spacy-ner"] = (refs, preds)
     results = {name: score_all(sys_) for name, sys_ in progress(systems.items(), "scoring systems", len(systems))}
-    names = list(results)
-    models = list(MODELS)
-    ranks: dict[str, dict[str, float | None]] = {}
-    for m, (_, _, hib) in MODELS.items():
-        defined = [n for n in names if results[n]["values"][m] is not None]
-        r = dict(zip(defined, rankdata([results[n]["values"][m] for n in defined], hib).tolist()))
-        ranks[m] = {n: r.get(n) for n in names}  # None: the measure is undefined for that system
+    comparison = compare_rankings({n: r["values"] for n, r in results.items()},
+                                  {m: hib for m, (_, _, hib) in MODELS.items()}, BASE)
+    left_out = {n: why_left_out(results[n], ms) for n, ms in comparison.left_out.items()}
+    ranked = comparison.systems
 
     def pair(a: str, b: str) -> float:
-        both = [n for n in names if results[n]["values"][a] is not None and results[n]["values"][b] is not None]
         sign = {m: (1 if MODELS[m][2] else -1) for m in (a, b)}
-        return spearman([sign[a] * results[n]["values"][a] for n in both], [sign[b] * results[n]["values"][b] for n in both])
+        return spearman([sign[a] * results[n]["values"][a] for n in ranked],
+                        [sign[b] * results[n]["values"][b] for n in ranked])
 
+    models = list(MODELS)
     corr = {a: {b: pair(a, b) for b in models} for a in models}
-    summary = {"systems": results, "ranks": ranks, "spearman": corr, "runtime_spacy": runtime,
+    ranks = {m: {n: comparison.ranks[m].get(n) for n in results} for m in models}  # None: left out
+    summary = {"systems": results, "ranks": ranks, "rank_shifts": comparison.shifts, "ranked_systems": list(ranked),
+               "left_out_of_rankings": left_out, "spearman": corr, "runtime_spacy": runtime,
                "note": "the spaCy system is scored on the first 200 test sentences in --quick mode" if quick else ""}
     write_json(out / "results.json", summary)
-    write_report(out, results, ranks, corr, runtime, quick)
-    plots(out, results, ranks)
+    write_report(out, results, comparison, left_out, corr, runtime, quick)
+    plots(out, results, comparison)
     return summary
 
 
-def write_report(out: Path, results: dict, ranks: dict, corr: dict, runtime: Any, quick: bool) -> None:
-    names = sorted(results, key=lambda n: ranks["F1 exact (conlleval)"][n])
-
-    def rk(m: str, n: str) -> str:
-        v, base = ranks[m][n], ranks[models[0]][n]
-        if v is None:
-            return "n/a"
-        return f"{v:g}" if m == models[0] or base is None else f"{v:g} ({v - base:+g})"
-
+def write_report(out: Path, results: dict, comparison: RankComparison, left_out: dict[str, str], corr: dict,
+                 runtime: Any, quick: bool) -> None:
     models = list(MODELS)
     short = {m: m.replace("F1 ", "").replace(" (conlleval)", "") for m in models}
+    ranked = sorted(comparison.systems, key=lambda n: comparison.ranks[BASE][n])
+    names = ranked + sorted(left_out, key=lambda n: -results[n]["values"][BASE])
+
+    def rk(m: str, n: str) -> str:
+        v = comparison.ranks[m][n]
+        return f"{v:g}" if m == BASE else f"{v:g} ({comparison.shifts[m][n]:+g})"
+
     lines = ["# CoNLL-2003 English test (eng.testb): systems under several evaluation models", ""]
     if quick:
         lines += ["*Quick mode: a subset of the systems; the spaCy model is trained briefly and scored on 200 sentences.*", ""]
     lines += ["## Scores", "", md_table(["system"] + [short[m] for m in models] + ["close matches"],
               [[n] + [results[n]["values"][m] for m in models] + [results[n]["close_matches"]] for n in names])]
     lines += ["", "SER and ERR are error rates (lower is better); the others are F-measures.", ""]
-    lines += ["## Ranks (1 = best) and shifts against exact F1", "",
-              md_table(["system"] + [short[m] for m in models],
-                       [[n] + [rk(m, n) for m in models] for n in names])]
-    lines += ["", "## Spearman rank correlation between evaluation models (systems where both are defined)", "",
+    lines += [f"## Ranks (1 = best) and shifts against exact F1, among the {len(ranked)} systems ranked under every model",
+              "", md_table(["system"] + [short[m] for m in models], [[n] + [rk(m, n) for m in models] for n in ranked])]
+    if left_out:
+        lines += ["", f"Left out of the rankings, the shifts, the correlations and the rank plot ({len(left_out)} of "
+                  f"{len(results)} systems), so that every ranking is of the same systems: "
+                  + "; ".join(f"{n} ({why})" for n, why in left_out.items()) + "."]
+    lines += ["", f"## Spearman rank correlation between evaluation models (the same {len(ranked)} systems)", "",
               md_table([""] + [short[m] for m in models], [[short[a]] + [corr[a][b] for b in models] for a in models])]
-    no_ts = [n for n in names if results[n]["ts_error"]]
-    if no_ts:
-        lines += ["", "The token & separator model is undefined for: "
-                  + "; ".join(f"{n} ({results[n]['ts_error']})" for n in no_ts)
-                  + ". They are left out of the TS rankings and of the correlations with the TS measures.", ""]
-    ts_order = sorted((n for n in results if ranks["TS-F1^M"][n] is not None), key=lambda n: ranks["TS-F1^M"][n])
-    lines += ["", "## Ranking by TS-F1^M (token & separator model)", "",
-              md_table(["rank", "system", "TS-F1^M", "exact F1 rank"],
-                       [[f"{ranks['TS-F1^M'][n]:g}", n, results[n]["values"]["TS-F1^M"], f"{ranks[models[0]][n]:g}"] for n in ts_order])]
+    ts_order = sorted(ranked, key=lambda n: comparison.ranks["TS-F1^M"][n])
+    lines += ["", f"## Ranking by TS-F1^M (token & separator model), the same {len(ranked)} systems", "",
+              md_table(["rank", "system", "TS-F1^M", "exact F1 rank", "shift"],
+                       [[f"{comparison.ranks['TS-F1^M'][n]:g}", n, results[n]["values"]["TS-F1^M"],
+                         f"{comparison.ranks[BASE][n]:g}", f"{comparison.shifts['TS-F1^M'][n]:+g}"] for n in ts_order])]
     lines += ["", "## Slot errors (exact rule)", "",
               md_table(["system", "C", "S", "D", "I", "SER", "ERR", "E"],
                        [[n] + [results[n]["slot_errors"][k] for k in ("C", "S", "D", "I", "ser", "err", "e")] for n in names])]
     if runtime:
         lines += ["", "## Runtime of the spaCy system trained by this recipe", "",
-                  md_table(["phase", "CPU s", "wall s", "max RSS MB"],
-                           [[k, v["cpu_s"], v["wall_s"], v["max_rss_mb"]] for k, v in runtime.items() if isinstance(v, dict)])]
+                  md_table(RUNTIME_HEADER, runtime_rows(runtime)), "",
+                  "Measured so: " + runtime["measures"] + "."]
     lines += ["", "Every number's signature is in `results.json`; plots: `rank_shifts.png`, `per_type_pr.png`.", ""]
     (out / "report.md").write_text("\n".join(lines))
 
 
-def plots(out: Path, results: dict, ranks: dict) -> None:
+def plots(out: Path, results: dict, comparison: RankComparison) -> None:
     try:
         import matplotlib
 
@@ -277,13 +307,15 @@ def plots(out: Path, results: dict, ranks: dict) -> None:
     models = list(MODELS)
     names = list(results)
     fig, ax = plt.subplots(figsize=(11, 6))
-    for n in names:
-        ax.plot(range(len(models)), [ranks[m][n] if ranks[m][n] is not None else float("nan") for m in models],
-                marker="o", label=n.split("/")[-1][:28])
+    for n in comparison.systems:
+        ax.plot(range(len(models)), [comparison.ranks[m][n] for m in models], marker="o", label=n.split("/")[-1][:28])
     ax.set_xticks(range(len(models)), [m.replace(" (conlleval)", "") for m in models], rotation=20)
     ax.invert_yaxis()
-    ax.set_ylabel("rank (1 = best)")
+    ax.set_ylabel(f"rank among the {len(comparison.systems)} systems ranked under every model (1 = best)")
     ax.set_title("How system ranks move between evaluation models (CoNLL-2003 eng.testb)")
+    if comparison.left_out:
+        ax.text(0, -0.2, "left out (no value under " + ", ".join(sorted({m for ms in comparison.left_out.values() for m in ms}))
+                + "): " + ", ".join(n.split("/")[-1] for n in comparison.left_out), transform=ax.transAxes, fontsize=7)
     ax.legend(fontsize=6, ncol=2, loc="center left", bbox_to_anchor=(1, 0.5))
     save_figure(fig, out / "rank_shifts.png")
     types = sorted({t for n in names for t in results[n]["per_type"]})

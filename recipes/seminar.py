@@ -27,11 +27,14 @@ from iescore import Document, Scorer, Span
 from iescore.text import char_to_token_span
 
 from .common import (
-    Meter,
+    PHASE_MEASURES,
+    RUNTIME_HEADER,
     data_dir,
     md_table,
     progress,
     recipe_parser,
+    run_phase,
+    runtime_rows,
     save_figure,
     train_spacy_ner,
     write_json,
@@ -89,6 +92,23 @@ def predict(nlp: Any, docs: list[Any]) -> list[list[Span]]:
     return preds
 
 
+def train_phase(train: list[Any], dev: list[Any], out: Path, quick: bool) -> Path:
+    """The training phase (run in a process of its own): spaCy Docs of the announcements, then a
+    beam NER trained on them; returns the model's path."""
+    import spacy
+
+    nlp0 = spacy.blank("en")
+    return train_spacy_ner(to_spacy(nlp0, train), to_spacy(nlp0, dev), out / "spacy_ner", beam=True,
+                           max_steps=15 if quick else 600, max_epochs=1 if quick else 20, rule="O(1,1)")
+
+
+def predict_phase(model_path: Path, docs: list[Any]) -> list[list[Span]]:
+    """The prediction phase (run in a process of its own): load the model and predict the slots."""
+    import spacy
+
+    return predict(spacy.load(model_path), docs)
+
+
 def evaluate(refs: list[Document], preds: list[list[Span]]) -> dict[str, Any]:
     results: dict[str, Any] = {}
     for setting in SETTINGS:
@@ -119,27 +139,22 @@ def _status_counts(report: Any, side: str) -> dict[str, int]:
 
 
 def run(data: Path, out: Path, *, quick: bool = False) -> dict[str, Any]:
-    import spacy
-
     out.mkdir(parents=True, exist_ok=True)
     corpus = read_seminar(str(data / "cmu-seminar-announcements"), tokenizer="spacy")
     train = [d for d in corpus if d.id.startswith("training/")]
     test = [d for d in corpus if d.id.startswith("test/")]
     if quick:
         train, test = train[:40], test[:20]
-    nlp0 = spacy.blank("en")
     dev_n = max(5, len(train) // 10)
-    with Meter() as train_m:
-        model = train_spacy_ner(to_spacy(nlp0, train[dev_n:]), to_spacy(nlp0, train[:dev_n]), out / "spacy_ner",
-                                beam=True, max_steps=15 if quick else 600, max_epochs=1 if quick else 20, rule="O(1,1)")
-    nlp = spacy.load(model)
-    with Meter() as pred_m:
-        preds = predict(nlp, test)
+    model, train_m = run_phase(train_phase, train[dev_n:], train[:dev_n], out, quick)
+    preds, pred_m = run_phase(predict_phase, model, test)
     refs = [d.document for d in test]
     results = evaluate(refs, preds)
-    runtime = {"train": train_m.to_dict(), "predict": pred_m.to_dict(),
+    runtime = {"train": train_m, "predict": pred_m,
                "train_docs": len(train) - dev_n, "test_docs": len(test),
-               "test_tokens": sum(len(d.tokens) for d in refs)}
+               "test_tokens": sum(len(d.tokens) for d in refs),
+               "measures": PHASE_MEASURES + "; train: build the Docs and train, predict: load the model and "
+               "predict the test announcements"}
     statuses = {key: list(results[key]["_report"].items("prediction")) + list(results[key]["_report"].items("reference"))
                 for key in ("AO|E|match-all", "AO|E|match-best", "OBD|O(1,1)|match-best")}
     write_json(out / "statuses.json", statuses)
@@ -155,8 +170,8 @@ def write_report(out: Path, results: dict, runtime: dict, quick: bool) -> None:
     if quick:
         lines += ["*Quick mode: 40 training and 20 test announcements, a few training steps.*", ""]
     lines += ["## Runtime of the extractor", "",
-              md_table(["phase", "CPU s", "wall s", "max RSS MB"],
-                       [[k, v["cpu_s"], v["wall_s"], v["max_rss_mb"]] for k, v in runtime.items() if isinstance(v, dict)]),
+              md_table(RUNTIME_HEADER, runtime_rows(runtime)),
+              "", "Measured so: " + runtime["measures"] + ".",
               "", f"{runtime['train_docs']} training and {runtime['test_docs']} test announcements "
               f"({runtime['test_tokens']} test tokens).", ""]
     for setting in SETTINGS:

@@ -6,6 +6,7 @@ import json
 import os
 import re
 import subprocess
+import time
 import sys
 from pathlib import Path
 
@@ -42,6 +43,16 @@ def test_conll2003_quick(data, tmp_path):
     report = (out / "report.md").read_text()
     assert "## Ranking by TS-F1^M" in report and "## Spearman rank correlation" in report
     assert all(v is None or 1 <= v <= len(systems) for m in res["ranks"].values() for v in m.values())
+    # the SpanNER output has no TS value: it is left out of every ranking, and the other six
+    # are ranked among themselves under every model (ranks 1..6 sum to 21 whatever the ties)
+    assert [n for n in res["left_out_of_rankings"]] == ["neural/conll03_spanNER_generic_test_9157"]
+    ranked = res["ranked_systems"]
+    assert len(ranked) == len(systems) - 1 == 6
+    for m, ranks in res["ranks"].items():
+        assert ranks["neural/conll03_spanNER_generic_test_9157"] is None
+        assert sum(ranks[n] for n in ranked) == 21
+        assert res["rank_shifts"][m] == {n: ranks[n] - res["ranks"]["F1 exact (conlleval)"][n] for n in ranked}
+    assert "neural/conll03_spanNER_generic_test_9157 (no TS-F1^M, T-F1^M value: " in report
     assert (out / "rank_shifts.png").stat().st_size > 10_000 and (out / "per_type_pr.png").stat().st_size > 10_000
     assert res["runtime_spacy"]["predict"]["cpu_s"] > 0
 
@@ -81,5 +92,88 @@ def test_seminar_quick(data, tmp_path):
     test = read_seminar(str(data / "cmu-seminar-announcements" / "test" / "pretagged"), tokenizer="spacy")[:20]
     gold = sum(v["support"] for v in results["AO|E|match-all"]["per_slot"].values())
     assert gold == sum(len(d.document.spans) for d in test) > 0
-    assert res["runtime"]["predict"]["cpu_s"] > 0 and res["runtime"]["predict"]["max_rss_mb"] > 0
+    for phase in ("train", "predict"):  # each measured in its own process
+        m = res["runtime"][phase]
+        assert m["cpu_s"] > 0 and m["rss_samples"] > 0
+        assert 0 < m["start_rss_mb"] < m["peak_rss_mb"] and 0 < m["mean_rss_mb"] <= m["peak_rss_mb"]
     assert (out / "slots_f1.png").is_file() and (out / "statuses.json").is_file()
+
+
+# --- the pieces the recipes are built from (fast; no corpora) -------------------------------
+
+sys.path.insert(0, str(ROOT))  # the recipes are run from the checkout, not installed
+
+from recipes.common import compare_rankings, run_phase, spearman  # noqa: E402
+
+
+def test_rank_shifts_are_taken_among_the_systems_ranked_under_both_models():
+    # Four systems; "b" has no TS value, so it is ranked under neither model.
+    values = {
+        "a": {"F": 0.90, "TS": 0.70},
+        "b": {"F": 0.80, "TS": None},
+        "c": {"F": 0.70, "TS": 0.90},
+        "d": {"F": 0.60, "TS": 0.80},
+    }
+    c = compare_rankings(values, {"F": True, "TS": True}, "F")
+    assert c.systems == ("a", "c", "d")
+    assert c.left_out == {"b": ("TS",)}
+    # By hand, among a, c, d: F ranks a=1 c=2 d=3 (b's F rank 2 is not counted);
+    # TS ranks c=1 (0.9) d=2 (0.8) a=3 (0.7). Shifts TS - F: a +2, c -1, d -1.
+    # (Against F ranks among all four, a=1 b=2 c=3 d=4, c and d would wrongly climb 2.)
+    assert c.ranks["F"] == {"a": 1, "c": 2, "d": 3}
+    assert c.ranks["TS"] == {"a": 3, "c": 1, "d": 2}
+    assert c.shifts["TS"] == {"a": 2, "c": -1, "d": -1}
+    assert c.shifts["F"] == {"a": 0, "c": 0, "d": 0}
+
+
+def test_rank_comparison_with_an_error_rate_and_ties():
+    # SER: lower is better. Values a=0.2, b=0.1, c=0.2 -> b=1, a and c share ranks 2 and 3: 2.5.
+    # F: a=0.5, b=0.7, c=0.6 -> b=1, c=2, a=3. Shifts SER - F: a -0.5, b 0, c +0.5.
+    values = {"a": {"F": 0.5, "SER": 0.2}, "b": {"F": 0.7, "SER": 0.1}, "c": {"F": 0.6, "SER": 0.2}}
+    c = compare_rankings(values, {"F": True, "SER": False}, "F")
+    assert c.left_out == {}
+    assert c.ranks["SER"] == {"a": 2.5, "b": 1, "c": 2.5}
+    assert c.shifts["SER"] == {"a": -0.5, "b": 0, "c": 0.5}
+
+
+def test_spearman_by_hand():
+    # ranks (1,2,3) and (3,1,2): d = -2, 1, 1; sum d^2 = 6; rho = 1 - 6*6 / (3*(9-1)) = -0.5
+    assert abs(spearman([0.9, 0.7, 0.6], [0.7, 0.9, 0.8]) - (-0.5)) < 1e-12
+
+
+def _idle_phase():
+    time.sleep(0.5)  # long enough for a few RSS samples
+    return "idle"
+
+
+def _allocating_phase(mb):
+    block = bytearray(mb * 2**20)
+    for i in range(0, len(block), 4096):  # touch every page: untouched pages are not resident
+        block[i] = 1
+    time.sleep(0.5)
+    return len(block)
+
+
+def test_each_phase_reports_its_own_peak_and_mean_memory():
+    big = bytearray(200 * 2**20)  # the parent's own memory must not show up in its children
+    big[::4096] = b"\1" * len(big[::4096])
+    idle, m_idle = run_phase(_idle_phase)
+    n, m_alloc = run_phase(_allocating_phase, 50)
+    assert (idle, n) == ("idle", 50 * 2**20)
+    for m in (m_idle, m_alloc):
+        assert set(m) == {"cpu_s", "wall_s", "start_rss_mb", "peak_rss_mb", "mean_rss_mb", "rss_samples"}
+        assert m["rss_samples"] >= 1 and m["mean_rss_mb"] is not None
+        assert 0 < m["start_rss_mb"] <= m["peak_rss_mb"] and 0 < m["mean_rss_mb"] <= m["peak_rss_mb"]
+    # a fresh interpreter with numpy imported is well under the parent's 200 MB block
+    assert m_idle["peak_rss_mb"] < 150
+    # the 50 MB the phase holds are in its peak and (held for most of the call) in its mean
+    assert m_alloc["peak_rss_mb"] >= m_idle["peak_rss_mb"] + 45
+    assert m_alloc["mean_rss_mb"] >= m_idle["mean_rss_mb"] + 20
+    del big
+
+
+def test_a_failing_phase_raises_with_the_childs_traceback():
+    import pytest
+
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        run_phase(divmod, 1, 0)
