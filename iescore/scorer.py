@@ -280,7 +280,7 @@ class Scorer:
                 raise ConfigError(
                     f"scheme='auto': batch {n} ({_describe(batch.doc_ids)}) has tags of scheme {found}, but "
                     f"{self._fixed[1]} fixed scheme {fixed}; scoring them in one call would decode them "
-                    f"differently. Pass scheme= explicitly (e.g. scheme={found!r} or scheme={fixed!r})"
+                    f"differently: pass scheme= explicitly (e.g. scheme={found!r} or scheme={fixed!r})"
                 )
             if evidence and fixed is None:
                 fixes = (found, f"batch {n} ({_describe(batch.doc_ids)})")
