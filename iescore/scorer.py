@@ -270,6 +270,8 @@ class Scorer:
         else:
             found = detect_scheme(batch.reference, batch.vocab)
             fixed = self._fixed[0] if self._fixed is not None else None
+            # detect_scheme calls B/I tags IOB2 unless a chunk starts with I-; once a batch had
+            # such a chunk, one call over all batches would say IOB1 for them all
             same = fixed is not None and (found == fixed or (fixed, found) == ("IOB1", "IOB2"))
             part, _ = _tags_part(batch, config.with_(scheme=fixed if same else found))
             evidence = len(part.ref) > 0 or len(part.pred) > 0 or any(

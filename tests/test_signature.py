@@ -301,3 +301,17 @@ def test_reference_digest_of_numbered_tag_documents_ignores_the_numbering():
     other = score_tags(reference=ref[::-1], prediction=pred[::-1])
     assert one.signature == other.signature
     assert score_tags(reference=ref[:2], prediction=pred[:2]).signature != one.signature
+
+
+def test_documents_mode_on_conll2003_changes_numbers_and_signature(data):
+    # under match-best a document is the scope of "the best match": -DOCSTART- sections and
+    # sentences give different F1 on eng.testb, so they must not share a signature
+    gold = str(data / "conll2003-eng" / "eng.testb")
+    pred = str(data / "conll2003-shared-task-outputs" / "results" / "chieu" / "eng.testb")
+    reports = {}
+    for mode in ("auto", "sentence"):
+        s = Scorer(scheme="auto", mode="match-best")
+        s.add_batch(read_conll(gold, pred, documents=mode))
+        reports[mode] = s.report()
+    assert reports["auto"].f != reports["sentence"].f
+    assert "|docs:docstart|" in reports["auto"].signature and "|docs:sentence|" in reports["sentence"].signature
