@@ -26,11 +26,12 @@ from typing import Any
 
 import numpy as np
 
+from iescore.config import SUBWORDS
 from iescore.errors import ConfigError, InputError, choices
 from iescore.ids import NumberedIds
 from iescore.model import Document, Span
 from iescore.schemes import TagArrays, Vocabulary, decode_tags
-from iescore.scorer import TaggedBatch
+from iescore.scorer import Scorer, TaggedBatch
 from iescore.text import char_to_token_span
 
 __all__ = [
@@ -42,7 +43,7 @@ __all__ = [
     "load_conll_dataset",
 ]
 
-STRATEGIES = ("first", "max", "average")
+STRATEGIES = SUBWORDS  # recorded in the signature as subwords:<strategy>
 IGNORE = -100
 
 
@@ -61,6 +62,7 @@ def pipeline_to_spans(
     misaligned: str = "expand",
     scheme: str = "IOB2",
     labels: Iterable[str] | None = None,
+    scorer: Scorer | None = None,
 ) -> tuple[list[Span], dict[str, int]]:
     """Spans on ``reference``'s tokens from one text's pipeline output.
 
@@ -70,8 +72,32 @@ def pipeline_to_spans(
     tags are decoded under ``scheme`` (conlleval's rules); a span's confidence
     is the mean of its words' scores. ``labels``, when given, is the set of
     valid entity labels. Returns the spans and counts of ``misaligned`` and
-    ``dropped`` entities.
+    ``dropped`` entities. With ``scorer``, the counts are also noted on it (the
+    report's ``repairs["adapter"]``) and the policy used is recorded in its
+    signature (``misaligned:<policy>`` for aggregated outputs, ``subwords:first``
+    for sub-word outputs); add the spans to it yourself.
     """
+    spans, counts = _pipeline_spans(outputs, reference, misaligned=misaligned, scheme=scheme, labels=labels)
+    if scorer is not None:
+        if outputs and "entity_group" in outputs[0]:
+            scorer.use(misaligned=misaligned)  # entities' characters mapped onto tokens
+        elif outputs:
+            scorer.use(subwords="first")  # each word takes its first sub-word's tag
+        for k, v in counts.items():
+            if v:
+                scorer.note(k, v)
+    return spans, counts
+
+
+def _pipeline_spans(
+    outputs: Sequence[Mapping[str, Any]],
+    reference: Document,
+    *,
+    misaligned: str,
+    scheme: str,
+    labels: Iterable[str] | None,
+) -> tuple[list[Span], dict[str, int]]:
+    """:func:`pipeline_to_spans` without a scorer."""
     if reference.char_offsets is None:
         raise InputError(f"document {reference.id!r} has no character offsets; build it with iescore.text.document_from_text")
     offs = reference.char_offsets
@@ -304,7 +330,8 @@ def trainer_batch(
         return f"sequence {ids[k]!r} ({side}), word {i - int(offsets[k])}"
 
     return TaggedBatch(
-        _vocab(names), TagArrays(ref, segments=segments), TagArrays(pred, segments=segments), offsets, ids, None, None, where
+        _vocab(names), TagArrays(ref, segments=segments), TagArrays(pred, segments=segments), offsets, ids, None, None, where,
+        options={"subwords": strategy},
     )
 
 

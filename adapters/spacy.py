@@ -24,14 +24,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from iescore.config import MISSING
 from iescore.errors import ConfigError, InputError, choices
 from iescore.model import Document, Span
 from iescore.scorer import Scorer
 from iescore.text import char_to_token_span
 
 __all__ = ["doc_to_document", "examples_to_documents", "score_examples", "MISSING"]
-
-MISSING = ("ignore", "outside")
 
 
 def _span_group(doc: Any, spans_key: str | None) -> tuple[Sequence[Any], Sequence[float] | None]:
@@ -127,11 +126,14 @@ def score_examples(
     scorer: Scorer | None = None,
     **options: Any,
 ) -> Any:
-    """Score spaCy ``Example``s; returns an :class:`iescore.Report`. Options as in :class:`iescore.Config`."""
+    """Score spaCy ``Example``s; returns an :class:`iescore.Report`. Options as in :class:`iescore.Config`.
+
+    The signature records ``misaligned`` and, for ``doc.ents``, ``missing``."""
     s = scorer or Scorer(**options)
     refs, preds, counts = examples_to_documents(
         examples, spans_key=spans_key, misaligned=misaligned, missing=missing, id_offset=len(s._ids)
     )
+    s.use(misaligned=misaligned, missing=missing if spans_key is None else None)
     s.add(reference=refs, prediction=preds)
     for k, v in counts.items():
         if v:

@@ -18,10 +18,13 @@ import math
 import re
 import unicodedata
 from collections.abc import Callable, Mapping
+from typing import Any
 from dataclasses import dataclass, field, replace
 
 from . import __version__
 from .errors import ConfigError, choices
+from .schemes import SCHEMES, get_scheme
+from .text import MISALIGNED
 
 __all__ = [
     "Rule",
@@ -32,7 +35,12 @@ __all__ = [
     "AVERAGES",
     "REPAIRS_CHOICES",
     "NORMALISERS",
+    "DOCUMENTS",
+    "SUBWORDS",
+    "MISALIGNED",
+    "MISSING",
     "get_normaliser",
+    "canonical_scheme",
 ]
 
 SETTINGS = ("AO", "OBD")
@@ -41,6 +49,13 @@ MODES = ("match-all", "match-best", "one-per-string")
 AVERAGES = ("micro", "macro", "weighted")
 REPAIRS_CHOICES = ("conlleval", "strict", "discard")
 DETAILS = ("full", "prf")
+DOCUMENTS = ("docstart", "sentence")  # CoNLL files: what a document is ("auto" resolved)
+SUBWORDS = ("first", "max", "average")  # a word's predicted tag from its sub-words
+MISSING = ("ignore", "outside")  # unannotated gold tokens (spaCy's ent_iob 0)
+# options that record how the input was prepared (None: not used)
+PREPARATION = ("documents", "subwords", "misaligned", "missing")
+_PREPARATION_KEYS = (("documents", "docs"), ("subwords", "subwords"), ("misaligned", "misaligned"),
+                     ("missing", "missing"))  # (Config field, signature key)
 
 _INF = math.inf
 
@@ -56,6 +71,53 @@ def _num(text: str) -> float:
 
 def _fmt(x: float) -> str:
     return "inf" if x == _INF else str(int(x))
+
+
+def _number(x: float) -> str:
+    """A number as the signature writes it: exactly (the shortest text that reads back
+    to the same float), integers without ``.0``.
+
+    >>> _number(2.0), _number(1.0000001), _number(0.1), _number(1e300)
+    ('2', '1.0000001', '0.1', '1e+300')
+    """
+    x = float(x)
+    if x.is_integer() and abs(x) < 2**53:
+        return str(int(x))
+    return repr(x)
+
+
+_RESERVED = "%|,>:="  # characters with a meaning in the signature, percent-encoded in labels
+
+
+def _escape(label: str) -> str:
+    """Percent-encode the signature's reserved characters (and ``%``) in a label.
+
+    >>> _escape("a|b,c>d:e%")
+    'a%7Cb%2Cc%3Ed%3Ae%25'
+    """
+    return "".join(f"%{ord(ch):02X}" if ch in _RESERVED else ch for ch in label)
+
+
+def _unescape(text: str) -> str:
+    """The inverse of :func:`_escape`."""
+    return re.sub(r"%([0-9A-F]{2})", lambda m: chr(int(m.group(1), 16)), text)
+
+
+def canonical_scheme(name: str) -> str:
+    """The canonical name of a tag scheme (aliases and case resolved), or ``"auto"``/``"spans"``.
+
+    >>> canonical_scheme("bio"), canonical_scheme("iob1"), canonical_scheme("auto")
+    ('IOB2', 'IOB1', 'auto')
+    """
+    if name in ("auto", "spans"):
+        return name
+    try:
+        return get_scheme(name).name
+    except ConfigError:
+        raise ConfigError(
+            f"unknown tag scheme {name!r}; valid: {choices([*SCHEMES, 'auto', 'spans'])} "
+            "(BIO, BIOES and BILUO are aliases)"
+        ) from None
 
 
 @dataclass(frozen=True)
@@ -183,8 +245,19 @@ class Config:
         beta: the F-measure's beta (alpha = 1/(1+beta^2) for Makhoul's E).
         supertags: label merges applied before scoring, as ``(label, supertag)`` pairs.
         token_weight / separator_weight: t-unit weights of the TS model.
-        unit_weights: set by the scorer when documents carry per-t-unit TS weights
-            (recorded in the signature as ``tsw:unit``).
+        unit_weights: set by the scorer when documents carry per-t-unit TS weights:
+            a digest (16 hex digits) of every such document's id and weights, so that
+            runs with different weights never share a signature (``tsw:...,unit=<digest>``).
+        documents: what a document of a CoNLL file is: ``"docstart"`` (a
+            ``-DOCSTART-`` section) or ``"sentence"`` (set by the CoNLL reader, ``auto``
+            resolved); None when the input was not read from such a file.
+        subwords: how a word's predicted tag comes from its sub-words (``"first"``,
+            ``"max"``, ``"average"``; set by the Trainer adapters), else None.
+        misaligned: how predicted character spans were moved onto reference tokens
+            (``"expand"``, ``"contract"``, ``"error"``; set by the spaCy and pipeline
+            adapters), else None.
+        missing: the spaCy adapter's rule for unannotated gold tokens (``"ignore"``,
+            ``"outside"``), else None.
         ser_weights: weights of substitutions, deletions and insertions in the
             weighted slot error rate ``(wS*S + wD*D + wI*I) / N`` (Makhoul et al.).
         detail: ``"full"`` (everything), or ``"prf"``: exact-match TP/FP/FN only, for
@@ -206,7 +279,11 @@ class Config:
     token_weight: float = 1.0
     separator_weight: float = 1.0
     ser_weights: tuple[float, float, float] = (1.0, 1.0, 1.0)
-    unit_weights: bool = False
+    unit_weights: str | None = None
+    documents: str | None = None
+    subwords: str | None = None
+    misaligned: str | None = None
+    missing: str | None = None
     detail: str = "full"
 
     def __post_init__(self) -> None:
@@ -221,6 +298,17 @@ class Config:
         ):
             if value not in valid:
                 raise ConfigError(f"unknown {name} {value!r}; valid: {choices(valid)}")
+        for name, value, valid in (
+            ("documents", self.documents, DOCUMENTS),
+            ("subwords", self.subwords, SUBWORDS),
+            ("misaligned", self.misaligned, MISALIGNED),
+            ("missing", self.missing, MISSING),
+        ):
+            if value is not None and value not in valid:
+                raise ConfigError(f"unknown {name} {value!r}; valid: {choices(valid)} (or None: not used)")
+        if self.unit_weights is not None and not re.fullmatch(r"[0-9a-f]{16}", str(self.unit_weights)):
+            raise ConfigError(f"unit_weights must be None or a digest of 16 hex digits, got {self.unit_weights!r}")
+        object.__setattr__(self, "scheme", canonical_scheme(self.scheme))
         get_normaliser(self.normaliser)
         if not (isinstance(self.beta, (int, float)) and self.beta > 0 and math.isfinite(self.beta)):
             raise ConfigError(f"beta must be a positive finite number, got {self.beta!r}")
@@ -249,8 +337,12 @@ class Config:
         """A copy with some options changed."""
         return replace(self, **changes)  # type: ignore[arg-type]
 
-    def signature(self) -> str:
-        """The reproducibility signature (SPEC §8)."""
+    def signature(self, data: Any = None) -> str:
+        """The reproducibility signature (SPEC §8); every number is written exactly and
+        supertag labels are percent-encoded, so :meth:`from_signature` rebuilds this
+        configuration. With ``data`` (a :class:`~iescore.Report`), the digest of its
+        reference data is appended as ``ref:<16 hex digits>``
+        (:func:`iescore.ids.reference_digest`)."""
         parts = [
             "iescore",
             f"setting:{self.setting}",
@@ -263,22 +355,35 @@ class Config:
             f"norm:{self.normaliser}",
         ]
         if self.beta != 1:
-            parts.append(f"beta:{self.beta:g}")
+            parts.append(f"beta:{_number(self.beta)}")
         if self.supertags:
-            parts.append("super:" + ",".join(f"{a}>{b}" for a, b in self.supertags))
+            parts.append("super:" + ",".join(f"{_escape(a)}>{_escape(b)}" for a, b in self.supertags))
         if (self.token_weight, self.separator_weight) != (1, 1) or self.unit_weights:
-            parts.append(f"tsw:{self.token_weight:g},{self.separator_weight:g}" + (",unit" if self.unit_weights else ""))
+            unit = f",unit={self.unit_weights}" if self.unit_weights else ""
+            parts.append(f"tsw:{_number(self.token_weight)},{_number(self.separator_weight)}{unit}")
         if self.ser_weights != (1.0, 1.0, 1.0):
-            parts.append("serw:" + ",".join(f"{x:g}" for x in self.ser_weights))
+            parts.append("serw:" + ",".join(_number(x) for x in self.ser_weights))
+        for name, key in _PREPARATION_KEYS:
+            if getattr(self, name) is not None:
+                parts.append(f"{key}:{getattr(self, name)}")
         parts.append(f"v:{__version__}")
+        if data is not None:
+            from .ids import reference_digest
+
+            parts.append(f"ref:{reference_digest(data):016x}")
         return "|".join(parts)
 
     @classmethod
     def from_signature(cls, signature: str) -> Config:
-        """Rebuild the configuration a signature names."""
-        fields = dict(p.split(":", 1) for p in signature.split("|")[1:] if ":" in p)
+        """Rebuild the configuration a signature names (its ``ref`` and ``v`` fields
+        describe the data and the version, not the configuration, and are skipped).
+
+        >>> Config.from_signature(Config(beta=1.0000001, supertags={"a|b": "X"}).signature()).supertags
+        (('a|b', 'X'),)
+        """
         if not signature.startswith("iescore|"):
             raise ConfigError(f"not an iescore signature: {signature!r}")
+        fields = dict(p.split(":", 1) for p in signature.split("|")[1:] if ":" in p)
         kw: dict[str, object] = {
             "setting": fields.get("setting", "AO"),
             "rule": Rule.parse(fields.get("rule", "E")),
@@ -289,14 +394,26 @@ class Config:
             "average": fields.get("avg", "micro"),
             "normaliser": fields.get("norm", "identity"),
         }
-        if "beta" in fields:
-            kw["beta"] = float(fields["beta"])
-        if fields.get("super"):
-            kw["supertags"] = tuple(tuple(x.split(">", 1)) for x in fields["super"].split(","))
-        if "serw" in fields:
-            kw["ser_weights"] = tuple(float(x) for x in fields["serw"].split(","))
-        if "tsw" in fields:
-            t, s, *unit = fields["tsw"].split(",")
-            kw["token_weight"], kw["separator_weight"] = float(t), float(s)
-            kw["unit_weights"] = unit == ["unit"]
+        try:
+            if "beta" in fields:
+                kw["beta"] = float(fields["beta"])
+            if "super" in fields:
+                pairs = [x.split(">") for x in fields["super"].split(",")]
+                if any(len(p) != 2 for p in pairs):
+                    raise ValueError(fields["super"])
+                kw["supertags"] = tuple((_unescape(a), _unescape(b)) for a, b in pairs)
+            if "serw" in fields:
+                kw["ser_weights"] = tuple(float(x) for x in fields["serw"].split(","))
+            if "tsw" in fields:
+                t, s, *unit = fields["tsw"].split(",")
+                kw["token_weight"], kw["separator_weight"] = float(t), float(s)
+                if unit:
+                    if len(unit) != 1 or not unit[0].startswith("unit="):
+                        raise ValueError(fields["tsw"])
+                    kw["unit_weights"] = unit[0][len("unit="):]
+        except ValueError:
+            raise ConfigError(f"cannot parse the signature {signature!r}") from None
+        for name, key in _PREPARATION_KEYS:
+            if key in fields:
+                kw[name] = fields[key]
         return cls(**kw)  # type: ignore[arg-type]

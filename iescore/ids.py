@@ -1,4 +1,5 @@
-"""Document ids: numbered ranges that never become strings, and duplicate checks.
+"""Document ids: numbered ranges that never become strings, duplicate checks, and
+the order-independent digest of a report's reference data.
 
 Tag input without explicit ids numbers its documents ``"0"``, ``"1"``, ... (one
 per sentence for CoNLL-style lists, so hundreds of thousands of them). A
@@ -15,13 +16,16 @@ True
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator, Sequence
 from itertools import chain
 from typing import Any, overload
 
+import numpy as np
+
 from .errors import InputError
 
-__all__ = ["NumberedIds", "IdRegistry", "check_unique", "concat_ids"]
+__all__ = ["NumberedIds", "IdRegistry", "check_unique", "concat_ids", "reference_digest", "string_hash", "mix64"]
 
 
 def _as_number(x: object) -> int | None:
@@ -188,3 +192,81 @@ class IdRegistry:
         else:
             self._explicit.update(ids)
         self._n += len(ids)
+
+
+# --- digests ---------------------------------------------------------------------------
+
+_U64 = np.uint64
+
+
+def mix64(x: np.ndarray) -> np.ndarray:
+    """SplitMix64's finaliser applied to each element (uint64, wrapping): a fixed,
+    unsalted 64-bit mixing of integers, vectorised.
+
+    >>> int(mix64(np.array([0], dtype=np.uint64))[0])
+    16294208416658607535
+    """
+    z = x.astype(_U64) + _U64(0x9E3779B97F4A7C15)
+    z ^= z >> _U64(30)
+    z *= _U64(0xBF58476D1CE4E5B9)
+    z ^= z >> _U64(27)
+    z *= _U64(0x94D049BB133111EB)
+    z ^= z >> _U64(31)
+    return z
+
+
+def string_hash(text: str, salt: bytes = b"") -> int:
+    """A 64-bit hash of a string (BLAKE2b; the same in every process, unlike ``hash``)."""
+    data = salt + text.encode("utf-8", "surrogatepass")
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
+
+
+def _id_hashes(ids: Sequence[str]) -> np.ndarray:
+    """A 64-bit hash per document id; 0 for canonical decimal ids ("0", "1", ...: the
+    numbers given to documents without ids, positions rather than names)."""
+    if isinstance(ids, NumberedIds):
+        return np.zeros(len(ids), dtype=_U64)
+    return np.array([0 if _as_number(x) is not None else string_hash(x, b"id:") for x in ids], dtype=_U64)
+
+
+def reference_digest(report: Any) -> int:
+    """An order-independent 64-bit digest of a report's reference data (De Sitter et
+    al. ask that a score name the data it was computed on).
+
+    Each document hashes to one value from its id, its number of tokens and its
+    reference items (label name and token offsets; for OBD fillers, the filler
+    text); the digest is the sum of these values modulo 2**64. So the same
+    documents scored in one call, streamed in batches or merged from shards, in
+    any order, give the same digest. Numbered ids ("0", "1", ...) are left out:
+    they say where a document came in the input, not what it is. Token strings
+    are not part of it (the report does not keep them); labels are the scored
+    ones (after supertags).
+
+    >>> from iescore import score, Document, Span
+    >>> a = Document("a", ("x", "y"), (Span("P", 0, 1),)); b = Document("b", ("z",))
+    >>> d1 = reference_digest(score(reference=[a, b], prediction=[[], []]))
+    >>> d1 == reference_digest(score(reference=[b, a], prediction=[[], []]))
+    True
+    >>> d1 == reference_digest(score(reference=[a], prediction=[[]]))
+    False
+    """
+    docs = _id_hashes(report.doc_ids)
+    n_tokens = report.table.doc_tokens
+    if n_tokens is None and report.token_counts is not None:
+        n_tokens = report.token_counts[:, 0]
+    if n_tokens is None:  # templates: no tokens
+        docs ^= _U64(0xFFFFFFFFFFFFFFFF)
+    else:
+        docs ^= mix64(np.asarray(n_tokens).astype(_U64))
+    items = report.reference
+    if len(items):
+        labels = np.array([string_hash(lab, b"label:") for lab in report.labels], dtype=_U64)
+        start = np.asarray(items.start).astype(np.int64)
+        end = np.asarray(items.end).astype(np.int64)
+        h = mix64(start.astype(_U64) * _U64(0x100000001B3) + end.astype(_U64))
+        if items.text is not None and (start < 0).any():  # OBD fillers: the text is the item
+            fill = np.flatnonzero(start < 0)
+            h[fill] ^= np.array([string_hash(items.text[k], b"text:") for k in fill.tolist()], dtype=_U64)
+        h = mix64(labels[np.asarray(items.label).astype(np.int64)] + h)
+        np.add.at(docs, np.asarray(items.doc).astype(np.int64), h)  # a document's items, summed
+    return int(mix64(docs).sum(dtype=_U64)) if len(docs) else 0

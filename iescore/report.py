@@ -143,7 +143,7 @@ class Report:
     @property
     def signature(self) -> str:
         """The reproducibility signature (SPEC §8)."""
-        return self.config.signature()
+        return self._summary["signature"]
 
     @property
     def fields(self) -> tuple[str, ...]:
@@ -369,7 +369,7 @@ class Report:
             tok = None if t[0] == 0 else float(t[1]) / float(t[0])
             tok_non_o = None if t[2] == 0 else float(t[3]) / float(t[2])
         return {
-            "signature": cfg.signature(),
+            "signature": cfg.signature(self),
             "documents": len(self.doc_ids),
             "tokens": n_tokens,
             "token_accuracy": tok,

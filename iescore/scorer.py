@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from .cells import CellTable
-from .config import Config, get_normaliser
+from .config import PREPARATION, Config, get_normaliser
 from .engine import (
     SPAN_FIELDS,
     TS_CELL_FIELDS,
@@ -41,8 +41,8 @@ from .engine import (
     ts_weighted,
     unit_totals,
 )
-from .errors import ConfigError, InputError
-from .ids import IdRegistry, NumberedIds, check_unique, concat_ids
+from .errors import ConfigError, InputError, choices
+from .ids import IdRegistry, NumberedIds, check_unique, concat_ids, string_hash
 from .measures import FIELDS
 from .model import Document, Span, Template
 from .report import ItemTable, Report
@@ -74,6 +74,8 @@ class TaggedBatch:
     ``extra`` holds per-document token lines that conlleval counts for token
     accuracy but that carry no chunks (``-DOCSTART-`` lines): ``[lines, agreeing]``.
     ``where(index, side)`` describes a flat position for error messages.
+    ``options`` are :class:`~iescore.config.Config` fields that the reader of the
+    batch fixed (``documents``, ``subwords``); :meth:`Scorer.add_batch` records them.
     """
 
     vocab: Vocabulary
@@ -84,6 +86,7 @@ class TaggedBatch:
     tokens: Sequence[str] | None = None
     extra: np.ndarray | None = None
     where: Callable[[int, str], str] | None = None
+    options: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def n_tokens(self) -> int:
@@ -157,6 +160,7 @@ class _Part:
     ts_error: str | None = None
     ts_weighted: np.ndarray | None = None  # float TS counts when documents carry per-t-unit weights
     unit_totals: np.ndarray | None = None  # per document: total token weight, total separator weight
+    unit_digest: int | None = None  # sum of a hash of each document's id and per-t-unit weights
 
 
 def _empty_items() -> ItemTable:
@@ -183,15 +187,35 @@ class Scorer:
     def __init__(self, config: Config | None = None, **options: Any) -> None:
         if config is not None and options:
             config = config.with_(**options)
-        self.config = config if config is not None else Config(**options)
+        config = config if config is not None else Config(**options)
+        if config.unit_weights is not None:  # a digest of the data this scorer is given
+            config = config.with_(unit_weights=None)
+        self.config = config
         self._parts: list[_Part] = []
         self._ids = IdRegistry()
         self._notes: dict[str, int] = {}
+        self._unit: int | None = None  # digest of the per-t-unit weights seen (Config.unit_weights)
+        # tag input under scheme="auto": the scheme the first batch with chunks fixed, and
+        # which batch that was (an explicit scheme is fixed from the start)
+        self._auto = config.scheme in ("auto", "spans")
+        self._fixed: tuple[str, str] | None = None if self._auto else (config.scheme, "the scheme= option")
+        self._batches = 0
 
     def note(self, kind: str, n: int = 1) -> None:
         """Count an adapter event (a span dropped or moved while mapping input);
         the report lists the totals under ``repairs["adapter"]``."""
         self._notes[kind] = self._notes.get(kind, 0) + int(n)
+
+    def use(self, **options: str | None) -> None:
+        """Record how the input was prepared (``documents``, ``subwords``, ``misaligned``,
+        ``missing``: see :class:`~iescore.config.Config`), so that the signature says it.
+        None means not used. A value other than one already recorded raises
+        :class:`~iescore.errors.ConfigError`: one signature cannot describe both.
+
+        >>> s = Scorer(); s.use(misaligned="contract"); s.config.misaligned
+        'contract'
+        """
+        self.config = _prepared(self.config, options, "this scorer")
 
     # --- adding data -----------------------------------------------------------------
     def add(
@@ -210,9 +234,10 @@ class Scorer:
             self._add_part(_templates_part(reference, prediction, self.config))  # type: ignore[arg-type]
             return
         part = _documents_part(reference, prediction, self.config)  # type: ignore[arg-type]
-        if part.unit_totals is not None and not self.config.unit_weights:
-            self.config = self.config.with_(unit_weights=True)
         self._add_part(part)
+        if part.unit_digest is not None:
+            self._unit = _add_digests(self._unit, part.unit_digest)
+            self.config = self.config.with_(unit_weights=f"{self._unit:016x}")
 
     def add_tags(
         self,
@@ -226,34 +251,128 @@ class Scorer:
         self.add_batch(tagged_batch(reference, prediction, doc_ids=doc_ids, tokens=tokens, id_offset=len(self._ids)))
 
     def add_batch(self, batch: TaggedBatch) -> None:
-        """Add an integer-coded :class:`TaggedBatch` (the fast path)."""
-        part, scheme = _tags_part(batch, self.config)
-        if self.config.scheme in ("auto", "spans") and scheme != self.config.scheme:
-            self.config = self.config.with_(scheme=scheme)
+        """Add an integer-coded :class:`TaggedBatch` (the fast path).
+
+        Under ``scheme="auto"`` every batch's scheme is detected from its own tags;
+        the first batch that holds a chunk fixes the scheme for all later ones. A
+        later batch whose tags suggest another scheme raises
+        :class:`~iescore.errors.ConfigError` (scoring all batches in one call would
+        decode them differently) -- except a batch that looks like IOB2 after an IOB1
+        one, which one call would also decode as IOB1."""
+        n = self._batches + 1
+        config = _prepared(self.config, batch.options, f"batch {n}")
+        fixes = self._fixed
+        if not self._auto:
+            part, _ = _tags_part(batch, config)
+        else:
+            found = detect_scheme(batch.reference, batch.vocab)
+            fixed = self._fixed[0] if self._fixed is not None else None
+            # detect_scheme calls B/I tags IOB2 unless a chunk starts with I-; once a batch had
+            # such a chunk, one call over all batches would say IOB1 for them all
+            same = fixed is not None and (found == fixed or (fixed, found) == ("IOB1", "IOB2"))
+            part, _ = _tags_part(batch, config.with_(scheme=fixed if same else found))
+            evidence = len(part.ref) > 0 or len(part.pred) > 0 or any(
+                v for rep in part.repairs.values() for v in rep.values()
+            )
+            if evidence and fixed is not None and not same:
+                assert self._fixed is not None
+                raise ConfigError(
+                    f"scheme='auto': batch {n} ({_describe(batch.doc_ids)}) has tags of scheme {found}, but "
+                    f"{self._fixed[1]} fixed scheme {fixed}; scoring them in one call would decode them "
+                    f"differently: pass scheme= explicitly (e.g. scheme={found!r} or scheme={fixed!r})"
+                )
+            if evidence and fixed is None:
+                fixes = (found, f"batch {n} ({_describe(batch.doc_ids)})")
+            # the scheme one call would record: the fixed one, else the first batch's
+            scheme = fixes[0] if fixes is not None else (
+                config.scheme if config.scheme not in ("auto", "spans") else found)
+            config = config.with_(scheme=scheme)
         self._add_part(part)
+        self.config, self._fixed, self._batches = config, fixes, n
 
     def _add_part(self, part: _Part) -> None:
         self._ids.add(part.doc_ids)
         self._parts.append(part)
 
     def merge(self, other: Scorer) -> Scorer:
-        """A new scorer holding both scorers' documents (e.g. shards of a distributed run)."""
-        if other.config.with_(scheme=self.config.scheme) != self.config:
+        """A new scorer holding both scorers' documents (e.g. shards of a distributed run).
+
+        The options must agree. Under ``scheme="auto"`` the schemes the two fixed must
+        be the same (else :class:`~iescore.errors.ConfigError`: pass ``scheme=``); per-t-unit
+        weight digests and the recorded input preparation combine."""
+        if _comparable(other.config) != _comparable(self.config):
             raise ConfigError(
                 f"cannot merge scorers with different options: {self.config.signature()} vs {other.config.signature()}"
             )
-        out = Scorer(self.config)
+        config = _prepared(self.config, {k: getattr(other.config, k) for k in PREPARATION}, "the merged scorer")
+        mine, theirs = self._fixed, other._fixed
+        if mine is not None and theirs is not None and mine[0] != theirs[0]:
+            raise ConfigError(
+                f"cannot merge a scorer whose tags were decoded as {mine[0]} ({mine[1]}) with one whose "
+                f"tags were decoded as {theirs[0]} ({theirs[1]}); pass scheme= explicitly to both"
+            )
+        fixed = mine or theirs
+        if fixed is not None:
+            scheme = fixed[0]
+        else:  # no chunks anywhere: the first scheme recorded
+            named = [c.scheme for c in (self.config, other.config) if c.scheme not in ("auto", "spans")]
+            scheme = named[0] if named else self.config.scheme
+        out = Scorer(config.with_(scheme=scheme))
+        out._auto = self._auto and other._auto
+        out._fixed = fixed
+        out._batches = self._batches + other._batches
         for p in self._parts + other._parts:
             out._add_part(p)
         for notes in (self._notes, other._notes):
             for k, v in notes.items():
                 out.note(k, v)
+        out._unit = _add_digests(self._unit, other._unit)
+        if out._unit is not None:
+            out.config = out.config.with_(unit_weights=f"{out._unit:016x}")
         return out
 
     # --- the report --------------------------------------------------------------------
     def report(self) -> Report:
         """Assemble the report from all batches' counts."""
         return _assemble(self._parts, self.config, self._notes)
+
+
+def _prepared(config: Config, options: Mapping[str, str | None], what: str) -> Config:
+    """``config`` with the input-preparation ``options`` recorded (see :meth:`Scorer.use`)."""
+    changes = {}
+    for name, value in options.items():
+        if name not in PREPARATION:
+            raise ConfigError(f"unknown input-preparation option {name!r}; valid: {choices(PREPARATION)}")
+        if value is None:
+            continue
+        have = getattr(config, name)
+        if have is not None and have != value:
+            raise ConfigError(
+                f"{what} was prepared with {name}={value!r} but the scorer has {name}={have!r}; "
+                "one signature cannot describe both: score them with separate scorers"
+            )
+        changes[name] = value
+    return config.with_(**changes) if changes else config
+
+
+def _comparable(config: Config) -> Config:
+    """The options two scorers must share to merge (the scheme, the weight digest and
+    the input preparation are checked and combined on their own)."""
+    return config.with_(scheme="auto", unit_weights=None, **dict.fromkeys(PREPARATION))
+
+
+def _add_digests(a: int | None, b: int | None) -> int | None:
+    """Two additive digests combined (None: no data of that kind)."""
+    if a is None or b is None:
+        return a if b is None else b
+    return (a + b) % 2**64
+
+
+def _describe(ids: Sequence[str]) -> str:
+    """A batch's documents for an error message."""
+    if not len(ids):
+        return "no documents"
+    return f"document {ids[0]!r}" if len(ids) == 1 else f"documents {ids[0]!r}..{ids[-1]!r}"
 
 
 # --- building parts -------------------------------------------------------------------
@@ -611,19 +730,52 @@ def _documents_part(reference: list[Document], prediction: list[Any], cfg: Confi
                   _keys(lambda i: reference[pflat[i][0]].span_tokens(pflat[i][1]), len(P), cfg))
     doc_tokens = np.fromiter((len(d.tokens) for d in reference), dtype=_I64, count=len(reference))
     unit = None
-    if any(d.token_weights is not None or d.separator_weights is not None for d in reference):
+    weighted = [d.token_weights is not None or d.separator_weights is not None for d in reference]
+    if any(weighted):
         tw, sw = [], []
         for d in reference:
             n = len(d.tokens)
             tw.extend(d.token_weights if d.token_weights is not None else (cfg.token_weight,) * n)
             sw.extend(d.separator_weights if d.separator_weights is not None else (cfg.separator_weight,) * max(n - 1, 0))
         unit = (np.asarray(tw, dtype=float), np.asarray(sw, dtype=float))
-    return _score_units(
+    part = _score_units(
         R, P, cfg=cfg, labels=labels, doc_ids=ids, doc_tokens=doc_tokens,
         texts_r=lambda i: reference[rflat[i][0]].span_text(rflat[i][1]),
         texts_p=lambda i: reference[pflat[i][0]].span_text(pflat[i][1]),
         unit_weights=unit,
     )
+    if unit is not None:
+        # documents without weights count as in a batch without any (scalar weights times
+        # the counts), so that how documents are split into batches never changes a number
+        plain = np.flatnonzero(~np.array(weighted))
+        if len(plain):
+            counts, totals = _scaled_ts(part, cfg)
+            if part.ts_weighted is not None:
+                part.ts_weighted[plain] = counts[plain]
+            assert part.unit_totals is not None and totals is not None
+            part.unit_totals[plain] = totals[plain]
+        part.unit_digest = sum(_weights_hash(d) for d, w in zip(reference, weighted) if w) % 2**64
+    return part
+
+
+def _weights_hash(doc: Document) -> int:
+    """A 64-bit hash of a document's id and its per-t-unit weights."""
+    def raw(w: Sequence[float] | None) -> bytes:
+        return b"-" if w is None else np.asarray(w, dtype="<f8").tobytes()
+
+    return string_hash(doc.id, b"weights:" + raw(doc.token_weights) + b":" + raw(doc.separator_weights) + b":")
+
+
+def _scaled_ts(part: _Part, cfg: Config) -> tuple[np.ndarray, np.ndarray | None]:
+    """A part's TS counts weighted by the scalar t-unit weights: per document and label
+    of the part (``TS_FIELDS`` order, float), and per document its total token and
+    separator weight (None without token counts)."""
+    scale = np.array([cfg.token_weight] * 4 + [cfg.separator_weight] * 4)
+    counts = part.table.dense()[:, :, len(SPAN_FIELDS) :].astype(float) * scale
+    if part.table.doc_tokens is None:
+        return counts, None
+    tok = part.table.doc_tokens.astype(float)
+    return counts, np.stack([tok * cfg.token_weight, np.maximum(tok - 1, 0) * cfg.separator_weight], axis=1)
 
 
 def _templates_part(reference: list[Template], prediction: list[Template], cfg: Config) -> _Part:
@@ -699,7 +851,6 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
         repairs["adapter"] = dict(sorted(notes.items()))
     ts_cells = None
     if any(p.unit_totals is not None for p in parts):
-        scale = np.array([cfg.token_weight] * 4 + [cfg.separator_weight] * 4)
         blocks = []
         for p in parts:
             m = [index[lab] for lab in p.labels]
@@ -710,11 +861,10 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
                 w[:, :, 3] = p.unit_totals[:, :1]
                 w[:, :, 7] = p.unit_totals[:, 1:]
             else:  # the unweighted counts, scaled; t-units for every label, also those absent here
-                w[:, m, :] = p.table.dense()[:, :, len(SPAN_FIELDS) :].astype(float) * scale
-                if p.table.doc_tokens is not None:
-                    tok = p.table.doc_tokens.astype(float)
-                    w[:, :, 3] = (tok * cfg.token_weight)[:, None]
-                    w[:, :, 7] = (np.maximum(tok - 1, 0) * cfg.separator_weight)[:, None]
+                w[:, m, :], totals = _scaled_ts(p, cfg)
+                if totals is not None:
+                    w[:, :, 3] = totals[:, :1]
+                    w[:, :, 7] = totals[:, 1:]
             blocks.append(w)
         ts_cells = np.concatenate(blocks)
     table = CellTable.concat(tables, L) if tables else CellTable.empty(fields, L)

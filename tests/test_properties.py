@@ -112,9 +112,13 @@ def _no_mixed(preds):
 
 
 @settings(**SETTINGS)
-@given(corpora(max_docs=5), st.sampled_from(RULES), st.sampled_from(["any", "one-to-one"]), st.integers(0, 5))
-def test_counts_add_and_shards_merge(corpus, rule, counting, cut):
+@given(corpora(max_docs=5), st.sampled_from(RULES), st.sampled_from(["any", "one-to-one"]), st.integers(0, 5),
+       st.lists(st.booleans(), max_size=5))
+def test_counts_add_and_shards_merge(corpus, rule, counting, cut, weighted):
     docs, preds = corpus
+    # some documents carry per-t-unit weights (integers: sums of them are exact in any order)
+    docs = [Document(d.id, d.tokens, d.spans, token_weights=tuple(i % 3 for i in range(len(d.tokens))))
+            if k < len(weighted) and weighted[k] else d for k, d in enumerate(docs)]
     cut = min(cut, len(docs))
     whole = counts(docs, preds, rule=rule, counting=counting)
     a = Scorer(rule=rule, counting=counting)

@@ -204,4 +204,5 @@ def read_conll(
         tokens=tokens if (pred_path is not None or (ncols or 0) >= 3) else None,  # 2 columns: no tokens
         extra=np.array(extra, dtype=np.int64).reshape(-1, 2),
         where=where,
+        options={"documents": "docstart" if by_docstart else "sentence"},
     )
