@@ -3,13 +3,20 @@
 Every error raised on bad input is an :class:`IEScoreError` (a ``ValueError``),
 and its message names what is at fault: the document, the position, the value,
 and the valid choices where there are any.
+
+Likely mistakes that are not errors (an empty file, the same column given twice,
+reference and prediction without a label in common) are reported with
+:func:`warnings.warn` as an :class:`IEScoreWarning`; the command line prints them
+as ``iescore: warning: ...``. Silence them with
+``warnings.simplefilter("ignore", iescore.errors.IEScoreWarning)``.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable
 
-__all__ = ["IEScoreError", "InputError", "ConfigError", "choices"]
+__all__ = ["IEScoreError", "InputError", "ConfigError", "IEScoreWarning", "warn", "choices"]
 
 
 class IEScoreError(ValueError):
@@ -22,6 +29,15 @@ class InputError(IEScoreError):
 
 class ConfigError(IEScoreError):
     """A bad option value; the message lists the valid choices."""
+
+
+class IEScoreWarning(UserWarning):
+    """A likely mistake in the input that still gives a well-defined report."""
+
+
+def warn(message: str, stacklevel: int = 2) -> None:
+    """Issue an :class:`IEScoreWarning` (``stacklevel`` counts from the caller of ``warn``)."""
+    warnings.warn(message, IEScoreWarning, stacklevel=stacklevel + 1)
 
 
 def choices(values: Iterable[object]) -> str:
