@@ -13,6 +13,8 @@ as ``iescore: warning: ...``. Silence them with
 
 from __future__ import annotations
 
+import os
+import sys
 import warnings
 from collections.abc import Iterable
 
@@ -35,9 +37,16 @@ class IEScoreWarning(UserWarning):
     """A likely mistake in the input that still gives a well-defined report."""
 
 
-def warn(message: str, stacklevel: int = 2) -> None:
-    """Issue an :class:`IEScoreWarning` (``stacklevel`` counts from the caller of ``warn``)."""
-    warnings.warn(message, IEScoreWarning, stacklevel=stacklevel + 1)
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def warn(message: str) -> None:
+    """Issue an :class:`IEScoreWarning` attributed to the first caller outside the
+    ``iescore`` package (the user's line that led to it)."""
+    level, frame = 2, sys._getframe(1)
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, IEScoreWarning, stacklevel=level)
 
 
 def choices(values: Iterable[object]) -> str:

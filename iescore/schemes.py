@@ -8,9 +8,12 @@ its table prints it padded), so ``B I O`` holds one chunk of label ``""``.
 Any other tag without the delimiter is a bare label (``PER``), valid in IO only.
 Invalid tags are refused naming the tag and, where the caller can say, its
 file and line or document and token: an empty tag, a label missing after the
-delimiter (``B-``), a control or format character anywhere in the tag (e.g. a
-byte-order mark glued to it), and a prefix the scheme does not have (``b-per``,
-``O-X``, ``X-PER``). Each scheme is a declarative table:
+delimiter (``B-``), a control or format character or a space other than the
+ASCII space anywhere in the tag (e.g. a byte-order mark or a non-breaking space
+glued to it), and a prefix the scheme does not have (``b-per``,
+``O-X``, ``X-PER``). (conlleval reads ``B-`` as ``B``; iescore refuses it, as a
+label lost on the way is likelier than a deliberate empty one.) Each scheme is
+a declarative table:
 which prefix letters it uses, the *role* of each letter, and which roles may
 legally begin or end a chunk. One vectorised decoder works for all schemes on
 integer-coded tags.
@@ -261,9 +264,15 @@ class Vocabulary:
         if tag == "":
             return "an empty tag"
         for ch in tag:
-            if unicodedata.category(ch) in ("Cc", "Cf"):
-                name = "a byte-order mark" if ch == "\ufeff" else "the control character"
-                return f"it contains {name} U+{ord(ch):04X}"
+            if ch == "\ufeff":
+                name = "a byte-order mark"
+            elif unicodedata.category(ch) in ("Cc", "Cf"):
+                name = "the control character"
+            elif ch.isspace() and ch != " ":
+                name = "the space character"
+            else:
+                continue
+            return f"it contains {name} U+{ord(ch):04X}"
         prefix, label = parsed
         if self.delimiter in tag and not label:
             return f"no label after the delimiter {self.delimiter!r}"

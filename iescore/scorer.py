@@ -44,7 +44,7 @@ from .engine import (
     ts_weighted,
     unit_totals,
 )
-from .errors import ConfigError, InputError
+from .errors import ConfigError, InputError, choices, warn
 from .ids import IdRegistry, NumberedIds, check_unique, concat_ids
 from .measures import FIELDS
 from .model import Document, Span, Template
@@ -215,6 +215,27 @@ def _check_tag_types(reference: Any, prediction: Any, ids: Sequence[str]) -> Non
                     )
 
 
+def _warn_label_sets(report: Report) -> None:
+    """Warn (:class:`~iescore.errors.IEScoreWarning`) when the reference and the
+    prediction both have items but no label in common: the columns are likely from
+    different tasks (a chunk column scored against an NE column) or swapped."""
+    n = len(report.labels)
+    if not n:
+        return
+    ref = np.flatnonzero(np.bincount(report.reference.label, minlength=n))
+    pred = np.flatnonzero(np.bincount(report.prediction.label, minlength=n))
+    if len(ref) and len(pred) and not np.intersect1d(ref, pred).size:
+
+        def names(ix: np.ndarray) -> str:
+            shown = [report.labels[i] for i in ix[:5].tolist()]
+            return choices(shown) + (f" and {len(ix) - 5} more" if len(ix) > 5 else "")
+
+        warn(
+            f"no predicted label occurs in the reference and no reference label in the prediction "
+            f"(reference: {names(ref)}; prediction: {names(pred)}); are the columns from different tasks?"
+        )
+
+
 def _locator(batch: TaggedBatch) -> Callable[[int], str]:
     """``tag id -> where it first occurs`` (file and line, or document and token), for errors."""
 
@@ -340,8 +361,11 @@ class Scorer:
 
     # --- the report --------------------------------------------------------------------
     def report(self) -> Report:
-        """Assemble the report from all batches' counts."""
-        return _assemble(self._parts, self.config, self._notes)
+        """Assemble the report from all batches' counts (warning when reference and
+        prediction have no label in common)."""
+        report = _assemble(self._parts, self.config, self._notes)
+        _warn_label_sets(report)
+        return report
 
 
 # --- building parts -------------------------------------------------------------------
