@@ -218,15 +218,17 @@ def test_a_non_numeric_confidence():
 
 
 # --- 6. a closed output pipe -------------------------------------------------------------------
-def test_closed_output_pipe_stops_quietly(tmp_path):
+@pytest.mark.parametrize("output", [[], ["--json"]])  # a table smaller than the buffer, and a larger JSON
+def test_closed_output_pipe_stops_quietly(output):
     """`iescore score F | head -1`: the reader has gone; no traceback, and the status
     a shell reports for a Unix tool stopped by SIGPIPE (128 + 13 = 141)."""
     r, w = os.pipe()
     os.close(r)  # the reader is gone before iescore writes
     try:
         proc = subprocess.run(
-            [sys.executable, "-m", "iescore", "score", "--example", "--json"],
+            [sys.executable, "-m", "iescore", "score", "--example", *output],
             stdout=w, stderr=subprocess.PIPE, timeout=120,
+            env={k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"},  # buffered, as usual
         )
     finally:
         os.close(w)
