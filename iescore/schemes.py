@@ -988,7 +988,10 @@ def detect_scheme(arrays: TagArrays, vocab: Vocabulary) -> str:
     IOB2; only ``I-`` picks IOB1; unprefixed labels pick IO.
     """
     # the prefixes of well-formed tags (an invalid one is reported once the scheme is known)
-    prefixes = {p[0] for p in vocab._parsed if p is not None and (p[0] in PREFIX_LETTERS or (p[0] == "" and p[1] != ""))}
+    prefixes = {
+        p[0] for p in vocab._parsed
+        if p is not None and (p[0] in PREFIX_LETTERS or (p[0] == "" and p[1] != ""))
+    }
     if "U" in prefixes or "L" in prefixes:
         return "BILOU"
     if "M" in prefixes:

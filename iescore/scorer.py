@@ -210,7 +210,7 @@ def _check_tag_types(reference: Any, prediction: Any, ids: Sequence[str]) -> Non
                         if isinstance(tag, (list, tuple, np.ndarray)) else ""
                     )
                     raise InputError(
-                        f"document {ids[k]!r} ({side}), token {j}: a tag must be a string, "
+                        f"document {ids[k]!r} ({side}), token {j}: tags must be strings, "
                         f"got {tag!r} ({type(tag).__name__}){hint}"
                     )
 

@@ -193,13 +193,13 @@ def test_a_single_sequence_is_refused():
 
 
 def test_sequences_nested_too_deep():
-    with pytest.raises(InputError, match=r"document '0' \(reference\), token 0: a tag must be a string, "
+    with pytest.raises(InputError, match=r"document '0' \(reference\), token 0: tags must be strings, "
                                          r"got \['B-PER', 'O'\] \(list\); the sequences are nested one level too deep"):
         score_tags(reference=[[["B-PER", "O"]]], prediction=[[["B-PER", "O"]]])
 
 
 def test_a_tag_that_is_not_a_string():
-    with pytest.raises(InputError, match=r"document 'b' \(prediction\), token 2: a tag must be a string, got 3 \(int\)"):
+    with pytest.raises(InputError, match=r"document 'b' \(prediction\), token 2: tags must be strings, got 3 \(int\)"):
         score_tags(reference=[["O"], ["O", "O", "O"]], prediction=[["O"], ["O", "O", 3]], doc_ids=["a", "b"])
 
 
