@@ -5,21 +5,28 @@ two columns are the gold and predicted tags, conlleval's input) or a gold file
 and a prediction file aligned line by line (each file's last column). It prints
 a conlleval-style table, or with ``--json`` one JSON object whose values are
 fractions in [0, 1] (null where undefined). ``iescore score --example`` scores
-a small built-in example. Bad input exits with status 2 and a message naming
-the file, line and value.
+a small built-in example; FILE ``-`` reads standard input (``iescore score - <
+output.conll``, as conlleval reads it). Bad input exits with status 2 and a
+message naming the file, line and value; likely mistakes (an empty file, the
+same column given twice, no label in common) print ``iescore: warning: ...`` on
+standard error and the scores all the same. When standard output is closed early
+(``iescore score F | head -1``) the command stops quietly with status 141, as a
+Unix tool stopped by SIGPIPE reports it.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import warnings
 from collections.abc import Sequence
 from importlib import resources
 
 from . import __version__
 from .config import AVERAGES, COUNTINGS, MODES, REPAIRS_CHOICES, SETTINGS, Config, Rule
-from .errors import IEScoreError
+from .errors import IEScoreError, IEScoreWarning
 from .io.conll import DOC_MODES, read_conll
 from .scorer import Scorer
 
@@ -68,7 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    sc.add_argument("file", nargs="?", help="CoNLL file; with PRED_FILE, the gold file")
+    sc.add_argument("file", nargs="?", help="CoNLL file (- for standard input); with PRED_FILE, the gold file")
     sc.add_argument("pred_file", nargs="?", help="prediction file, aligned line by line with FILE")
     sc.add_argument("--example", action="store_true", help="score the built-in example file")
     g = sc.add_argument_group("evaluation model")
@@ -99,7 +106,36 @@ def _example_path() -> str:
     return str(resources.files("iescore") / "data" / "example.conll")
 
 
+SIGPIPE_STATUS = 141  # 128 + SIGPIPE: what a shell reports for a tool stopped by a closed pipe
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; the exit status (0, 2 on bad input, 141 on a closed output pipe)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", IEScoreWarning)
+        show = warnings.showwarning
+
+        def show_clean(message, category, filename, lineno, file=None, line=None):  # type: ignore[no-untyped-def]
+            if issubclass(category, IEScoreWarning):
+                print(f"iescore: warning: {message}", file=sys.stderr)
+            else:
+                show(message, category, filename, lineno, file, line)
+
+        warnings.showwarning = show_clean
+        try:
+            return _main(argv)
+        except BrokenPipeError:
+            # the reader stopped reading: say nothing more, and let nothing flush into the
+            # closed pipe at exit (Python's documented recipe for SIGPIPE)
+            try:
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, sys.stdout.fileno())
+            except (OSError, ValueError):
+                pass
+            return SIGPIPE_STATUS
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command == "metric-path":
@@ -113,7 +149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 parser.error("--example takes no FILE")
             args.file = _example_path()
         elif not args.file:
-            parser.error("give a FILE (or --example)")
+            parser.error("give a FILE (- for standard input), or --example")
         try:
             cfg = Config(
                 setting=args.setting, rule=args.rule, counting=args.counting, mode=args.mode,
@@ -133,6 +169,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(json.dumps(report.to_dict(), indent=2))
         else:
             print(report.format_table())
+        sys.stdout.flush()  # a closed pipe shows here, inside main, not at exit
     return 0
 
 

@@ -3,13 +3,22 @@
 Every error raised on bad input is an :class:`IEScoreError` (a ``ValueError``),
 and its message names what is at fault: the document, the position, the value,
 and the valid choices where there are any.
+
+Likely mistakes that are not errors (an empty file, the same column given twice,
+reference and prediction without a label in common) are reported with
+:func:`warnings.warn` as an :class:`IEScoreWarning`; the command line prints them
+as ``iescore: warning: ...``. Silence them with
+``warnings.simplefilter("ignore", iescore.errors.IEScoreWarning)``.
 """
 
 from __future__ import annotations
 
+import os
+import sys
+import warnings
 from collections.abc import Iterable
 
-__all__ = ["IEScoreError", "InputError", "ConfigError", "choices"]
+__all__ = ["IEScoreError", "InputError", "ConfigError", "IEScoreWarning", "warn", "choices"]
 
 
 class IEScoreError(ValueError):
@@ -22,6 +31,22 @@ class InputError(IEScoreError):
 
 class ConfigError(IEScoreError):
     """A bad option value; the message lists the valid choices."""
+
+
+class IEScoreWarning(UserWarning):
+    """A likely mistake in the input that still gives a well-defined report."""
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def warn(message: str) -> None:
+    """Issue an :class:`IEScoreWarning` attributed to the first caller outside the
+    ``iescore`` package (the user's line that led to it)."""
+    level, frame = 2, sys._getframe(1)
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, IEScoreWarning, stacklevel=level)
 
 
 def choices(values: Iterable[object]) -> str:

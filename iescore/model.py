@@ -22,6 +22,17 @@ from .errors import InputError
 __all__ = ["Span", "Document", "Template"]
 
 
+def _confidence(value: object, what: str) -> float:
+    """A confidence as a float: a number (int, float, numpy or torch scalar), not a
+    string or a bool; else an InputError naming ``what`` and the value."""
+    if not isinstance(value, (str, bytes, bool)):
+        try:
+            return float(value)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            pass
+    raise InputError(f"{what}: the confidence must be a number, got {value!r} ({type(value).__name__})")
+
+
 @dataclass(frozen=True, order=True)
 class Span:
     """A labelled token span ``[start, end)`` with an optional confidence ``score``."""
@@ -50,8 +61,8 @@ class Span:
                 "offsets are half-open [start, end) with 0 <= start < end"
             )
         if self.score is not None:
-            s = float(self.score)
-            object.__setattr__(self, "score", s)
+            what = f"span ({self.label!r}, {self.start}, {self.end})"
+            object.__setattr__(self, "score", _confidence(self.score, what))
 
     @classmethod
     def from_inclusive(cls, label: str, i: int, j: int, score: float | None = None) -> Span:
@@ -195,7 +206,10 @@ class Template:
             norm[str(label)] = tuple(out)
         object.__setattr__(self, "slots", norm)
         if self.scores is not None:
-            sc = {str(k): tuple(float(x) for x in v) for k, v in dict(self.scores).items()}
+            sc = {
+                str(k): tuple(_confidence(x, f"template {self.id!r}: slot {k!r}") for x in v)
+                for k, v in dict(self.scores).items()
+            }
             for k, v in sc.items():
                 if len(v) != len(norm.get(k, ())):
                     raise InputError(f"template {self.id!r}: slot {k!r} has {len(v)} scores for {len(norm.get(k, ()))} fillers")

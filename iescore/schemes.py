@@ -1,7 +1,19 @@
 """Tag schemes and the one tag decoder (SPEC §7).
 
 A tag such as ``B-PER`` is split at the first delimiter into a *prefix* (``B``)
-and a *label* (``PER``); ``O`` is outside. Each scheme is a declarative table:
+and a *label* (``PER``); ``O`` is outside. As in conlleval.pl, a prefix letter
+alone (``B``, ``I``, ``E``, ``S``, and ``M``, ``L``, ``U`` of the other schemes)
+is a chunk tag whose label is the empty string ``""`` (conlleval's empty type;
+its table prints it padded), so ``B I O`` holds one chunk of label ``""``.
+Any other tag without the delimiter is a bare label (``PER``), valid in IO only.
+Invalid tags are refused naming the tag and, where the caller can say, its
+file and line or document and token: an empty tag, a label missing after the
+delimiter (``B-``), a control or format character or a space other than the
+ASCII space anywhere in the tag (e.g. a byte-order mark or a non-breaking space
+glued to it), and a prefix the scheme does not have (``b-per``,
+``O-X``, ``X-PER``). (conlleval reads ``B-`` as ``B``; iescore refuses it, as a
+label lost on the way is likelier than a deliberate empty one.) Each scheme is
+a declarative table:
 which prefix letters it uses, the *role* of each letter, and which roles may
 legally begin or end a chunk. One vectorised decoder works for all schemes on
 integer-coded tags.
@@ -37,6 +49,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any, NamedTuple
+
+import unicodedata
 
 import numpy as np
 
@@ -128,6 +142,8 @@ SCHEMES: dict[str, Scheme] = {
         _table({L: _ALL, S: _ALL, B: _NONE, I: _NONE}),
     ),
 }
+# prefix letters of any scheme: alone, such a letter is a chunk tag with an empty label
+PREFIX_LETTERS = frozenset(letter for sch in SCHEMES.values() for letter in sch.letters)
 _ALIASES = {"BIO": "IOB2", "BIOES": "IOBES", "BILUO": "BILOU", "IOBES": "IOBES"}
 
 
@@ -230,19 +246,63 @@ class Vocabulary:
                 self._parsed.append(self._split(tag))
 
     def _split(self, tag: str) -> tuple[str, str] | None:
+        """``(prefix, label)`` of a tag, None for the outside tag: split at the first
+        delimiter; a prefix letter alone has the label ``""`` (conlleval's empty type);
+        any other tag without the delimiter is a bare label (prefix ``""``)."""
         if tag == self.outside:
             return None
-        if tag == "":
-            return ("", "")
         prefix, sep, label = tag.partition(self.delimiter)
-        if not sep:
-            return ("", tag)
-        return (prefix, label)
+        if sep or tag in PREFIX_LETTERS:
+            return (prefix, label)
+        return ("", tag)
 
-    def roles(self, scheme: Scheme) -> tuple[np.ndarray, np.ndarray]:
+    def _problem(self, i: int, scheme: Scheme) -> str | None:
+        """Why tag ``i`` is not a valid tag of ``scheme`` (None if it is)."""
+        tag, parsed = self.tags[i], self._parsed[i]
+        if parsed is None:
+            return None
+        if tag == "":
+            return "an empty tag"
+        for ch in tag:
+            if ch == "\ufeff":
+                name = "a byte-order mark"
+            elif unicodedata.category(ch) in ("Cc", "Cf"):
+                name = "the control character"
+            elif ch.isspace() and ch != " ":
+                name = "the space character"
+            else:
+                continue
+            return f"it contains {name} U+{ord(ch):04X}"
+        prefix, label = parsed
+        if self.delimiter in tag and not label:
+            return f"no label after the delimiter {self.delimiter!r}"
+        if self.delimiter in tag or tag in PREFIX_LETTERS:
+            ok = prefix in scheme.letters
+        else:  # a bare label
+            ok = scheme.bare
+        return None if ok else f"not a tag of scheme {scheme.name}"
+
+    def valid_forms(self, scheme: Scheme) -> str:
+        """The valid tag forms of ``scheme``, for error messages."""
+        valid = [f"{p}{self.delimiter}<label>" for p in scheme.letters] + [self.outside]
+        if scheme.bare:
+            valid.append("<label>")
+        return choices(valid)
+
+    def roles(
+        self, scheme: Scheme, *, check: bool = True, locate: Callable[[int], str] | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Per tag id: its role code (int8) and label id (int32) under ``scheme``.
 
-        Raises InputError for a tag whose prefix the scheme does not use.
+        Raises InputError for an invalid tag (see the module's description), naming
+        the tag and, when ``locate(tag_id)`` is given, where it occurs. With
+        ``check=False`` an invalid tag is read as outside instead (for guessing the scheme).
+
+        >>> v = Vocabulary()
+        >>> _ = v.encode(["B", "I", "O"])
+        >>> role, lab = v.roles(get_scheme("IOB2"))
+        >>> role.tolist(), [v.labels[k] for k in lab[:2]]
+        ([1, 2, 0], ['', ''])
         """
         n = len(self.tags)
         role = np.zeros(n, dtype=np.int8)
@@ -250,20 +310,16 @@ class Vocabulary:
         for i, parsed in enumerate(self._parsed):
             if parsed is None:
                 continue
-            prefix, label = parsed
-            if prefix == "" and scheme.bare and label:
-                role[i], lab[i] = I, self.label_id(label)
-                continue
-            r = scheme.letters.get(prefix)
-            if r is None or not label:
-                valid = [f"{p}{self.delimiter}<label>" for p in scheme.letters] + [self.outside]
-                if scheme.bare:
-                    valid.append("<label>")
+            problem = self._problem(i, scheme)
+            if problem is not None:
+                if not check:
+                    continue
+                where = f"{locate(i)}: " if locate is not None else ""
                 raise InputError(
-                    f"tag {self.tags[i]!r} is not a tag of scheme {scheme.name}; "
-                    f"valid forms: {choices(valid)}"
+                    f"{where}invalid tag {self.tags[i]!r}: {problem}; valid forms: {self.valid_forms(scheme)}"
                 )
-            role[i], lab[i] = r, self.label_id(label)
+            prefix, label = parsed
+            role[i], lab[i] = (I if prefix == "" else scheme.letters[prefix]), self.label_id(label)
         return role, lab
 
 
@@ -931,7 +987,11 @@ def detect_scheme(arrays: TagArrays, vocab: Vocabulary) -> str:
     chunk starts with ``I-`` after ``O``, another label or a sentence start, else
     IOB2; only ``I-`` picks IOB1; unprefixed labels pick IO.
     """
-    prefixes = {p[0] for p in vocab._parsed if p is not None}
+    # the prefixes of well-formed tags (an invalid one is reported once the scheme is known)
+    prefixes = {
+        p[0] for p in vocab._parsed
+        if p is not None and (p[0] in PREFIX_LETTERS or (p[0] == "" and p[1] != ""))
+    }
     if "U" in prefixes or "L" in prefixes:
         return "BILOU"
     if "M" in prefixes:
@@ -944,7 +1004,7 @@ def detect_scheme(arrays: TagArrays, vocab: Vocabulary) -> str:
         return "IO"
     if "B" in prefixes or "I" in prefixes:
         # IOB1 if some chunk starts with I- (after O, another label or a segment start)
-        role_of, label_of = vocab.roles(SCHEMES["IOB1"])
+        role_of, label_of = vocab.roles(SCHEMES["IOB1"], check=False)
         role, label = role_of[arrays.ids], label_of[arrays.ids]
         prev_differs = np.ones(len(role), dtype=bool)
         prev_differs[1:] = (label[:-1] != label[1:]) | (role[:-1] == O)

@@ -41,7 +41,7 @@ from .engine import (
     ts_weighted,
     unit_totals,
 )
-from .errors import ConfigError, InputError, choices
+from .errors import ConfigError, InputError, choices, warn
 from .ids import IdRegistry, NumberedIds, check_unique, concat_ids, string_hash
 from .measures import FIELDS
 from .model import Document, Span, Template
@@ -104,13 +104,16 @@ def tagged_batch(
 ) -> TaggedBatch:
     """Build a :class:`TaggedBatch` from per-document tag lists (one list per document).
 
-    Without ``doc_ids`` the documents are numbered from ``id_offset``."""
+    Without ``doc_ids`` the documents are numbered from ``id_offset``. Any iterable
+    of documents, and of tags per document, is accepted (a generator is read once
+    into a list); so is a 2-D numpy array (a row per document). A single sequence of
+    tags, a tag that is not a string (e.g. sequences nested one level too deep) and
+    documents of different lengths are errors naming the document and position."""
     from itertools import chain
 
     from .schemes import flatten
 
-    if isinstance(reference, (str, bytes)) or isinstance(prediction, (str, bytes)):
-        raise InputError("reference and prediction must be lists of tag sequences, not strings")
+    reference, prediction = _sequences(reference, "reference"), _sequences(prediction, "prediction")
     if len(reference) != len(prediction):
         raise InputError(
             f"reference has {len(reference)} sequences but prediction has {len(prediction)}"
@@ -121,20 +124,27 @@ def tagged_batch(
     if doc_ids is not None:
         check_unique(ids)
     vocab = vocab or Vocabulary()
-    if reference and (isinstance(reference[0], str) or isinstance(prediction[0], str)):
-        raise InputError(f"document {ids[0]!r}: a tag sequence must be a list of tags, not a string")
-    ref_lengths, pred_lengths = list(map(len, reference)), list(map(len, prediction))
+    for side, seqs in (("reference", reference), ("prediction", prediction)):
+        if any(issubclass(t, (str, bytes)) for t in set(map(type, seqs))):  # one C-level pass
+            k = next(k for k, x in enumerate(seqs) if isinstance(x, (str, bytes)))
+            raise InputError(f"document {ids[k]!r} ({side}): a tag sequence must be a list of tags, not a string")
+    (reference, ref_lengths), (prediction, pred_lengths) = _lengths(reference), _lengths(prediction)
     if ref_lengths != pred_lengths:
         k = next(i for i, (a, b) in enumerate(zip(ref_lengths, pred_lengths)) if a != b)
         raise InputError(
             f"document {ids[k]!r}: reference has {ref_lengths[k]} tags but prediction has {pred_lengths[k]}"
         )
-    ref, lengths = flatten(reference, vocab, ref_lengths)
-    pred, _ = flatten(prediction, vocab, pred_lengths)
+    try:
+        ref, lengths = flatten(reference, vocab, ref_lengths)
+        pred, _ = flatten(prediction, vocab, pred_lengths)
+    except (InputError, TypeError):
+        _check_tag_types(reference, prediction, ids)
+        raise
     offsets = np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(_I64) if len(lengths) else np.zeros(0, _I64)
     flat_tokens = None
     if tokens is not None:
-        if len(tokens) != len(reference) or any(len(t) != n for t, n in zip(tokens, lengths.tolist())):
+        tokens, token_lengths = _lengths(_sequences(tokens, "tokens"))
+        if len(tokens) != len(reference) or token_lengths != lengths.tolist():
             raise InputError("tokens must have the same shape as the tag sequences")
         flat_tokens = list(chain.from_iterable(tokens))
 
@@ -143,6 +153,102 @@ def tagged_batch(
         return f"document {ids[k]!r} ({side}), token {i - int(offsets[k])}"
 
     return TaggedBatch(vocab, ref, TagArrays(pred.ids, segments=ref.segments), offsets, ids, flat_tokens, None, where)
+
+
+def _sequences(x: Any, side: str) -> Any:
+    """Per-document sequences as a sized sequence: a generator or other iterable is
+    read once into a list, a 2-D numpy array into a list of rows."""
+    if isinstance(x, (str, bytes)):
+        raise InputError(f"{side} must be a list of tag sequences (one per document), not a string")
+    if isinstance(x, np.ndarray):
+        if x.ndim == 2:
+            return x.tolist()
+        if x.ndim == 1 and x.dtype.kind == "O":  # a ragged list of sequences
+            return list(x)
+        if x.ndim == 1:
+            raise InputError(
+                f"{side} is a 1-D array: one sequence of tags, where a list of sequences "
+                f"(one per document) is expected; wrap it in a list"
+            )
+        raise InputError(f"{side}: expected one sequence of tags per document, got a {x.ndim}-D array")
+    if not isinstance(x, Sequence):
+        try:
+            return list(x)
+        except TypeError:
+            raise InputError(
+                f"{side} must be a list of tag sequences (one per document), got {type(x).__name__}"
+            ) from None
+    return x
+
+
+def _lengths(seqs: Any) -> tuple[Any, list[int]]:
+    """The sequences and the length of each; when some has no length (a generator),
+    a new list in which each such sequence is read into a list."""
+    try:
+        return seqs, list(map(len, seqs))
+    except TypeError:
+        pass
+    out = []
+    for k, s in enumerate(seqs):
+        if not hasattr(s, "__len__"):
+            try:
+                s = list(s)
+            except TypeError:
+                raise InputError(f"document #{k}: expected a sequence of tags, got {s!r}") from None
+        out.append(s)
+    return out, list(map(len, out))
+
+
+def _check_tag_types(reference: Any, prediction: Any, ids: Sequence[str]) -> None:
+    """Raise an InputError naming the first tag that is not a string (document and token)."""
+    for side, seqs in (("reference", reference), ("prediction", prediction)):
+        for k, seq in enumerate(seqs):
+            for j, tag in enumerate(seq):
+                if not isinstance(tag, str):
+                    hint = (
+                        "; the sequences are nested one level too deep (give one list of tags per document)"
+                        if isinstance(tag, (list, tuple, np.ndarray)) else ""
+                    )
+                    raise InputError(
+                        f"document {ids[k]!r} ({side}), token {j}: tags must be strings, "
+                        f"got {tag!r} ({type(tag).__name__}){hint}"
+                    )
+
+
+def _warn_label_sets(report: Report) -> None:
+    """Warn (:class:`~iescore.errors.IEScoreWarning`) when the reference and the
+    prediction both have items but no label in common: the columns are likely from
+    different tasks (a chunk column scored against an NE column) or swapped."""
+    n = len(report.labels)
+    if not n:
+        return
+    ref = np.flatnonzero(np.bincount(report.reference.label, minlength=n))
+    pred = np.flatnonzero(np.bincount(report.prediction.label, minlength=n))
+    if len(ref) and len(pred) and not np.intersect1d(ref, pred).size:
+
+        def names(ix: np.ndarray) -> str:
+            shown = [report.labels[i] for i in ix[:5].tolist()]
+            return choices(shown) + (f" and {len(ix) - 5} more" if len(ix) > 5 else "")
+
+        warn(
+            f"no predicted label occurs in the reference and no reference label in the prediction "
+            f"(reference: {names(ref)}; prediction: {names(pred)}); are the columns from different tasks?"
+        )
+
+
+def _locator(batch: TaggedBatch) -> Callable[[int], str]:
+    """``tag id -> where it first occurs`` (file and line, or document and token), for errors."""
+
+    def locate(tag_id: int) -> str:
+        found = []  # (position, side rank, side): the reference first at equal positions
+        for rank, (side, arrays) in enumerate((("reference", batch.reference), ("prediction", batch.prediction))):
+            at = np.flatnonzero(arrays.ids == tag_id)
+            if len(at):
+                found.append((int(at[0]), rank, side))
+        i, _, side = min(found)
+        return batch.where(i, side) if batch.where is not None else f"{side} token {i}"
+
+    return locate
 
 
 @dataclass
@@ -333,8 +439,11 @@ class Scorer:
 
     # --- the report --------------------------------------------------------------------
     def report(self) -> Report:
-        """Assemble the report from all batches' counts."""
-        return _assemble(self._parts, self.config, self._notes)
+        """Assemble the report from all batches' counts (warning when reference and
+        prediction have no label in common)."""
+        report = _assemble(self._parts, self.config, self._notes)
+        _warn_label_sets(report)
+        return report
 
 
 def _prepared(config: Config, options: Mapping[str, str | None], what: str) -> Config:
@@ -592,7 +701,7 @@ def _tags_part(batch: TaggedBatch, cfg: Config) -> tuple[_Part, str]:
 
         return f
 
-    vocab.roles(scheme)  # checks every tag against the scheme and registers its label
+    vocab.roles(scheme, locate=_locator(batch))  # checks every tag against the scheme and registers its label
     labels, remap = _label_space(vocab.labels, cfg)
     # items in 32 bits (half the memory per item) below 2**31 tokens
     narrow = np.int32 if batch.n_tokens < 2**31 else _I64

@@ -114,7 +114,7 @@ def test_cli_undecodable_bytes(tmp_path, capsys):
 def test_cli_unknown_tag(tmp_path, capsys):
     f = write(tmp_path, "a", "a PER B-PER\n")
     code, _, err = run(capsys, "score", f, "--scheme", "IOB2")
-    assert code == 2 and "tag 'PER' is not a tag of scheme IOB2" in err
+    assert code == 2 and f"{f}:1 (reference): invalid tag 'PER': not a tag of scheme IOB2" in err
 
 
 def test_cli_bad_rule(capsys):

@@ -73,7 +73,8 @@ def test_p07_iob1_detected_and_scored_like_conlleval():
 
 
 def test_p09_unprefixed_labels_need_io():
-    with pytest.raises(InputError, match=r"tag 'PER' is not a tag of scheme IOB2; valid forms: 'B-<label>', 'I-<label>' or 'O'"):
+    with pytest.raises(InputError, match=r"document '0' \(reference\), token 0: invalid tag 'PER': not a tag of scheme IOB2; "
+                       r"valid forms: 'B-<label>', 'I-<label>' or 'O'"):
         score_tags(reference=[["PER", "PER", "O"]], prediction=[["PER", "O", "O"]], scheme="IOB2")
     assert spans(decode_tags([["PER", "PER", "O", "LOC"]], scheme="IO")) == [("PER", 0, 2), ("LOC", 3, 4)]
 
@@ -91,7 +92,7 @@ def test_p12_chunks_never_cross_sequences():
 
 
 def test_empty_tag_is_an_error():
-    with pytest.raises(InputError, match="tag '' is not a tag of scheme IOB2"):
+    with pytest.raises(InputError, match=r"document '0' \(reference\), token 1: invalid tag '': an empty tag"):
         score_tags(reference=[["B-PER", ""]], prediction=[["B-PER", "O"]], scheme="IOB2")
 
 

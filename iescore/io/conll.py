@@ -8,12 +8,23 @@
   mismatch (a blank line against a token line, a different line count) is an
   error naming the files and the line.
 
+Lines end at LF, CRLF or CR (old Mac files); a UTF-8 byte-order mark at the
+start of a file is skipped. Fields are separated by runs of ASCII spaces and
+tabs only: conlleval.pl splits on the space, so a non-breaking space (U+00A0)
+or any other Unicode space is part of a token, as are control characters (a
+tag holding one is refused, naming the file and line). A line of spaces and
+tabs only is blank. Path ``-`` reads standard input.
+
 Blank lines end sentences (chunks never cross them). A line whose first field
 is ``-DOCSTART-`` starts a new document; as in conlleval it counts as a token
 for token accuracy but can hold no chunk (its tags must be ``O``). A first
 field ``-X-`` is conlleval's explicit boundary and is treated like a blank line.
 ``documents="auto"`` makes each ``-DOCSTART-`` section a document when the file
 has any, and each sentence a document otherwise.
+
+Likely mistakes are warned about (:class:`~iescore.errors.IEScoreWarning`): a
+file without tokens, and a predicted column equal to the gold column on every
+token (the same column given twice).
 
 Example:
     >>> import tempfile, os
@@ -27,10 +38,12 @@ Example:
 from __future__ import annotations
 
 import os
+import re
+import sys
 
 import numpy as np
 
-from ..errors import ConfigError, InputError, choices
+from ..errors import ConfigError, InputError, choices, warn
 from ..schemes import TagArrays, Vocabulary
 from ..scorer import TaggedBatch
 
@@ -41,17 +54,36 @@ BOUNDARY = "-X-"
 DOC_MODES = ("auto", "docstart", "sentence")
 
 
+_LINE_END = re.compile(r"\r\n|\r|\n")
+_FIELD = re.compile(r"[^ \t]+")
+_BLANK = " \t"
+STDIN = "-"
+
+
 def read_lines(path: str, encoding: str = "utf-8") -> list[str]:
-    """The lines of a text file (LF or CRLF), with an error naming the line of any undecodable byte."""
+    """The lines of a text file (ended by LF, CRLF or CR), without a leading byte-order
+    mark; an undecodable byte is an error naming its line. ``-`` reads standard input.
+
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "mac.txt")
+    >>> _ = open(path, "wb").write(b"\\xef\\xbb\\xbfa O O\\rb O O\\r\\n\\nc O O")
+    >>> read_lines(path)
+    ['a O O', 'b O O', '', 'c O O']
+    """
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
+        if path == STDIN:
+            if sys.stdin is None:
+                raise InputError("no standard input to read (FILE '-')")
+            data = sys.stdin.buffer.read()
+        else:
+            with open(path, "rb") as fh:
+                data = fh.read()
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from exc
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
+        line = len(_LINE_END.split(data[: exc.start].decode("latin-1")))
         bad = data[exc.start : exc.start + 1]
         raise InputError(
             f"{path}:{line}: byte 0x{bad.hex()} cannot be decoded as {encoding}; "
@@ -59,15 +91,22 @@ def read_lines(path: str, encoding: str = "utf-8") -> list[str]:
         ) from None
     except LookupError:
         raise ConfigError(f"unknown encoding {encoding!r}") from None
-    lines = text.split("\n")
+    if text.startswith("\ufeff"):
+        text = text[1:]  # a byte-order mark, not data
+    lines = _LINE_END.split(text)
     if lines and lines[-1] == "":
         lines.pop()
-    return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
+    return lines
+
+
+def _fields(line: str) -> list[str]:
+    """The fields of a line: runs of characters other than ASCII space and tab."""
+    return _FIELD.findall(line)
 
 
 def _strip_trailing_blank(lines: list[str]) -> list[str]:
     n = len(lines)
-    while n and not lines[n - 1].strip():
+    while n and not lines[n - 1].strip(_BLANK):
         n -= 1
     return lines[:n]
 
@@ -91,6 +130,10 @@ def read_conll(
     pred_lines = None
     if pred_path is not None:
         pred_lines = _strip_trailing_blank(read_lines(pred_path, encoding))
+    # standard input is named so in messages
+    path = "<stdin>" if path == STDIN else path
+    if pred_path is not None and pred_lines is not None:
+        pred_path = "<stdin>" if pred_path == STDIN else pred_path
         if len(pred_lines) > len(gold_lines):
             raise InputError(
                 f"{pred_path}:{len(gold_lines) + 1}: {path} ends at line {len(gold_lines)} but {pred_path} "
@@ -105,7 +148,7 @@ def read_conll(
     doc_starts: list[int] = []  # flat token index where each document starts
     doc_lines: list[int] = []
     extra: list[list[int]] = []
-    has_docstart = any(ln.split(None, 1)[:1] == [DOCSTART] for ln in gold_lines)
+    has_docstart = any(_fields(ln)[:1] == [DOCSTART] for ln in gold_lines if DOCSTART in ln)
     by_docstart = documents == "docstart" or (documents == "auto" and has_docstart)
     new_sentence = True
     ncols = None
@@ -120,7 +163,7 @@ def read_conll(
 
     for i, line in enumerate(gold_lines):
         lineno = i + 1
-        fields = line.split()
+        fields = _fields(line)
         pline = None
         if pred_lines is not None:
             if i >= len(pred_lines):
@@ -130,12 +173,12 @@ def read_conll(
                 )
             pline = pred_lines[i]
         if not fields:
-            if pline is not None and pline.strip():
+            if pline is not None and pline.strip(_BLANK):
                 raise InputError(f"{pred_path}:{lineno}: expected a blank line (as in {path}), got {pline!r}")
             new_sentence = True
             continue
         if pline is not None:
-            pfields = pline.split()
+            pfields = _fields(pline)
             if not pfields:
                 raise InputError(f"{pred_path}:{lineno}: blank line where {path} has {line!r}")
             g, p = fields[-1], pfields[-1]
@@ -181,6 +224,12 @@ def read_conll(
         else:
             extra[-1][0] += pending_extra
             extra[-1][1] += pending_extra
+    if not gold:
+        warn(f"{path}: no tokens (the file is empty, blank or only -DOCSTART- lines)")
+    elif gold == pred:
+        what = f"{pred_path}: its last column equals that of {path}" if pred_path is not None else (
+            f"{path}: the predicted column equals the gold column")
+        warn(f"{what} on every token ({len(gold)}); is the same column given twice?")
     vocab = vocab or Vocabulary()
     n = len(gold)
     ref_ids = vocab.encode(gold, count=n)
