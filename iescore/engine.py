@@ -686,15 +686,25 @@ def check_multi_instance(U: Units, labels: Sequence[str], side: str, doc_ids: Se
     )
 
 
+def _doc_prefix(w: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Prefix sums of the flat weights ``w`` that restart at every document (each document's
+    run starts with its own 0), and where each document's run starts. A document's sums
+    never depend on the documents before it, so shards add up exactly like one call."""
+    ends = np.cumsum(sizes)
+    runs = [np.concatenate(([0.0], np.cumsum(w[e - n : e]))) for e, n in zip(ends.tolist(), sizes.tolist())]
+    starts = ends - sizes + np.arange(len(sizes))  # one leading 0 per document before it
+    return (np.concatenate(runs) if runs else np.zeros(1)), starts
+
+
 def _weight_prefix(
     tok_w: np.ndarray, sep_w: np.ndarray, n_tokens: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Per document: its first token's and first separator's place in the flat weights
-    and its separator count; and the prefix sums of the token and separator weights."""
+    """Per document: where its token and separator prefix sums start, and its separator
+    count; and the per-document prefix sums of the token and separator weights."""
     seps = np.maximum(n_tokens - 1, 0)
-    tok_off = np.concatenate(([0], np.cumsum(n_tokens)))[:-1]
-    sep_off = np.concatenate(([0], np.cumsum(seps)))[:-1]
-    return tok_off, sep_off, seps, np.concatenate(([0.0], np.cumsum(tok_w))), np.concatenate(([0.0], np.cumsum(sep_w)))
+    Wt, tok_off = _doc_prefix(tok_w, n_tokens)
+    Ws, sep_off = _doc_prefix(sep_w, seps)
+    return tok_off, sep_off, seps, Wt, Ws
 
 
 def unit_totals(tok_w: np.ndarray, sep_w: np.ndarray, n_tokens: np.ndarray) -> np.ndarray:

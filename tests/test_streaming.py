@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -128,3 +129,26 @@ def test_weighted_and_unweighted_shards_merge_like_one_call():
     # Y in b (token weight 0.1, separator 1): tokens TP v (0.1), FP u (0.1); separators FP u-v (1);
     # t-units: a 5 + 3, b 2 * 0.1 + 1; TN = 9.2 - (0.1 + 1.1)
     assert (y["tp"], y["fp"], y["fn"], y["tn"]) == pytest.approx((0.1, 1.1, 0, 8))
+
+
+def test_fractional_per_unit_weights_merge_to_the_same_bits():
+    """Per-t-unit weights such as 0.1 and 0.7 are not exact in binary: a document's weighted
+    sums must not depend on the documents before it, or shards differ from one call in the
+    last bits (prefix sums restart at every document)."""
+    rng = np.random.default_rng(5)
+    docs, preds = [], []
+    for k in range(6):
+        n = 7
+        tw = tuple(float(x) for x in rng.choice([0.1, 0.7, 0.3, 1.1], n))
+        sw = tuple(float(x) for x in rng.choice([0.2, 0.9, 0.35], n - 1))
+        docs.append(Document(f"d{k}", tuple("abcdefg"), (Span("X", 1, 4), Span("Y", 5, 7)),
+                             token_weights=tw, separator_weights=sw))
+        preds.append([Span("X", 2, 5), Span("Y", 5, 6)])
+    one = score(reference=docs, prediction=preds)
+    parts = []
+    for lo, hi in ((0, 1), (1, 4), (4, 6)):
+        s = Scorer()
+        s.add(reference=docs[lo:hi], prediction=preds[lo:hi])
+        parts.append(s)
+    merged = parts[0].merge(parts[1]).merge(parts[2]).report()
+    assert merged.to_dict() == one.to_dict()
