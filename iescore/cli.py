@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from importlib import resources
 
 from . import __version__
-from .config import AVERAGES, COUNTINGS, MODES, REPAIRS_CHOICES, SETTINGS, Config, Rule
+from .config import AVERAGES, COUNTINGS, MODES, REPAIRS_CHOICES, SETTINGS, Config, Rule, parse_supertags
 from .errors import IEScoreError, IEScoreWarning
 from .io.conll import DOC_MODES, read_conll
 from .scorer import Scorer
@@ -36,15 +36,10 @@ _DEFAULT = Config()
 
 
 def _supertags(text: str) -> tuple[tuple[str, str], ...]:
-    pairs = []
-    for item in text.split(","):
-        if not item.strip():
-            continue
-        if "=" not in item:
-            raise argparse.ArgumentTypeError(f"supertag {item!r} must look like LABEL=SUPERTAG")
-        a, b = item.split("=", 1)
-        pairs.append((a.strip(), b.strip()))
-    return tuple(pairs)
+    try:
+        return parse_supertags(text)
+    except IEScoreError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _three_floats(text: str) -> tuple[float, float, float]:

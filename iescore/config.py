@@ -41,6 +41,7 @@ __all__ = [
     "MISSING",
     "get_normaliser",
     "canonical_scheme",
+    "parse_supertags",
 ]
 
 SETTINGS = ("AO", "OBD")
@@ -228,6 +229,44 @@ def get_normaliser(name: str) -> Callable[[str], str]:
     return apply
 
 
+def parse_supertags(value: object) -> tuple[tuple[str, str], ...]:
+    """Label merges as sorted ``(label, supertag)`` pairs, from a mapping, pairs, or a string
+    ``"PER=NE,LOC=NE"`` (the CLI's form).
+
+    >>> parse_supertags("PER=NE, LOC=NE")
+    (('LOC', 'NE'), ('PER', 'NE'))
+    >>> parse_supertags({"PER": "NE"})
+    (('PER', 'NE'),)
+    """
+    if isinstance(value, str):
+        pairs: list[tuple[object, object]] = []
+        for item in value.split(","):
+            if not item.strip():
+                continue
+            if "=" not in item:
+                raise ConfigError(f"supertag {item.strip()!r} in {value!r} must look like LABEL=SUPERTAG")
+            a, b = item.split("=", 1)
+            pairs.append((a.strip(), b.strip()))
+    elif isinstance(value, Mapping):
+        pairs = list(value.items())
+    else:
+        try:
+            pairs = [tuple(p) for p in value]  # type: ignore[attr-defined]
+        except TypeError:
+            raise ConfigError(
+                f"supertags must be a mapping {{label: supertag}}, (label, supertag) pairs or 'A=X,B=Y', got {value!r}"
+            ) from None
+    out: dict[str, str] = {}
+    for p in pairs:
+        if len(p) != 2 or not all(isinstance(x, str) and x for x in p):
+            raise ConfigError(f"a supertag must be a pair of non-empty label strings (label, supertag), got {p!r}")
+        a, b = p  # type: ignore[misc]
+        if out.get(a, b) != b:
+            raise ConfigError(f"label {a!r} is merged into two supertags: {out[a]!r} and {b!r}")
+        out[a] = b
+    return tuple(sorted(out.items()))
+
+
 @dataclass(frozen=True)
 class Config:
     """Every option that changes a number.
@@ -320,10 +359,7 @@ class Config:
         if len(sw) != 3 or any(not (math.isfinite(x) and x >= 0) for x in sw):
             raise ConfigError(f"ser_weights must be three non-negative numbers (S, D, I), got {self.ser_weights!r}")
         object.__setattr__(self, "ser_weights", sw)
-        st = self.supertags
-        if isinstance(st, Mapping):
-            st = tuple(st.items())
-        object.__setattr__(self, "supertags", tuple(sorted((str(a), str(b)) for a, b in st)))
+        object.__setattr__(self, "supertags", parse_supertags(self.supertags))
 
     @property
     def alpha(self) -> float:

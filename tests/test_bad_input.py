@@ -291,3 +291,18 @@ def test_dash_reads_standard_input(monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdin", None)
     code, _, err = run(capsys, "score", "-")
     assert code == 2 and "no standard input to read" in err
+
+
+def test_supertags_given_as_a_string_or_in_error():
+    """``supertags="PER=NE"`` means what the CLI's --supertags means; malformed merges say why."""
+    from iescore import Config, ConfigError
+
+    assert Config(supertags="PER=NE, LOC=NE").supertags == (("LOC", "NE"), ("PER", "NE"))
+    assert Config(supertags="PER=NE").supertags == Config(supertags={"PER": "NE"}).supertags
+    # PER and LOC merged: one NE span predicted where a PER was expected is a hit
+    r = score_tags(reference=[["B-PER"]], prediction=[["B-LOC"]], supertags="PER=NE,LOC=NE")
+    assert (r.overall.tp, r.overall.fp, r.overall.fn) == (1, 0, 0)
+    for bad, words in (("PER", "LABEL=SUPERTAG"), ([("PER", "NE"), ("PER", "X")], "two supertags"),
+                       (5, "mapping"), ([("PER",)], "pair")):
+        with pytest.raises(ConfigError, match=words):
+            Config(supertags=bad)
