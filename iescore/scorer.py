@@ -217,14 +217,15 @@ def _check_tag_types(reference: Any, prediction: Any, ids: Sequence[str]) -> Non
 
 def _warn_label_sets(report: Report) -> None:
     """Warn (:class:`~iescore.errors.IEScoreWarning`) when the reference and the
-    prediction both have items but no label in common: the columns are likely from
-    different tasks (a chunk column scored against an NE column) or swapped."""
+    prediction each have items of at least two labels but no label in common: the
+    columns are likely from different tasks (a chunk column scored against an NE
+    column). One label against another (a single wrong entity) is ordinary."""
     n = len(report.labels)
     if not n:
         return
     ref = np.flatnonzero(np.bincount(report.reference.label, minlength=n))
     pred = np.flatnonzero(np.bincount(report.prediction.label, minlength=n))
-    if len(ref) and len(pred) and not np.intersect1d(ref, pred).size:
+    if len(ref) >= 2 and len(pred) >= 2 and not np.intersect1d(ref, pred).size:
 
         def names(ix: np.ndarray) -> str:
             shown = [report.labels[i] for i in ix[:5].tolist()]

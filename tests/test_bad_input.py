@@ -258,11 +258,11 @@ def test_same_column_twice_warns(tmp_path, capsys):
 
 
 def test_disjoint_label_sets_warn(tmp_path, capsys):
-    # a chunk column scored against an NE column: NP vs PER, no label in common
+    # a chunk column scored against an NE column: NP, VP vs PER, LOC, no label in common
     with pytest.warns(IEScoreWarning, match=r"no predicted label occurs in the reference .*"
-                                            r"\(reference: 'NP'; prediction: 'PER'\)"):
-        score_tags(reference=[["B-NP", "I-NP", "O"]], prediction=[["B-PER", "O", "O"]])
-    f = write(tmp_path, "a", "a B-NP B-PER\nb I-NP O\n")
+                                            r"\(reference: 'NP' or 'VP'; prediction: 'LOC' or 'PER'\)"):
+        score_tags(reference=[["B-NP", "I-NP", "B-VP"]], prediction=[["B-PER", "O", "B-LOC"]])
+    f = write(tmp_path, "a", "a B-NP B-PER\nb I-NP O\nc B-VP B-LOC\n")
     code, _, err = run(capsys, "score", f)
     assert code == 0 and err.startswith("iescore: warning: no predicted label occurs in the reference")
 
@@ -270,6 +270,8 @@ def test_disjoint_label_sets_warn(tmp_path, capsys):
 def test_no_warning_for_ordinary_input(tmp_path, capsys, no_warnings):
     # one label in common (PER), one not (LOC only predicted): not suspicious
     score_tags(reference=[["B-PER", "O"]], prediction=[["B-PER", "B-LOC"]])
+    # one label against another (a single wrong entity) is ordinary
+    score_tags(reference=[["B-LOC"]], prediction=[["B-PER"]])
     # a prediction without any chunk is not "disjoint" either
     score_tags(reference=[["B-PER", "O"]], prediction=[["O", "O"]])
     f = write(tmp_path, "a", "a B-PER B-PER\nb O B-LOC\n")
