@@ -238,6 +238,59 @@ def test_python_report_and_cli_json(cfg: dict[str, Any], seed: int, tmp_path: An
     assert cli == d
 
 
+def pct(x: float | None) -> str:
+    """A percentage as the table prints iescore's own lines (n/a where undefined)."""
+    return "   n/a" if x is None else f"{100 * x:6.2f}"
+
+
+def conll_prf(tp: int, fp: int, fn: int) -> str:
+    """conlleval's arithmetic: 100*correct/found (0 when nothing was found), FB1 from those."""
+    p = 100 * tp / (tp + fp) if tp + fp else 0.0
+    r = 100 * tp / (tp + fn) if tp + fn else 0.0
+    f = 2 * p * r / (p + r) if p + r else 0.0
+    return f"precision: {p:6.2f}%; recall: {r:6.2f}%; FB1: {f:6.2f}"
+
+
+@pytest.mark.parametrize("cfg", CONFIGS, ids=_id)
+def test_cli_table(cfg: dict[str, Any], tmp_path: Any, capsys: Any) -> None:
+    """The default table's lines, each built here from the expected numbers."""
+    corpus = make_corpus(3)
+    exp = expected(corpus, cfg)
+    path = tmp_path / "c.conll"
+    write_conll(corpus, path)
+    lines = run_cli(capsys, "score", str(path), "--documents", "sentence", *cli_args(cfg)).splitlines()
+    res, o = exp["res"], exp["overall"]
+    acc = sum(a == b for _, g, p in corpus for a, b in zip(g, p))
+    want = [
+        f"processed {exp['tokens']} tokens with {sum(res.support.values())} phrases; "
+        f"found: {sum(res.predicted.values())} phrases; correct: {o['tp']}.",
+        f"accuracy: {100 * acc / exp['tokens']:6.2f}%; {conll_prf(o['tp'], o['fp'], o['fn'])}",
+    ]
+    for lab in res.labels:
+        if res.support[lab] or res.predicted[lab]:
+            tp, fp, fn = res.per_label[lab]
+            want.append(f"{lab:>17}: {conll_prf(tp, fp, fn)}  {res.predicted[lab]}")
+    avg, head = cfg.get("average", "micro"), exp["headline"]
+    headline = f"headline ({avg} average): precision {pct(head['precision'])}%; recall {pct(head['recall'])}%; " \
+               f"F1 {pct(head['f1'])}%"
+    want.append(headline)
+    if "slot" in exp:
+        se = exp["slot"]
+        want.append(f"slot errors: C={se['C']} S={se['S']} D={se['D']} I={se['I']} (N={se['N']}, M={se['M']}); "
+                    f"SER: {pct(se['ser'])}%; ERR: {pct(se['err'])}%; ")
+    av = exp["averages"]
+    want.append(f"averages F1: micro {pct(av['micro']['f1'])}%; macro {pct(av['macro']['f1'])}%; "
+                f"weighted {pct(av['weighted']['f1'])}%")
+    if cfg.get("setting", "AO") == "AO":
+        ts = exp["ts"]
+        want.append(f"token & separator: TS-F1^M {pct(ts['f1_macro'])}%; TS-F1^mu {pct(ts['f1_micro'])}%; "
+                    f"T-F1^M {pct(ts['token_f1_macro'])}%")
+    got = iter(lines)
+    for w in want:  # in this order, each line beginning as built here (beta adds to some lines)
+        assert any(line.startswith(w) for line in got), f"no line {w!r} in order in:\n" + "\n".join(lines)
+    assert lines[-1].startswith("signature: iescore|")
+
+
 @pytest.mark.parametrize("cfg", CONFIGS, ids=_id)
 def test_evaluate_metric(cfg: dict[str, Any], metric: Any) -> None:
     corpus = make_corpus(7)
@@ -299,7 +352,7 @@ def test_trainer_hook(cfg: dict[str, Any]) -> None:
     for avg in ("micro", "macro", "weighted"):
         close(m[f"{avg}_f1"], z(exp["averages"][avg]["f1"]), f"{avg}_f1")
     for lab, e in exp["per_label"].items():
-        for k in ("precision", "recall", "f1"):
+        for k in ("precision", "recall", "f1", "f_beta"):
             close(m[f"{lab}_{k}"], z(e[k]), f"{lab}_{k}")
     if "slot" in exp:
         for k in ("ser", "err", "e"):
@@ -342,6 +395,7 @@ def test_spacy_scorer(cfg: dict[str, Any]) -> None:
     close(scores[f"{pre}_p"], z(head["precision"]), "p")
     close(scores[f"{pre}_r"], z(head["recall"]), "r")
     close(scores[f"{pre}_f"], z(head["f1"]), "f")
+    close(scores[f"{pre}_f_beta"], z(head["f_beta"]), "f_beta")
     for lab, e in exp["per_label"].items():
         got = scores[f"{pre}_per_type"][lab]
         close(got["p"], z(e["precision"]), f"{lab}.p")
