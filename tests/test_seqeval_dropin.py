@@ -316,3 +316,15 @@ def test_iescore_modes_keep_their_names(metric):
                          tokens=[["Ann", "and", "Ann"]], mode="one-per-string")
     assert out["PER"]["number"] == 1
     assert "mode:one-per-string" in out["signature"]
+
+
+def test_strict_without_a_scheme_detects_it_as_seqeval_does(metric):
+    # reference prefixes {B, E}: IOBES, as seqeval's auto_detect says; "B-PER E-PER" is one chunk
+    tags = [["B-PER", "E-PER", "O"]]
+    out = metric.compute(predictions=tags, references=tags, mode="strict")
+    assert "scheme:IOBES" in out["signature"] and out["PER"]["number"] == 1
+    # no prefix at all (only O): seqeval raises "This scheme is not supported"; so does iescore, saying why
+    with pytest.raises(iescore.ConfigError, match="from which seqeval detects no scheme; pass scheme="):
+        metric.compute(predictions=[["O"]], references=[["O"]], mode="strict")
+    with pytest.raises(ValueError, match="not supported"):
+        seqeval_metric([["O"]], [["O"]], mode="strict")
