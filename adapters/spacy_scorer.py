@@ -19,13 +19,31 @@ The scorer returns spaCy's key contract -- ``{prefix}_p``, ``{prefix}_r``,
 ``{prefix}_f`` and ``{prefix}_per_type`` (``{label: {"p", "r", "f"}}``), with
 ``prefix`` ``ents`` for ``doc.ents`` and ``spans_{key}`` for a span group, as
 spaCy names them -- plus iescore's keys: ``{prefix}_f_beta`` (F_beta of the
-scorer's ``beta``), ``{prefix}_ser``, ``{prefix}_err``, ``{prefix}_e`` (errors: lower
-is better), ``{prefix}_ts_f`` (TS-F1^M), ``{prefix}_macro_f``,
-``{prefix}_weighted_f``. Every ``_f`` key is F1 (spaCy's meaning), whatever
-``beta``; ``{prefix}_f_beta`` equals ``{prefix}_f`` when beta = 1. Undefined values become
-``zero_division`` (0.0), because spaCy's training loop multiplies scores by
-weights. This module imports only the core and the spaCy adapter (which
-imports nothing heavy itself).
+scorer's ``beta``), ``{prefix}_ts_f`` (TS-F1^M), ``{prefix}_macro_f``,
+``{prefix}_weighted_f``, and three error rates, ``{prefix}_ser``, ``{prefix}_err``
+and ``{prefix}_e``. Every ``_f`` key is F1 (spaCy's meaning), whatever ``beta``;
+``{prefix}_f_beta`` equals ``{prefix}_f`` when beta = 1.
+
+Scale and direction, as spaCy uses scores. Every key is a fraction, like spaCy's
+own ``ents_f``. ``spacy train`` prints every score of ``score_weights`` x100 in
+its table (all but ``speed``), so an SER of 1.1094 shows as 110.94: the error rate
+in percent, as Makhoul et al. report it (SER may exceed 100). spaCy keeps the
+model with the highest weighted sum of scores, so a weight on an error rate
+(lower is better) would reward errors; the error rates are for display
+(``ents_ser = 0.0`` shows the column without weighting it). For weighting, use
+``{prefix}_1-ser``, ``{prefix}_1-err`` and ``{prefix}_1-e`` (1 - rate: higher is
+better; 1 - SER is negative when SER > 1; the names fit the 13 characters of
+spaCy's table header)::
+
+    [training.score_weights]
+    ents_f = 0.5
+    ents_1-ser = 0.5
+    ents_ser = 0.0
+
+Undefined values (e.g. SER with no reference entity) become ``zero_division``
+(0.0) in every key, the ``1-`` keys included, because spaCy's training loop
+multiplies scores by weights. This module imports only the core and the spaCy
+adapter (which imports nothing heavy itself).
 """
 
 from __future__ import annotations
@@ -60,10 +78,18 @@ def spacy_scores(report: Any, prefix: str, zero_division: float = 0.0) -> dict[s
         f"{prefix}_ser": as_float(se["ser"], z),
         f"{prefix}_err": as_float(se["err"], z),
         f"{prefix}_e": as_float(se["e"], z),
+        f"{prefix}_1-ser": as_float(_one_minus(se["ser"]), z),
+        f"{prefix}_1-err": as_float(_one_minus(se["err"]), z),
+        f"{prefix}_1-e": as_float(_one_minus(se["e"]), z),
         f"{prefix}_ts_f": as_float(ts.get("f1_macro"), z),
         f"{prefix}_macro_f": as_float(av["macro"]["f1"], z),
         f"{prefix}_weighted_f": as_float(av["weighted"]["f1"], z),
     }
+
+
+def _one_minus(rate: float | None) -> float | None:
+    """1 - an error rate (higher is better); undefined stays undefined."""
+    return None if rate is None else 1.0 - rate
 
 
 def _make(setting: str, default_suffix: str) -> Callable[..., Callable[..., dict[str, Any]]]:

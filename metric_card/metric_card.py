@@ -10,6 +10,7 @@ Its output is a superset of ``evaluate``'s seqeval metric.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import datasets
@@ -17,6 +18,7 @@ import evaluate
 
 import iescore
 from iescore import Document, Scorer, Span
+from iescore.errors import choices
 from iescore.flat import seqeval_style
 
 _CITATION = """\
@@ -53,11 +55,25 @@ Args:
     references: the same shape as `predictions`. Integer ids equal to -100 (ignored sub-words) are
         not tokens: they are removed from both sides.
     label_names: the tag of each integer id (`ClassLabel.names`, or a model's `id2label`).
-    scheme: tag scheme: "auto" (default), "IO", "IOB1", "IOB2", "IOE1", "IOE2", "IOBES", "BMES", "BILOU".
+    seqeval's arguments, with seqeval's meaning (so code written for `evaluate.load("seqeval")` runs):
+    mode: None (default) or "strict". None decodes tags with conlleval.pl's rules (iescore's
+        repair="conlleval"), as seqeval's default mode does (seqeval ignores `scheme` there; iescore
+        takes from it the tag letters it accepts and what counts as repaired). One difference: seqeval's default
+        mode splits "E-X B-X" where conlleval.pl makes one chunk; iescore follows conlleval.pl and warns
+        (SeqevalDifferenceWarning). "strict" decodes by the scheme's definition and drops ill-formed
+        chunks: iescore's repair="discard" with `scheme` (without one, detected from the reference
+        prefixes as seqeval does: IOB2, IOE2, IOBES or BILOU). iescore's own modes are also accepted
+        here: "match-all" (what None means), "match-best", "one-per-string".
+    scheme: "auto" (default; None means the same), "IO", "IOB1", "IOB2", "IOE1", "IOE2", "IOBES", "BMES", "BILOU".
+    suffix: True for tags with the prefix after the label (`PER-B`); they are scored as `B-PER`.
+    sample_weight: refused with an error: seqeval accepts it but never uses it (it weights only
+        average="samples", which it does not offer), and chunk counts have no per-sentence weight.
+    zero_division: "warn" (default: an UndefinedMetricWarning naming the values, then 0), 0 or 1: the value
+        that replaces an undefined value (0/0), as seqeval does.
+    iescore's options:
     repair: "conlleval" (default), "strict" or "discard".
     rule: "E" (exact, default), "C(e)", "O(e,m)" or "O(inf,inf)".
     counting: "any" (default) or "one-to-one".
-    mode: "match-all" (default), "match-best" or "one-per-string".
     setting: "AO" (default) or "OBD" (needs `tokens`).
     tokens: per document, the token strings (OBD and one-per-string compare strings).
     average: the average behind `overall_precision/recall/f1/f_beta`: "micro" (default), "macro", "weighted".
@@ -67,7 +83,6 @@ Args:
     token_weight, separator_weight: t-unit weights of the token & separator model (default 1.0).
     ser_weights: weights of substitutions, deletions and insertions in the weighted slot error
         rate, e.g. (1.0, 0.5, 0.5).
-    zero_division: the float that replaces an undefined value (0/0); default 0.0, as seqeval.
 Returns:
     overall_precision, overall_recall, overall_f1, overall_accuracy (seqeval's keys, same meaning),
     one dict per label with precision, recall, f1 and number (reference support), and iescore's
@@ -104,6 +119,21 @@ _CORE_OPTIONS = (
     "scheme", "repair", "rule", "counting", "mode", "setting", "average", "beta", "normaliser",
     "token_weight", "separator_weight", "ser_weights",
 )
+# seqeval's arguments (evaluate's seqeval metric passes them to seqeval.metrics.classification_report)
+_SEQEVAL_ARGS = ("suffix", "sample_weight", "zero_division")
+_SEQEVAL_MODES = (None, "strict")
+_IESCORE_MODES = ("match-all", "match-best", "one-per-string")
+_ZERO_DIVISION = ("warn", 0, 1)
+
+
+class UndefinedMetricWarning(UserWarning):
+    """A returned value is undefined (0/0) and was replaced by 0 (``zero_division="warn"``),
+    as seqeval and scikit-learn warn with their own ``UndefinedMetricWarning``."""
+
+
+class SeqevalDifferenceWarning(UserWarning):
+    """The input holds a tag pair that seqeval's default mode decodes differently from
+    conlleval.pl (and from iescore's default, which follows conlleval.pl)."""
 
 
 class IEScore(evaluate.Metric):
@@ -127,29 +157,176 @@ class IEScore(evaluate.Metric):
         label_names: list[str] | None = None,
         tokens: list[list[str]] | None = None,
         supertags: dict[str, str] | None = None,
-        zero_division: float = 0.0,
-        scheme: str = "auto",
+        zero_division: str | int | float = "warn",
+        scheme: str | None = "auto",
+        mode: str | None = None,
+        suffix: bool = False,
+        sample_weight: Any = None,
         **options: Any,
     ) -> dict[str, Any]:
         unknown = set(options) - set(_CORE_OPTIONS)
         if unknown:
-            raise iescore.ConfigError(
-                f"unknown option(s) {sorted(unknown)}; valid: {sorted(_CORE_OPTIONS + ('label_names', 'tokens', 'supertags', 'zero_division'))}"
-            )
+            valid = _CORE_OPTIONS + ("label_names", "tokens", "supertags") + _SEQEVAL_ARGS
+            raise iescore.ConfigError(f"unknown option(s) {sorted(unknown)}; valid: {choices(sorted(valid))}")
+        _check_zero_division(zero_division)
+        _refuse_sample_weight(sample_weight)
         cfg = dict(options)
         if supertags:
             cfg["supertags"] = tuple(supertags.items())
         first = references[0] if references else None
         spans_input = isinstance(first, dict) or (bool(first) and isinstance(first[0], dict))
         if spans_input:
+            if mode == "strict" or suffix:
+                raise iescore.ConfigError(
+                    "mode='strict' and suffix=True are about decoding tags; span input has no tags"
+                )
+            if mode is not None:
+                cfg["mode"] = _iescore_mode(mode)
             report = _score_spans(predictions, references, tokens, Scorer(**cfg))
         else:
-            cfg["scheme"] = scheme
             refs, preds = _as_tags(references, predictions, label_names)
+            if suffix:
+                refs, preds = _prefix_form(refs), _prefix_form(preds)
+            if mode == "strict":
+                # seqeval's strict mode decodes by the scheme's definition and drops ill-formed chunks
+                if cfg.get("repair", "discard") != "discard":
+                    raise iescore.ConfigError(
+                        f"mode='strict' is seqeval's strict decoding, iescore's repair='discard'; "
+                        f"it cannot be combined with repair={cfg['repair']!r}"
+                    )
+                cfg["repair"] = "discard"
+                cfg["scheme"] = _seqeval_scheme(refs) if scheme in (None, "auto") else scheme
+            else:
+                if mode is not None:
+                    cfg["mode"] = _iescore_mode(mode)
+                cfg["scheme"] = "auto" if scheme is None else scheme
+                if cfg.get("repair", "conlleval") == "conlleval":
+                    _warn_end_begin(refs, preds)
             scorer = Scorer(**cfg)
             scorer.add_tags(reference=refs, prediction=preds, tokens=tokens)
             report = scorer.report()
-        return seqeval_style(report, zero_division=zero_division)
+        if zero_division != "warn":
+            return _seqeval_view(report, zero_division)
+        out = _seqeval_view(report, 0.0)
+        _warn_undefined(out, _seqeval_view(report, 1.0))
+        return out
+
+
+def _seqeval_view(report: Any, zero_division: float) -> dict[str, Any]:
+    """The report under seqeval's keys: one dict per label that has a chunk on either side
+    (seqeval lists the labels of the chunks it decodes; a label whose chunks were all dropped
+    by strict decoding has no counts), then the overall and iescore's keys."""
+    out = seqeval_style(report, zero_division=zero_division)
+    for label, e in report.to_dict()["per_label"].items():
+        if e["support"] == 0 and e["predicted"] == 0:
+            del out[label]
+    return out
+
+
+def _check_zero_division(zero_division: Any) -> None:
+    ok = zero_division == "warn" or (
+        isinstance(zero_division, (int, float)) and not isinstance(zero_division, bool) and zero_division in (0, 1)
+    )
+    if not ok:
+        raise iescore.ConfigError(f"zero_division={zero_division!r}; valid: {choices(_ZERO_DIVISION)}")
+
+
+def _refuse_sample_weight(sample_weight: Any) -> None:
+    if sample_weight is not None:
+        raise iescore.ConfigError(
+            "sample_weight has no meaning here: precision, recall and F1 count chunks over the whole "
+            "corpus, and seqeval accepts sample_weight but never uses it (it would only weight "
+            "average='samples', which seqeval does not offer), so every seqeval result is the same "
+            "without it; remove sample_weight (valid: None)"
+        )
+
+
+def _iescore_mode(mode: Any) -> str:
+    if mode not in _IESCORE_MODES:
+        raise iescore.ConfigError(f"unknown mode {mode!r}; valid: {choices(_SEQEVAL_MODES + _IESCORE_MODES)}")
+    return mode
+
+
+def _prefix_form(docs: list[list[str]]) -> list[list[str]]:
+    """Tags in suffix form (``PER-B``, seqeval's ``suffix=True``) in prefix form (``B-PER``).
+
+    >>> _prefix_form([["PER-B", "PER-I", "O", "LOC-S"]])
+    [['B-PER', 'I-PER', 'O', 'S-LOC']]
+    """
+    seen: dict[str, str] = {"O": "O"}
+    out = []
+    for k, doc in enumerate(docs):
+        row = []
+        for i, tag in enumerate(doc):
+            new = seen.get(tag)
+            if new is None:
+                label, sep, prefix = tag.rpartition("-")
+                if not sep or not label or len(prefix) != 1:
+                    raise iescore.InputError(
+                        f"document {k}, position {i}: tag {tag!r} is not in suffix form (suffix=True); "
+                        f"valid forms: {choices(('<label>-B', '<label>-I', '<label>-E', '<label>-S', 'O'))}"
+                    )
+                new = seen[tag] = f"{prefix}-{label}"
+            row.append(new)
+        out.append(row)
+    return out
+
+
+def _seqeval_scheme(refs: list[list[str]]) -> str:
+    """The scheme seqeval's strict mode detects when none is given: from the prefixes of the
+    reference tags, IOB2 (B, I), IOE2 (I, E), IOBES (B, I, E, S) or BILOU (B, I, L, U).
+
+    >>> _seqeval_scheme([["B-PER", "E-PER", "O"]])
+    'IOBES'
+    """
+    prefixes = {tag[0] for doc in refs for tag in doc if tag != "O"}
+    for name, letters, needs in (("IOB2", "BI", "B"), ("IOE2", "IE", "E"), ("IOBES", "BIES", "BES"),
+                                 ("BILOU", "BILU", "LU")):
+        if prefixes <= set(letters) and prefixes & set(needs):
+            return name
+    raise iescore.ConfigError(
+        f"mode='strict' without a scheme: the reference tags use the prefixes {sorted(prefixes)}, "
+        f"from which seqeval detects no scheme; pass scheme= one of "
+        f"{choices(('IOB1', 'IOB2', 'IOE1', 'IOE2', 'IOBES', 'BILOU'))}"
+    )
+
+
+def _warn_end_begin(refs: list[list[str]], preds: list[list[str]]) -> None:
+    """Warn where seqeval's default mode splits ``E-X B-X`` and conlleval.pl does not."""
+    found = []
+    for side, docs in (("reference", refs), ("prediction", preds)):
+        for k, doc in enumerate(docs):
+            for i in range(1, len(doc)):
+                a, b = doc[i - 1], doc[i]
+                if a[:2] == "E-" and b[:2] == "B-" and a[2:] == b[2:]:
+                    found.append((side, k, i, a, b))
+    if found:
+        side, k, i, a, b = found[0]
+        warnings.warn(
+            f"{side} document {k}, position {i}: {a!r} {b!r} is one chunk under conlleval.pl's rules "
+            f"(iescore's repair='conlleval', the default) and two in seqeval's default mode "
+            f"({len(found)} such pair(s)); for IOBES tags pass mode='strict', scheme='IOBES' "
+            f"(seqeval's strict mode) or repair='discard'",
+            SeqevalDifferenceWarning,
+            stacklevel=4,
+        )
+
+
+def _warn_undefined(out: dict[str, Any], at_one: dict[str, Any]) -> None:
+    """Warn naming the values that are undefined: those that change with zero_division."""
+    names = []
+    for key, value in out.items():
+        if isinstance(value, dict):
+            names += [f"{key}.{k}" for k, v in value.items() if v != at_one[key][k]]
+        elif value != at_one[key]:
+            names.append(key)
+    if names:
+        warnings.warn(
+            f"{', '.join(names)} undefined (0/0), set to 0 (zero_division='warn'; "
+            f"pass zero_division=0 or 1 to choose the value without a warning)",
+            UndefinedMetricWarning,
+            stacklevel=4,
+        )
 
 
 def _as_tags(references: list[Any], predictions: list[Any], label_names: list[str] | None) -> tuple[list[list[str]], list[list[str]]]:

@@ -33,13 +33,26 @@ def data() -> Path:
     return data_path()
 
 
+_TORCH = ("install torch first (the CPU build: pip install torch --index-url "
+          "https://download.pytorch.org/whl/cpu), then pip install -e '.[trainer]'")
+# how to get each optional dependency the tests use: the pyproject extra that brings it
+INSTALL = {
+    "torch": _TORCH, "accelerate": _TORCH,
+    "transformers": "pip install -e '.[hf]'", "datasets": "pip install -e '.[hf]'",
+    "evaluate": "pip install -e '.[evaluate]'", "spacy": "pip install -e '.[spacy]'",
+    "seqeval": "pip install -e '.[test]'", "nervaluate": "pip install -e '.[test]'",
+}
+
+
 def require(module: str):
-    """Import an optional dependency; a missing one fails under CI and skips elsewhere."""
+    """Import an optional dependency; a missing one fails under CI and skips elsewhere,
+    saying how to install it."""
     import importlib
 
     try:
         return importlib.import_module(module)
     except ImportError as exc:
+        hint = INSTALL.get(module, "see pyproject.toml's extras")
         if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"optional dependency {module!r} is not installed: {exc}")
-        pytest.skip(f"{module} not installed", allow_module_level=True)
+            pytest.fail(f"optional dependency {module!r} is not installed ({hint}): {exc}")
+        pytest.skip(f"{module} not installed ({hint})", allow_module_level=True)

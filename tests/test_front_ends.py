@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pytest
 import spec_reference as ref
+from conftest import require
 
 import iescore
 from iescore.cli import main as cli_main
@@ -167,7 +168,7 @@ def run_cli(capsys: Any, *argv: str) -> str:
 
 @pytest.fixture(scope="module")
 def metric() -> Any:
-    evaluate = pytest.importorskip("evaluate")
+    evaluate = require("evaluate")
     import iescore.metric_card
 
     return evaluate.load(iescore.metric_card.PATH)
@@ -368,7 +369,7 @@ SPACY = [c for c in CONFIGS if not set(c) - {"rule", "counting", "mode", "averag
 
 @pytest.mark.parametrize("cfg", SPACY, ids=_id)
 def test_spacy_scorer(cfg: dict[str, Any]) -> None:
-    spacy = pytest.importorskip("spacy")
+    spacy = require("spacy")
     from spacy.tokens import Doc
     from spacy.tokens import Span as SpacySpan
     from spacy.training import Example

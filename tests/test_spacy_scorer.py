@@ -48,6 +48,28 @@ def test_scorers_resolve_through_the_entry_point():
     assert (obd["ents_obd_p"], obd["ents_obd_r"]) == (0.5, 0.5)
 
 
+def test_error_rates_and_their_higher_is_better_keys():
+    from spacy.util import registry
+
+    score = registry.scorers.get("iescore.spans.v1")(rule="O(0,1)")
+    nlp = spacy.blank("en")
+    words = "Ada Lovelace met Babbage in Paris and Rome"
+    ref = make_doc(nlp.vocab, words, [(0, 2, "PER"), (3, 4, "PER")])
+    pred = make_doc(nlp.vocab, words, [(0, 1, "PER"), (3, 4, "LOC"), (5, 6, "LOC"), (7, 8, "LOC")])
+    out = score([Example(pred, ref)])
+    # O(0,1): PER[0,1) is correct for PER[0,2); LOC[3,4) substitutes PER[3,4); LOC[5,6) and LOC[7,8)
+    # are insertions. C=1, S=1, D=0, I=2, N=2 (reference), M=4 (prediction), alpha=1/(1+beta^2)=1/2.
+    # SER = (S+D+I)/N = 3/2; ERR = (S+D+I)/(N+I) = 3/4; E = (S+(1-a)D+aI)/((1-a)N+aM) = 2/3
+    assert (out["ents_ser"], out["ents_err"]) == (1.5, 0.75)
+    assert out["ents_e"] == pytest.approx(2 / 3, abs=1e-15)
+    assert (out["ents_1-ser"], out["ents_1-err"]) == (-0.5, 0.25)
+    assert out["ents_1-e"] == pytest.approx(1 / 3, abs=1e-15)
+    # no entity on either side: every rate is undefined (N = 0), so every key is zero_division
+    empty = make_doc(nlp.vocab, words, [])
+    out = registry.scorers.get("iescore.spans.v1")(zero_division=0.0)([Example(empty, empty)])
+    assert (out["ents_ser"], out["ents_1-ser"], out["ents_1-e"]) == (0.0, 0.0, 0.0)
+
+
 def test_config_validates_typed_arguments():
     from spacy.util import registry
 
@@ -74,7 +96,8 @@ def test_spacy_train_and_evaluate(tmp_path):
     )
     cfg = spacy.util.load_config(tmp_path / "base.cfg")
     cfg["components"]["ner"]["scorer"] = {"@scorers": "iescore.spans.v1", "rule": "O(1,1)", "counting": "one-to-one"}
-    cfg["training"]["score_weights"] = {"ents_f": 0.5, "ents_ts_f": 0.5, "ents_p": 0.0, "ents_r": 0.0}
+    cfg["training"]["score_weights"] = {"ents_f": 0.4, "ents_ts_f": 0.3, "ents_1-ser": 0.3,
+                                        "ents_p": 0.0, "ents_r": 0.0, "ents_ser": 0.0}
     cfg["training"]["max_epochs"] = 2
     cfg["training"]["eval_frequency"] = 5
     cfg["nlp"]["batch_size"] = 4
@@ -88,6 +111,12 @@ def test_spacy_train_and_evaluate(tmp_path):
     assert "ENTS_TS_F" in run.stdout  # the iescore key is a training score column
     meta = json.loads((tmp_path / "out" / "model-last" / "meta.json").read_text())
     assert "ents_ts_f" in meta["performance"]  # spaCy keeps the score_weights keys
+    # spaCy's table prints each score x100: the last row shows model-last's SER in percent
+    perf = meta["performance"]
+    assert perf["ents_1-ser"] == pytest.approx(1 - perf["ents_ser"], abs=1e-12)
+    rows = [line.split() for line in run.stdout.splitlines() if line.strip()[:1].isdigit()]
+    assert f"{100 * perf['ents_ser']:.2f}" in rows[-1]
+    assert "ENTS_1-SER" in run.stdout
     ev = subprocess.run(
         [sys.executable, "-m", "spacy", "evaluate", str(tmp_path / "out" / "model-last"), str(tmp_path / "dev.spacy"),
          "--output", str(tmp_path / "scores.json"), "--per-component"],

@@ -8,6 +8,7 @@ from conftest import require
 
 require("transformers")
 torch = require("torch")
+require("accelerate")  # transformers' Trainer needs it
 from hf_helpers import LABELS, encode, fast_tokenizer, tiny_bert
 from iescore.adapters.hf import trainer_batch
 from iescore.adapters.trainer import compute_metrics
