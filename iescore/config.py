@@ -258,8 +258,8 @@ def parse_supertags(value: object) -> tuple[tuple[str, str], ...]:
             ) from None
     out: dict[str, str] = {}
     for p in pairs:
-        if len(p) != 2 or not all(isinstance(x, str) and x for x in p):
-            raise ConfigError(f"a supertag must be a pair of non-empty label strings (label, supertag), got {p!r}")
+        if len(p) != 2 or not all(isinstance(x, str) for x in p):
+            raise ConfigError(f"a supertag must be a pair of label strings (label, supertag), got {p!r}")
         a, b = p  # type: ignore[misc]
         if out.get(a, b) != b:
             raise ConfigError(f"label {a!r} is merged into two supertags: {out[a]!r} and {b!r}")
