@@ -1,0 +1,736 @@
+"""Confidence intervals and paired significance tests by resampling documents.
+
+A report keeps its counts per document and label, and every measure is a
+function of counts summed over documents. A bootstrap resample that draws
+document ``d`` ``w[d]`` times therefore has the counts ``w @ X`` (``X`` the
+documents x count-columns table of the report): no re-decoding, no re-matching.
+All resamples at once are one matrix product ``W @ X`` (``W`` the resamples x
+documents matrix of draw counts), and every measure of every resample is
+computed column-wise from those sums with the report's own definitions:
+
+* per-label P/R/F1/F_beta/SER/ERR/E from the label's summed counts;
+* micro: counts summed over labels; macro: the mean over the labels whose
+  measure is defined *in that resample* (the others are left out, as in the
+  report); weighted: per-label measures weighted by the label's reference items
+  in the resample (C+S+D, or TP+FN when only TP/FP/FN are counted);
+* SER/ERR/E from the summed C/S/D/I; the token & separator model from the summed
+  t-unit counts; token accuracy from the summed per-document token counts.
+
+The resample that takes every document once reproduces ``report.to_dict()``
+exactly (tested). Measure names (:func:`measure_names`): ``precision``,
+``recall``, ``f1``, ``f_beta`` (the configured headline average), ``micro_f1``,
+``macro_f1``, ``weighted_f1`` (and ``_precision``, ``_recall``, ``_f_beta``),
+``macro_f1_of_macro_pr``, ``ser``, ``err``, ``e``, ``ser_weighted``,
+``ts_f1_macro``, ``ts_f1_micro``, ``ts_token_f1_macro`` ... (the keys of the
+report's ``ts`` block with ``ts_`` in front), ``token_accuracy``,
+``token_accuracy_non_o``, and per label ``f1[PER]``, ``precision[PER]`` ...
+
+Paired tests (systems scored on the same reference documents):
+
+* paired bootstrap (Koehn 2004, in the form of Moses' and sacrebleu's script):
+  both systems resampled with the same documents; with ``d* = |m_sys* - m_base*|``
+  per resample and ``d`` the observed ``|m_sys - m_base|``,
+  ``p = (#{d* - mean(d*) >= d} + 1) / (R + 1)``;
+* approximate randomization (Riezler & Maxwell 2005): per resample and document,
+  the two systems' counts are swapped with probability 1/2;
+  ``p = (#{|m_a* - m_b*| >= d} + 1) / (R + 1)``; with ``resamples="all"`` every
+  one of the ``2**D`` swaps is enumerated and ``p = #{...} / 2**D`` (the exact
+  permutation test).
+
+``>=`` (not ``>``) makes a system compared with itself get p = 1. A resample
+where the measure is undefined counts as at least as extreme (conservative).
+Several systems against one baseline: Holm-Bonferroni adjusted p-values
+(``correction: "holm"``). Systems are grouped where their differences are not
+significant: sorted by the measure, each system joins the group of the best
+system of the current group unless the (Holm-adjusted, over all pairs) paired
+test finds them different.
+
+Example (two documents, the second one wrong):
+    >>> import iescore
+    >>> r = iescore.score_tags(reference=[["B-PER"], ["B-LOC"]], prediction=[["B-PER"], ["O"]])
+    >>> b = bootstrap(r, resamples=200, seed=1)
+    >>> b.values["f1"], b.intervals["f1"]  # F1 = 2/3; resamples give 0 (no PER), 2/3 or 1
+    (0.6666666666666666, (0.0, 1.0))
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from statistics import NormalDist
+from typing import Any
+
+import numpy as np
+
+# imports of iescore, in one place (the package may be restructured)
+from .engine import TS_FIELDS
+from .errors import ConfigError, InputError, choices
+from .report import Report
+
+__all__ = [
+    "bootstrap",
+    "compare",
+    "BootstrapResult",
+    "Comparison",
+    "measure_names",
+    "resample_measures",
+    "bootstrap_counts",
+    "all_resamples",
+    "holm",
+    "main_compare",
+    "add_compare_parser",
+]
+
+METHODS = ("percentile", "bca")
+TESTS = ("bs", "ar")
+_SPAN = ("tp", "fp", "fn")
+_SLOT = ("C", "S", "D", "I")
+_TS_CELL = ("tok_tp", "tok_fp", "tok_fn", "sep_tp", "sep_fp", "sep_fn")
+_AVG_MEASURES = ("precision", "recall", "f1", "f_beta")
+_TS_KEYS = (
+    "f1_macro", "f1_micro", "token_f1_macro", "token_f1_micro",
+    "f_beta_macro", "f_beta_micro", "token_f_beta_macro", "token_f_beta_micro",
+    "accuracy_macro", "kappa_macro",
+)
+_CHUNK_CELLS = 4_000_000  # resamples x documents per chunk of the draw matrix
+
+
+# --- the per-document count table of a report ---------------------------------------
+
+@dataclass(frozen=True)
+class _Table:
+    """A report's counts as one ``(documents, columns)`` float matrix.
+
+    ``blocks`` maps a count name to its columns: ``tp``, ``fp``, ``fn`` (and ``C``,
+    ``S``, ``D``, ``I``; TS fields) one column per label of ``labels``; ``tok_n`` and
+    ``sep_n`` one column (the document's t-units, the same for every label) unless
+    the TS counts carry per-t-unit weights; ``tokens`` four columns (conlleval's
+    per-document token counts).
+    """
+
+    X: np.ndarray
+    blocks: Mapping[str, slice]
+    labels: tuple[str, ...]
+    report: Report
+
+    @property
+    def n_docs(self) -> int:
+        return self.X.shape[0]
+
+
+def _table(report: Report, labels: Sequence[str] | None = None) -> _Table:
+    """The count table of ``report`` over ``labels`` (its own labels by default; a label
+    the report does not have gets zero columns)."""
+    labels = tuple(report.labels if labels is None else labels)
+    L, D = len(labels), len(report.doc_ids)
+    col = np.array([labels.index(lab) for lab in report.labels], dtype=np.intp)
+    t = report.table
+    blocks: dict[str, slice] = {}
+    parts: list[np.ndarray] = []
+
+    def add(name: str, a: np.ndarray) -> None:
+        start = sum(p.shape[1] for p in parts)
+        blocks[name] = slice(start, start + a.shape[1])
+        parts.append(a.astype(np.float64, copy=False))
+
+    def per_label(values: np.ndarray) -> np.ndarray:
+        m = np.zeros((D, L))
+        np.add.at(m, (t.doc, col[t.label]), values)
+        return m
+
+    vf = t.value_fields
+    names = _SPAN + (_SLOT if "C" in vf else ())
+    if report.ts_error is None and report.ts_cells is None and "tok_tp" in vf:
+        names += _TS_CELL
+    for name in names:
+        add(name, per_label(t.values[:, vf.index(name)]))
+    if report.ts_error is None:
+        if report.ts_cells is not None:
+            for k, name in enumerate(TS_FIELDS):
+                m = np.zeros((D, L))
+                m[:, col] = report.ts_cells[:, :, k]
+                add(name, m)
+        elif "tok_tp" in vf:
+            tok = np.zeros(D) if t.doc_tokens is None else t.doc_tokens.astype(np.float64)
+            add("tok_n", tok[:, None])
+            add("sep_n", np.maximum(tok - 1, 0)[:, None])
+    if report.token_counts is not None:
+        add("tokens", np.asarray(report.token_counts).reshape(D, -1))
+    X = np.concatenate(parts, axis=1) if parts else np.zeros((D, 0))
+    return _Table(X, blocks, labels, report)
+
+
+# --- measures of many count sums at once ----------------------------------------------
+
+def _div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a / b`` elementwise, NaN where ``b`` is 0 (the report's None)."""
+    a, b = np.broadcast_arrays(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64))
+    out = np.full(a.shape, np.nan)
+    np.divide(a, b, out=out, where=b != 0)
+    return out
+
+
+def _fb(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, beta: float) -> np.ndarray:
+    b2 = beta * beta
+    return _div((1 + b2) * tp, (1 + b2) * tp + b2 * fn + fp)
+
+
+def _mean_defined(v: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Per row, the mean of the defined values of the masked labels, summed left to right
+    as the report sums them (NaN when none is defined)."""
+    acc = np.zeros(v.shape[0])
+    n = np.zeros(v.shape[0])
+    for j in np.flatnonzero(mask):
+        ok = ~np.isnan(v[:, j])
+        acc = acc + np.where(ok, v[:, j], 0.0)
+        n = n + ok
+    return _div(acc, n)
+
+
+def _weighted(v: np.ndarray, w: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Per row, sum(w v) / sum(w) over the labels of positive weight whose value is defined."""
+    num = np.zeros(v.shape[0])
+    den = np.zeros(v.shape[0])
+    for j in np.flatnonzero(mask):
+        ok = (w[:, j] != 0) & ~np.isnan(v[:, j])
+        num = num + np.where(ok, w[:, j] * np.where(ok, v[:, j], 0.0), 0.0)
+        den = den + np.where(ok, w[:, j], 0.0)
+    return _div(num, den)
+
+
+def _binary(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, n: np.ndarray, beta: float) -> dict[str, np.ndarray]:
+    """The TS model's binary measures (as :func:`iescore.measures.ts_measures`)."""
+    tn = n - tp - fp - fn
+    acc = _div(tp + tn, n)
+    pe = _div((tp + fp) * (tp + fn) + (fn + tn) * (fp + tn), n * n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        kappa = np.where(np.isnan(acc) | np.isnan(pe) | (pe == 1), np.nan, (acc - pe) / (1 - pe))
+    return {"f1": _fb(tp, fp, fn, 1.0), "f_beta": _fb(tp, fp, fn, beta), "accuracy": acc, "kappa": kappa}
+
+
+def _measures(S: np.ndarray, tab: _Table, mask: np.ndarray | None = None,
+              only: frozenset[str] | None = None) -> dict[str, np.ndarray]:
+    """Every measure of each row of count sums ``S`` (``(R, columns)`` of ``tab``), NaN
+    where undefined; ``mask`` selects the labels that belong to the system (all by
+    default); ``only`` limits the work to the measures named."""
+    cfg = tab.report.config
+    beta = cfg.beta
+    labels = tab.labels
+    mask = np.ones(len(labels), dtype=bool) if mask is None else mask
+    b = tab.blocks
+
+    def want(*names: str) -> bool:
+        return only is None or any(n in only or n.endswith("[") and any(o.startswith(n) for o in only)
+                                   for n in names)
+
+    out: dict[str, np.ndarray] = {}
+    tp, fp, fn = (S[:, b[k]] for k in _SPAN)
+    full = "C" in b
+    if want("precision", "recall", "f1", "f_beta", *(f"{a}_{m}" for a in ("micro", "macro", "weighted")
+                                                      for m in _AVG_MEASURES), "macro_f1_of_macro_pr",
+            "precision[", "recall[", "f1[", "f_beta[", "ser[", "err[", "e["):
+        per = {"precision": _div(tp, tp + fp), "recall": _div(tp, tp + fn),
+               "f1": _fb(tp, fp, fn, 1.0), "f_beta": _fb(tp, fp, fn, beta)}
+        if full:
+            C, Sb, Dl, I = (S[:, b[k]] for k in _SLOT)
+            support = C + Sb + Dl
+        else:
+            support = tp + fn
+        tps, fps, fns = (x[:, mask].sum(axis=1) for x in (tp, fp, fn))
+        micro = {"precision": _div(tps, tps + fps), "recall": _div(tps, tps + fns),
+                 "f1": _fb(tps, fps, fns, 1.0), "f_beta": _fb(tps, fps, fns, beta)}
+        for m in _AVG_MEASURES:
+            out[f"micro_{m}"] = micro[m]
+            out[f"macro_{m}"] = _mean_defined(per[m], mask)
+            out[f"weighted_{m}"] = _weighted(per[m], support, mask)
+        p, r = out["macro_precision"], out["macro_recall"]
+        den = 1.0 * p + r
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out["macro_f1_of_macro_pr"] = np.where(den == 0, 0.0, (1 + 1.0) * p * r / den)
+        for m in _AVG_MEASURES:
+            out[m] = out[f"{cfg.average}_{m}"]
+        if full:
+            a = cfg.alpha
+            per["ser"] = _div(1.0 * Sb + 1.0 * Dl + 1.0 * I, support)
+            per["err"] = _div(Sb + Dl + I, support + I)
+            per["e"] = _div(Sb + (1 - a) * Dl + a * I, (1 - a) * support + a * (C + Sb + I))
+        for j in np.flatnonzero(mask):
+            for m, v in per.items():
+                out[f"{m}[{labels[j]}]"] = v[:, j]
+    if full and want("ser", "err", "e", "ser_weighted"):
+        C, Sb, Dl, I = (S[:, b[k]][:, mask].sum(axis=1) for k in _SLOT)
+        N, M = C + Sb + Dl, C + Sb + I
+        a = cfg.alpha
+        ws, wd, wi = cfg.ser_weights
+        out["ser"] = _div(1.0 * Sb + 1.0 * Dl + 1.0 * I, N)
+        out["err"] = _div(Sb + Dl + I, N + I)
+        out["e"] = _div(Sb + (1 - a) * Dl + a * I, (1 - a) * N + a * M)
+        out["ser_weighted"] = _div(ws * Sb + wd * Dl + wi * I, N)
+    if "tok_tp" in b and want(*(f"ts_{k}" for k in _TS_KEYS)):
+        out.update(_ts(S, tab, mask))
+    if "tokens" in b and want("token_accuracy", "token_accuracy_non_o"):
+        t = S[:, b["tokens"]]
+        out["token_accuracy"] = _div(t[:, 1], t[:, 0])
+        out["token_accuracy_non_o"] = _div(t[:, 3], t[:, 2])
+    if only is not None:
+        out = {k: v for k, v in out.items() if k in only}
+    return out
+
+
+def _ts(S: np.ndarray, tab: _Table, mask: np.ndarray) -> dict[str, np.ndarray]:
+    """The token & separator block (``ts_*``) as the report computes it."""
+    cfg = tab.report.config
+    b = tab.blocks
+    k = int(mask.sum())
+    if tab.report.ts_cells is not None:  # per-t-unit weights applied: every field per label
+        wt = ws = 1.0
+        g = {f: S[:, b[f]][:, mask] for f in TS_FIELDS}
+    else:  # the t-units of a document count once for every label
+        wt, ws = cfg.token_weight, cfg.separator_weight
+        g = {f: S[:, b[f]][:, mask] for f in _TS_CELL}
+        g["tok_n"] = np.repeat(S[:, b["tok_n"]], k, axis=1)
+        g["sep_n"] = np.repeat(S[:, b["sep_n"]], k, axis=1)
+    tot = {f: v.sum(axis=1, keepdims=True) for f, v in g.items()}
+    out: dict[str, np.ndarray] = {}
+    for name, c in (("per", g), ("micro", tot)):
+        ts = _binary(wt * c["tok_tp"] + ws * c["sep_tp"], wt * c["tok_fp"] + ws * c["sep_fp"],
+                     wt * c["tok_fn"] + ws * c["sep_fn"], wt * c["tok_n"] + ws * c["sep_n"], cfg.beta)
+        tok = _binary(c["tok_tp"], c["tok_fp"], c["tok_fn"], c["tok_n"], cfg.beta)
+        if name == "per":
+            every = np.ones(k, dtype=bool)
+            for f in ("f1", "f_beta"):
+                out[f"ts_{f}_macro"] = _mean_defined(ts[f], every)
+                out[f"ts_token_{f}_macro"] = _mean_defined(tok[f], every)
+            out["ts_accuracy_macro"] = _mean_defined(ts["accuracy"], every)
+            out["ts_kappa_macro"] = _mean_defined(ts["kappa"], every)
+        else:
+            for f in ("f1", "f_beta"):
+                out[f"ts_{f}_micro"] = ts[f][:, 0]
+                out[f"ts_token_{f}_micro"] = tok[f][:, 0]
+    return out
+
+
+def _point(report: Report) -> dict[str, float | None]:
+    """The named measures as ``report.to_dict()`` has them."""
+    d = report.to_dict()
+    out: dict[str, float | None] = {}
+    for avg in ("micro", "macro", "weighted"):
+        for m in _AVG_MEASURES:
+            out[f"{avg}_{m}"] = d["averages"][avg][m]
+    out["macro_f1_of_macro_pr"] = d["averages"]["macro"]["f1_of_macro_pr"]
+    for m in _AVG_MEASURES:
+        out[m] = d["averages"][report.config.average][m]
+    full = d["slot_errors"] is not None
+    for lab, e in d["per_label"].items():
+        for m in _AVG_MEASURES + (("ser", "err", "e") if full else ()):
+            out[f"{m}[{lab}]"] = e[m]
+    if full:
+        for m in ("ser", "err", "e", "ser_weighted"):
+            out[m] = d["slot_errors"][m]
+    if d["ts"] is not None:
+        for k in _TS_KEYS:
+            out[f"ts_{k}"] = d["ts"][k]
+    if report.token_counts is not None:
+        out["token_accuracy"] = d["token_accuracy"]
+        out["token_accuracy_non_o"] = d["token_accuracy_non_o"]
+    return out
+
+
+def measure_names(report: Report) -> tuple[str, ...]:
+    """The names of the measures a resample of ``report`` has (see the module's docstring)."""
+    return tuple(_point(report))
+
+
+def _as_values(a: np.ndarray) -> list[float | None]:
+    return [None if math.isnan(x) else float(x) for x in a.tolist()]
+
+
+def resample_measures(report: Report, counts: np.ndarray) -> dict[str, list[float | None]]:
+    """The measures of the resamples given by ``counts`` (``(resamples, documents)``: how
+    many times each document is drawn), ``None`` where undefined.
+
+    Example (every document once: the report's own numbers):
+        >>> import iescore
+        >>> r = iescore.score_tags(reference=[["B-PER"], ["B-LOC"]], prediction=[["B-PER"], ["O"]])
+        >>> resample_measures(r, np.array([[1, 1], [2, 0]]))["f1"]
+        [0.6666666666666666, 1.0]
+    """
+    tab = _table(report)
+    W = np.asarray(counts, dtype=np.float64)
+    if W.ndim != 2 or W.shape[1] != tab.n_docs:
+        raise ConfigError(f"resample counts need shape (resamples, {tab.n_docs}); got {W.shape}")
+    return {k: _as_values(v) for k, v in _measures(W @ tab.X, tab).items()}
+
+
+# --- drawing resamples --------------------------------------------------------------
+
+def bootstrap_counts(n_docs: int, resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """``(resamples, n_docs)`` draw counts: each row draws ``n_docs`` documents uniformly
+    with replacement (a multinomial row), as integer draws counted per row."""
+    idx = rng.integers(0, n_docs, size=(resamples, n_docs))
+    flat = idx + (np.arange(resamples) * n_docs)[:, None]
+    return np.bincount(flat.ravel(), minlength=resamples * n_docs).reshape(resamples, n_docs)
+
+
+def all_resamples(n_docs: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every distinct bootstrap resample of ``n_docs`` documents and its probability:
+    ``(counts (k, n_docs), probabilities (k,))`` with multinomial weights
+    ``n! / prod(c_i!) / n**n`` (for a handful of documents only).
+
+    >>> c, p = all_resamples(2)
+    >>> c.tolist(), p.tolist()
+    ([[0, 2], [1, 1], [2, 0]], [0.25, 0.5, 0.25])
+    """
+    if n_docs > 8:
+        raise ConfigError(f"all_resamples enumerates n**n draws; {n_docs} documents is too many (at most 8)")
+    rows, probs = [], []
+    for c in itertools.product(range(n_docs + 1), repeat=n_docs):
+        if sum(c) == n_docs:
+            rows.append(c)
+            probs.append(math.factorial(n_docs) / math.prod(math.factorial(x) for x in c) / n_docs**n_docs)
+    return np.array(rows, dtype=np.int64).reshape(-1, n_docs), np.array(probs)
+
+
+def _chunks(resamples: int, n_docs: int) -> list[tuple[int, int]]:
+    step = max(1, _CHUNK_CELLS // max(1, n_docs))
+    return [(a, min(resamples, a + step)) for a in range(0, resamples, step)]
+
+
+def _signs(n_docs: int, resamples: int | str, rng: np.random.Generator, chunk: tuple[int, int]) -> np.ndarray:
+    """Swap indicators of approximate randomization: random 0/1, or every one of the
+    ``2**n_docs`` patterns (``resamples="all"``)."""
+    a, b = chunk
+    if resamples == "all":
+        rows = np.arange(a, b, dtype=np.int64)[:, None]
+        return ((rows >> np.arange(n_docs, dtype=np.int64)) & 1).astype(np.float64)
+    return rng.integers(0, 2, size=(b - a, n_docs)).astype(np.float64)
+
+
+# --- intervals ----------------------------------------------------------------------
+
+def _interval(dist: np.ndarray, point: float | None, level: float, method: str,
+              jack: np.ndarray | None) -> tuple[float, float] | None:
+    """The ``level`` interval of a bootstrap distribution (NaN resamples left out):
+    percentile (numpy's linear interpolation), or BCa (Efron 1987) with the bias from the
+    share of resamples below the point (ties count half) and the acceleration from the
+    leave-one-document-out jackknife ``jack``. A distribution of one value is that point."""
+    v = dist[~np.isnan(dist)]
+    if len(v) == 0:
+        return None
+    lo_q, hi_q = (1 - level) / 2, 1 - (1 - level) / 2
+    if v.min() == v.max():
+        return float(v[0]), float(v[0])
+    if method == "bca":
+        if point is None:
+            return None
+        nd = NormalDist()
+        share = (np.sum(v < point) + 0.5 * np.sum(v == point)) / len(v)
+        share = min(max(share, 0.5 / len(v)), 1 - 0.5 / len(v))
+        z0 = nd.inv_cdf(share)
+        a = 0.0
+        assert jack is not None
+        j = jack[~np.isnan(jack)]
+        if len(j) > 1:
+            d = j.mean() - j
+            den = 6 * float(np.sum(d * d)) ** 1.5
+            a = float(np.sum(d * d * d)) / den if den > 0 else 0.0
+        qs = []
+        for q in (lo_q, hi_q):
+            z = z0 + nd.inv_cdf(q)
+            qs.append(nd.cdf(z0 + z / (1 - a * z)))
+        lo_q, hi_q = qs
+    lo, hi = np.quantile(v, [lo_q, hi_q])
+    return float(lo), float(hi)
+
+
+def _jackknife(tab: _Table, names: frozenset[str], mask: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    """The measures of the leave-one-document-out samples (for BCa's acceleration)."""
+    total = tab.X.sum(axis=0)
+    out: dict[str, list[np.ndarray]] = {}
+    for a, b in _chunks(tab.n_docs, tab.X.shape[1]):
+        for k, v in _measures(total - tab.X[a:b], tab, mask, names).items():
+            out.setdefault(k, []).append(v)
+    return {k: np.concatenate(v) for k, v in out.items()}
+
+
+def _check_level(level: float, method: str) -> None:
+    if not 0 < level < 1:
+        raise ConfigError(f"level must be in (0, 1); got {level!r}")
+    if method not in METHODS:
+        raise ConfigError(f"unknown interval method {method!r}; choices: {choices(METHODS)}")
+
+
+def _names(report: Report, measures: Sequence[str] | None) -> tuple[str, ...]:
+    have = measure_names(report)
+    if measures is None:
+        return have
+    for m in measures:
+        if m not in have:
+            raise ConfigError(f"unknown measure {m!r} for this report; choices: {choices(have)}")
+    return tuple(measures)
+
+
+@dataclass(frozen=True)
+class BootstrapResult:
+    """Bootstrap confidence intervals of a report's measures (plain data).
+
+    ``values`` are the report's own numbers, ``intervals`` the ``(low, high)`` bounds
+    (``None`` where no resample defines the measure); ``signature`` is the report's
+    signature with the method, resamples, seed and level appended.
+    """
+
+    signature: str
+    method: str
+    resamples: int
+    seed: int
+    level: float
+    values: Mapping[str, float | None]
+    intervals: Mapping[str, tuple[float, float] | None]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "signature": self.signature, "method": self.method, "resamples": self.resamples,
+            "seed": self.seed, "level": self.level, "values": dict(self.values),
+            "intervals": {k: None if v is None else list(v) for k, v in self.intervals.items()},
+        }
+
+
+def _suffix(method: str, resamples: int | str, seed: int, level: float) -> str:
+    return f"|ci:{method}|bs:{resamples}|seed:{seed}|level:{level:g}"
+
+
+def bootstrap(report: Report, *, resamples: int = 1000, seed: int = 12345, method: str = "percentile",
+              level: float = 0.95, measures: Sequence[str] | None = None) -> BootstrapResult:
+    """Confidence intervals of ``report``'s measures by resampling its documents.
+
+    ``measures``: names from :func:`measure_names` (all by default); ``method``:
+    ``"percentile"`` or ``"bca"``. The resamples are drawn from
+    ``numpy.random.default_rng(seed)``, so the same seed gives the same intervals.
+    """
+    _check_level(level, method)
+    if resamples < 1:
+        raise ConfigError(f"resamples must be at least 1; got {resamples!r}")
+    names = _names(report, measures)
+    wanted = frozenset(names)
+    tab = _table(report)
+    rng = np.random.default_rng(seed)
+    dist: dict[str, list[np.ndarray]] = {k: [] for k in names}
+    for a, b in _chunks(resamples, tab.n_docs):
+        W = bootstrap_counts(tab.n_docs, b - a, rng).astype(np.float64)
+        for k, v in _measures(W @ tab.X, tab, only=wanted).items():
+            dist[k].append(v)
+    point = _point(report)
+    jack = _jackknife(tab, wanted) if method == "bca" else {}
+    intervals = {k: _interval(np.concatenate(dist[k]), point[k], level, method, jack.get(k)) for k in names}
+    return BootstrapResult(
+        signature=report.signature + _suffix(method, resamples, seed, level), method=method,
+        resamples=resamples, seed=seed, level=level, values={k: point[k] for k in names}, intervals=intervals,
+    )
+
+
+# --- paired tests -------------------------------------------------------------------
+
+def holm(p: Sequence[float | None]) -> list[float | None]:
+    """Holm-Bonferroni adjusted p-values (``None`` stays ``None`` and is not counted):
+    the i-th smallest of m is ``max_{j<=i} min(1, (m - j + 1) p_(j))`` (j from 1).
+
+    >>> holm([0.01, 0.04, 0.03, None])
+    [0.03, 0.06, 0.06, None]
+    """
+    idx = sorted((i for i, x in enumerate(p) if x is not None), key=lambda i: p[i])  # type: ignore[arg-type, return-value]
+    m = len(idx)
+    out: list[float | None] = [None] * len(p)
+    run = 0.0
+    for j, i in enumerate(idx):
+        run = max(run, min(1.0, (m - j) * p[i]))  # type: ignore[operator]
+        out[i] = run
+    return out
+
+
+def _p_value(extreme: np.ndarray, total: int, exact: bool) -> float:
+    """(#extreme + 1) / (R + 1), or #extreme / R when every resample was enumerated."""
+    c = int(np.sum(extreme))
+    return c / total if exact else (c + 1) / (total + 1)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Systems scored on the same reference, compared with a baseline (plain data).
+
+    ``systems``: one row per system (input order) with every measure, its interval
+    (``<measure>_ci``), ``p_value`` of the paired test of ``measure`` against the
+    baseline (``None`` for the baseline), ``p_value_holm`` (Holm-Bonferroni over the
+    systems compared with the baseline), ``significant`` (adjusted p < ``alpha``) and
+    ``group`` (1 = the best group; systems of a group are not significantly different
+    from the group's first system; Holm over all pairs).
+    """
+
+    signature: str
+    test: str
+    resamples: int | str
+    seed: int
+    baseline: str
+    measure: str
+    method: str
+    level: float
+    alpha: float
+    measures: tuple[str, ...]
+    systems: tuple[Mapping[str, Any], ...]
+    correction: str = "holm"
+    pairwise: Mapping[str, Mapping[str, float | None]] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "signature": self.signature, "resamples": self.resamples, "seed": self.seed,
+            "baseline": self.baseline, "test": self.test, "measure": self.measure,
+            "correction": self.correction, "ci": self.method, "level": self.level, "alpha": self.alpha,
+            "systems": [dict(s) for s in self.systems],
+        }
+
+
+def _same_reference(reports: Mapping[str, Report]) -> None:
+    items = list(reports.items())
+    name0, r0 = items[0]
+    for name, r in items[1:]:
+        if r.signature != r0.signature:
+            raise InputError(
+                f"system {name!r} was not scored like {name0!r} on the same reference: "
+                f"signature {r.signature!r} vs {r0.signature!r}"
+            )
+        if len(r.doc_ids) != len(r0.doc_ids) or list(r.doc_ids) != list(r0.doc_ids):
+            raise InputError(f"system {name!r} has {len(r.doc_ids)} documents, {name0!r} {len(r0.doc_ids)}; "
+                             "paired tests need the same documents")
+
+
+def compare(reports: Mapping[str, Report], *, baseline: str | None = None, test: str = "bs",
+            resamples: int | str = 1000, seed: int = 12345, measures: Sequence[str] | None = None,
+            measure: str = "f1", method: str = "percentile", level: float = 0.95,
+            alpha: float = 0.05) -> Comparison:
+    """Paired comparison of systems scored on the same reference documents.
+
+    ``reports``: name -> report (same configuration and reference, so the same
+    signature); ``baseline``: a name (the first by default); ``test``: ``"bs"`` (paired
+    bootstrap) or ``"ar"`` (approximate randomization; ``resamples="all"`` enumerates
+    every swap, for a few documents); ``measure``: the one tested; ``measures``: those
+    shown with intervals (``measure`` first, then precision and recall by default).
+    Intervals always come from the paired bootstrap resamples.
+
+    Example (a system compared with itself: p = 1):
+        >>> import iescore
+        >>> r = iescore.score_tags(reference=[["B-PER"], ["B-LOC"]], prediction=[["B-PER"], ["O"]])
+        >>> c = compare({"a": r, "b": r}, resamples=50, seed=3)
+        >>> c.systems[1]["p_value"], c.systems[1]["f1_ci"] == c.systems[0]["f1_ci"]
+        (1.0, True)
+    """
+    if test not in TESTS:
+        raise ConfigError(f"unknown paired test {test!r}; choices: {choices(TESTS)}")
+    _check_level(level, method)
+    if not reports:
+        raise ConfigError("compare needs at least one system")
+    names = list(reports)
+    baseline = names[0] if baseline is None else baseline
+    if baseline not in reports:
+        raise ConfigError(f"unknown baseline {baseline!r}; systems: {choices(names)}")
+    exact = resamples == "all"
+    if exact and test != "ar":
+        raise ConfigError("resamples='all' (every swap) is for test='ar'")
+    if not exact and (not isinstance(resamples, int) or resamples < 1):
+        raise ConfigError(f"resamples must be a positive integer or 'all'; got {resamples!r}")
+    _same_reference(reports)
+    shown = tuple(dict.fromkeys([measure] + list(measures if measures is not None else ("precision", "recall"))))
+    for r in reports.values():
+        _names(r, shown)
+    labels = tuple(sorted(set().union(*(r.labels for r in reports.values()))))
+    tabs = [_table(reports[n], labels) for n in names]
+    if any(dict(t.blocks) != dict(tabs[0].blocks) for t in tabs):
+        raise InputError("the systems' reports count different fields; they cannot be compared")
+    masks = [np.isin(labels, reports[n].labels) for n in names]
+    X = np.concatenate([t.X for t in tabs], axis=1)
+    K, D = tabs[0].X.shape[1], tabs[0].n_docs
+    wanted = frozenset(shown)
+    n_bs = 1000 if exact else int(resamples)
+    rng = np.random.default_rng(seed)
+    dist: list[dict[str, list[np.ndarray]]] = [{k: [] for k in shown} for _ in names]
+    for a, b in _chunks(n_bs, D):
+        B = bootstrap_counts(D, b - a, rng).astype(np.float64) @ X
+        for s, t in enumerate(tabs):
+            for k, v in _measures(B[:, s * K:(s + 1) * K], t, masks[s], wanted).items():
+                dist[s][k].append(v)
+    dists = [{k: np.concatenate(v) for k, v in d.items()} for d in dist]
+    points = [_point(reports[n]) for n in names]
+    jack = [_jackknife(t, wanted, masks[s]) if method == "bca" else {} for s, t in enumerate(tabs)]
+
+    # paired test of `measure` for every pair
+    S = len(names)
+    pairs = list(itertools.combinations(range(S), 2))
+    obs = {(i, j): None if points[i][measure] is None or points[j][measure] is None
+           else abs(points[i][measure] - points[j][measure]) for i, j in pairs}
+    p_pair: dict[tuple[int, int], float | None] = {}
+    if test == "bs":
+        for i, j in pairs:
+            if obs[(i, j)] is None:
+                p_pair[(i, j)] = None
+                continue
+            d = np.abs(dists[i][measure] - dists[j][measure])
+            stat = d - np.nanmean(d) if (~np.isnan(d)).any() else d
+            p_pair[(i, j)] = _p_value(np.isnan(stat) | (stat >= obs[(i, j)]), n_bs, False)
+    else:
+        n_ar = 2 ** D if exact else int(resamples)
+        if exact and D > 20:
+            raise ConfigError(f"resamples='all' enumerates 2**documents swaps; {D} documents is too many (at most 20)")
+        T = X.sum(axis=0)
+        hits = {p: 0 for p in pairs}
+        one = frozenset([measure])
+        for a, b in _chunks(n_ar, D):
+            SX = _signs(D, resamples, rng, (a, b)) @ X
+            for i, j in pairs:
+                if obs[(i, j)] is None:
+                    continue
+                si, sj = slice(i * K, (i + 1) * K), slice(j * K, (j + 1) * K)
+                swap = SX[:, sj] - SX[:, si]
+                m = masks[i] | masks[j]
+                ma = _measures(T[si] + swap, tabs[i], m, one)[measure]
+                mb = _measures(T[sj] - swap, tabs[j], m, one)[measure]
+                d = np.abs(ma - mb)
+                hits[(i, j)] += int(np.sum(np.isnan(d) | (d >= obs[(i, j)])))
+        for p in pairs:
+            p_pair[p] = None if obs[p] is None else (hits[p] / n_ar if exact else (hits[p] + 1) / (n_ar + 1))
+
+    def pv(i: int, j: int) -> float | None:
+        return 1.0 if i == j else p_pair[(min(i, j), max(i, j))]
+
+    b0 = names.index(baseline)
+    raw = [None if s == b0 else pv(s, b0) for s in range(S)]
+    adj = holm(raw)
+    all_adj = dict(zip(pairs, holm([p_pair[p] for p in pairs])))
+
+    # groups: best first; join the current group unless different from its first system
+    order = sorted(range(S), key=lambda s: (points[s][measure] is None, -(points[s][measure] or 0.0), s))
+    group = [0] * S
+    g, leader = 0, None
+    for s in order:
+        if leader is None or (all_adj.get((min(s, leader), max(s, leader))) or 1.0) < alpha:
+            g, leader = g + 1, s
+        group[s] = g
+
+    rows = []
+    for s, n in enumerate(names):
+        row: dict[str, Any] = {"name": n}
+        for k in shown:
+            row[k] = points[s][k]
+            iv = _interval(dists[s][k], points[s][k], level, method, jack[s].get(k))
+            row[f"{k}_ci"] = None if iv is None else list(iv)
+        row["p_value"] = raw[s]
+        row["p_value_holm"] = adj[s]
+        row["significant"] = None if adj[s] is None else adj[s] < alpha
+        row["group"] = group[s]
+        rows.append(row)
+    sig = reports[baseline].signature + f"|test:{test}|n:{resamples}|seed:{seed}|measure:{measure}" \
+        + f"|ci:{method}|level:{level:g}|correction:holm"
+    return Comparison(
+        signature=sig, test=test, resamples=resamples, seed=seed, baseline=baseline, measure=measure,
+        method=method, level=level, alpha=alpha, measures=shown, systems=tuple(rows),
+        pairwise={names[i]: {names[j]: pv(i, j) for j in range(S)} for i in range(S)},
+    )
