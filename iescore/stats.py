@@ -416,13 +416,12 @@ def _interval(dist: np.ndarray, point: float | None, level: float, method: str,
     """The ``level`` interval of a bootstrap distribution (NaN resamples left out):
     percentile (numpy's linear interpolation), or BCa (Efron 1987) with the bias from the
     share of resamples below the point (ties count half) and the acceleration from the
-    leave-one-document-out jackknife ``jack``. A distribution of one value is that point."""
+    leave-one-document-out jackknife ``jack``. A distribution of one value gives that
+    point (all quantiles are equal; BCa's bias and acceleration are then 0)."""
     v = dist[~np.isnan(dist)]
     if len(v) == 0:
         return None
     lo_q, hi_q = (1 - level) / 2, 1 - (1 - level) / 2
-    if v.min() == v.max():
-        return float(v[0]), float(v[0])
     if method == "bca":
         if point is None:
             return None

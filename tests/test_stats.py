@@ -304,3 +304,14 @@ def test_cli_compare_table_and_errors(tmp_path, capsys):
     code = main(["compare", gold, a, "--baseline", "nope"])
     _, err = capsys.readouterr()
     assert code == 2 and "unknown --baseline 'nope'" in err
+
+
+def test_weighted_average_weights_by_reference_items_not_tp_plus_fn():
+    # overlap rule, any-match: one predicted PER span covers two reference PERs: PER tp 1 (the
+    # prediction), fn 0, but 2 reference items; LOC missed (F1 0, 1 item).
+    # weighted F1 = (2 * 1 + 1 * 0) / 3 = 2/3 (tp + fn as weights would give 1/2)
+    r = iescore.score_tags(reference=[["B-PER", "B-PER", "O", "B-LOC"]], prediction=[["B-PER", "I-PER", "O", "O"]],
+                           rule="O(1,1)", average="weighted")
+    assert stats.resample_measures(r, np.ones((1, 1)))["f1"] == [2 / 3]
+    # drawn twice: the same weights doubled
+    assert stats.resample_measures(r, np.array([[2]]))["weighted_f1"] == [2 / 3]
