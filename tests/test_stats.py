@@ -253,7 +253,7 @@ def test_groups_and_holm_over_several_systems():
     # Holm over two comparisons: 2/301
     assert rows["good"]["p_value"] == 1 / 301 and rows["good"]["p_value_holm"] == 2 / 301
     assert rows["good"]["group"] == rows["good2"]["group"] == 1 and rows["bad"]["group"] == 2
-    assert c.pairwise["good"]["good2"] == 1.0
+    assert c.pairwise["good vs good2"] == 1.0  # tested for the group: identical systems
 
 
 def test_compare_refuses_different_references():
