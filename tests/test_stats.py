@@ -315,3 +315,37 @@ def test_weighted_average_weights_by_reference_items_not_tp_plus_fn():
     assert stats.resample_measures(r, np.ones((1, 1)))["f1"] == [2 / 3]
     # drawn twice: the same weights doubled
     assert stats.resample_measures(r, np.array([[2]]))["weighted_f1"] == [2 / 3]
+
+
+def _identity(report):
+    """The measures of the resample that takes every document once, and the report's own."""
+    got = {k: v[0] for k, v in stats.resample_measures(report, np.ones((1, len(report.doc_ids)))).items()}
+    return got, stats._point(report)
+
+
+def test_every_document_once_with_per_t_unit_weights():
+    # TS counts weighted per token and separator (the report keeps them as floats per cell)
+    D, S = iescore.Document, iescore.Span
+    ref = [D("a", ("John", "Smith", "met", "Ann"), (S("PER", 0, 2), S("PER", 3, 4)),
+             token_weights=(1, 2, 0.5, 1), separator_weights=(1, 0.25, 3)),
+           D("b", ("in", "Paris", "today"), (S("LOC", 1, 2),), token_weights=(0.5, 0.5, 2), separator_weights=(1, 1))]
+    pred = [[S("PER", 0, 1), S("PER", 3, 4)], [S("LOC", 1, 3)]]
+    r = iescore.score(reference=ref, prediction=pred, average="macro")
+    assert r.ts_cells is not None
+    got, want = _identity(r)
+    assert want["ts_f1_macro"] is not None
+    assert {k: v for k, v in want.items() if not same(v, got[k])} == {}
+
+
+def test_every_document_once_with_templates():
+    T = iescore.Template
+    ref = [T("1", {"PERP": ("the gang",), "TARGET": ("the bank", "a car")}), T("2", {"PERP": ("rebels",)})]
+    pred = [T("1", {"PERP": ("the gang",), "TARGET": ("a car", "a bus")}), T("2", {"TARGET": ("rebels",)})]
+    r = iescore.score_templates(reference=ref, prediction=pred, average="weighted")
+    got, want = _identity(r)
+    assert "ts_f1_macro" not in want and "token_accuracy" not in want  # no t-units, no tags
+    assert {k: v for k, v in want.items() if not same(v, got[k])} == {}
+    # template 1 twice: PERP tp 2; TARGET tp 2 ("a car"), fp 2 ("a bus"), fn 2 ("the bank"):
+    # micro P = 4/6, R = 4/6
+    m = stats.resample_measures(r, np.array([[2, 0]]))
+    assert m["micro_precision"] == [4 / 6] and m["micro_recall"] == [4 / 6]
