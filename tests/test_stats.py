@@ -349,3 +349,33 @@ def test_every_document_once_with_templates():
     # micro P = 4/6, R = 4/6
     m = stats.resample_measures(r, np.array([[2, 0]]))
     assert m["micro_precision"] == [4 / 6] and m["micro_recall"] == [4 / 6]
+
+
+def test_student_t_quantiles_from_the_table():
+    # two-sided 95% critical values of Student's t (any statistics table): df 1, 2, 4, 9, 30
+    for df, t in ((1, 12.706), (2, 4.303), (4, 2.776), (9, 2.262), (30, 2.042)):
+        assert round(stats.t_quantile(0.975, df), 3) == t
+    assert round(stats.t_quantile(0.95, 3), 3) == 2.353
+
+
+def test_folds_any_measure():
+    # fold 1: PER found, LOC missed -> F1 2/3, macro F1 (1 + 0)/2 = 1/2, f1[LOC] 0
+    # fold 2: PER found, spurious LOC -> F1 2/3, macro F1 (1 + 0)/2 = 1/2, f1[LOC] 0
+    # fold 3: PER found only -> F1 1, macro F1 1 (one label), f1[LOC] absent
+    f1 = iescore.score_tags(reference=[["B-PER", "B-LOC"]], prediction=[["B-PER", "O"]])
+    f2 = iescore.score_tags(reference=[["B-PER", "O"]], prediction=[["B-PER", "B-LOC"]])
+    f3 = iescore.score_tags(reference=[["B-PER"]], prediction=[["B-PER"]])
+    s = stats.folds([f1, f2, f3], measures=["f1", "macro_f1", "f1[LOC]", "f1[PER]", "ts_f1_macro"])
+    f = s.stats["f1"]
+    # mean (2/3 + 2/3 + 1)/3 = 7/9; sd = sqrt((2 (1/9)^2 + (2/9)^2) / 2) = sqrt(1/27)
+    assert f["mean"] == pytest.approx(7 / 9) and f["sd"] == pytest.approx(math.sqrt(1 / 27)) and f["n"] == 3
+    h = 4.302653 * math.sqrt(1 / 27) / math.sqrt(3)  # t(0.975, 2) = 4.302653
+    assert f["ci"] == pytest.approx([7 / 9 - h, 7 / 9 + h], abs=1e-6)
+    assert s.stats["macro_f1"]["mean"] == pytest.approx(2 / 3)  # (1/2 + 1/2 + 1)/3
+    assert s.stats["f1[LOC]"]["n"] == 2 and s.stats["f1[LOC]"]["mean"] == 0.0 and s.stats["f1[LOC]"]["ci"] == [0.0, 0.0]
+    assert s.stats["f1[PER]"]["ci"] == [1.0, 1.0]  # constant across folds: a point
+    # TS-F1^M: fold 1 PER 1, LOC 0 -> 1/2; fold 2 the same; fold 3: 1 -> mean 2/3
+    assert s.stats["ts_f1_macro"]["mean"] == pytest.approx(2 / 3)
+    assert s.to_dict()["signature"].endswith("|folds:3|ci:t|level:0.95")
+    with pytest.raises(iescore.ConfigError, match="fold #1"):
+        stats.folds([f1, iescore.score_tags(reference=[["B-PER"]], prediction=[["B-PER"]], beta=2.0)])
