@@ -94,9 +94,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="document boundaries: -DOCSTART- lines, sentences, or auto")
     f.add_argument("--json", action="store_true", help="print one JSON object")
     sub.add_parser("metric-path", help="print the folder to pass to evaluate.load (the iescore metric)")
-    from .stats import add_compare_parser  # iescore compare (iescore/stats.py)
+    from .stats import add_stats_parsers  # iescore compare, iescore agree (iescore/stats.py)
 
-    add_compare_parser(sub, sc)
+    add_stats_parsers(sub, sc)
     return parser
 
 
@@ -141,10 +141,10 @@ def _main(argv: Sequence[str] | None) -> int:
 
         print(PATH)
         return 0
-    if args.command == "compare":
-        from .stats import main_compare
+    if args.command in ("compare", "agree"):
+        from .stats import main_stats
 
-        return main_compare(args)
+        return main_stats(args)
     if args.command == "score":
         if args.example:
             if args.file:

@@ -86,6 +86,14 @@ __all__ = [
     "folds",
     "FoldSummary",
     "t_quantile",
+    "agreement",
+    "Agreement",
+    "cohen_kappa",
+    "fleiss_kappa",
+    "main_agree",
+    "main_stats",
+    "add_stats_parsers",
+    "format_agreement",
 ]
 
 METHODS = ("percentile", "bca")
@@ -800,10 +808,45 @@ def compare(reports: Mapping[str, Report], *, baseline: str | None = None, test:
 _COPIED_GROUPS = ("evaluation model", "input and output")
 
 
+def _copy_options(cp: Any, score_parser: Any) -> None:
+    """Give ``cp`` the evaluation and input options of ``score_parser`` (the option
+    objects are shared, as argparse's ``parents=`` shares them)."""
+    for group in score_parser._action_groups:  # argparse has no public accessor for a group's options
+        if group.title in _COPIED_GROUPS:
+            g = cp.add_argument_group(group.title)
+            for action in group._group_actions:
+                g._add_action(action)
+            if group.title == "evaluation model":  # these options are the Config's fields
+                cp.set_defaults(config_fields=tuple(a.dest for a in group._group_actions))
+
+
+def add_stats_parsers(sub: Any, score_parser: Any) -> None:
+    """Add ``iescore compare`` and ``iescore agree`` to the subcommands ``sub``, with the
+    evaluation and input options of ``score_parser`` (the ``score`` subcommand's parser);
+    :func:`main_stats` runs them."""
+    add_compare_parser(sub, score_parser)
+    ap = sub.add_parser(
+        "agree",
+        help="inter-annotator agreement: F1 and Cohen's kappa per pair, Fleiss' kappa",
+        description="Each FILE holds one annotator's tags in its last column, the files aligned line by "
+                    "line. Prints, per pair of annotators, the F1 of each as the other's reference and "
+                    "their mean, Cohen's kappa on t-units (tokens and separators), and Fleiss' kappa "
+                    "over all annotators.",
+    )
+    ap.add_argument("annotators", nargs="+", metavar="FILE", help="two or more annotation files")
+    ap.add_argument("--names", help="comma-separated annotator names (default: the shortest distinct path endings)")
+    _copy_options(ap, score_parser)
+    ap.set_defaults(stats_main=main_agree)
+
+
+def main_stats(args: Any) -> int:
+    """Run ``iescore compare`` or ``iescore agree``."""
+    return args.stats_main(args)
+
+
 def add_compare_parser(sub: Any, score_parser: Any) -> Any:
     """Add ``iescore compare`` to the subcommands ``sub``, with the evaluation and input
-    options of ``score_parser`` (the ``score`` subcommand's parser, whose option
-    objects are shared, as argparse's ``parents=`` shares them)."""
+    options of ``score_parser`` (the ``score`` subcommand's parser)."""
     cp = sub.add_parser(
         "compare",
         help="compare systems on one gold file: intervals and paired significance tests",
@@ -828,13 +871,8 @@ def add_compare_parser(sub: Any, score_parser: Any) -> Any:
                    help="comma-separated measures shown; the first is tested (e.g. macro_f1,f1[PER],ser,ts_f1_macro), "
                         "or 'all'")
     t.add_argument("--names", help="comma-separated system names (default: the shortest distinct path endings)")
-    for group in score_parser._action_groups:  # argparse has no public accessor for a group's options
-        if group.title in _COPIED_GROUPS:
-            g = cp.add_argument_group(group.title)
-            for action in group._group_actions:
-                g._add_action(action)
-            if group.title == "evaluation model":  # these options are the Config's fields
-                cp.set_defaults(config_fields=tuple(a.dest for a in group._group_actions))
+    _copy_options(cp, score_parser)
+    cp.set_defaults(stats_main=main_compare)
     return cp
 
 
@@ -1023,3 +1061,162 @@ def folds(reports: Sequence[Report], *, measures: Sequence[str] | None = None, l
         out[m] = {"mean": mean, "sd": sd, "n": n, "ci": ci, "values": [p.get(m) for p in points]}
     sig = cfg.signature() + f"|folds:{len(reports)}|ci:t|level:{level:g}"
     return FoldSummary(signature=sig, folds=len(reports), level=level, stats=out)
+
+
+# --- inter-annotator agreement --------------------------------------------------------
+
+def _t_unit_categories(report: Report, side: str, names: Sequence[str]) -> np.ndarray:
+    """The category of every t-unit (tokens, then separators) of one side of a report:
+    1 + the index in ``names`` of the label of the span that covers it (a separator is
+    covered when both its tokens are in the span), 0 for none."""
+    items = report.reference if side == "reference" else report.prediction
+    tok = report.table.doc_tokens
+    if tok is None:
+        raise InputError("agreement on t-units needs tokens (templates have none)")
+    tok = tok.astype(np.int64)
+    toff = np.concatenate([[0], np.cumsum(tok)])
+    soff = np.concatenate([[0], np.cumsum(np.maximum(tok - 1, 0))])
+    cats = np.zeros(int(toff[-1] + soff[-1]), dtype=np.int64)
+    code = np.array([1 + list(names).index(lab) for lab in report.labels], dtype=np.int64)
+    for d, lab, s, e in zip(items.doc.tolist(), items.label.tolist(), items.start.tolist(), items.end.tolist()):
+        cats[toff[d] + s: toff[d] + e] = code[lab]
+        if e - s > 1:
+            cats[toff[-1] + soff[d] + s: toff[-1] + soff[d] + e - 1] = code[lab]
+    return cats
+
+
+def cohen_kappa(x: np.ndarray, y: np.ndarray) -> float | None:
+    """Cohen's kappa of two raters' categories (``None`` when chance agreement is 1).
+
+    >>> cohen_kappa(np.array([0, 0, 1, 1]), np.array([0, 1, 1, 1]))  # po 3/4, pe 1/2*1/4 + 1/2*3/4
+    0.5
+    """
+    n = len(x)
+    if n == 0:
+        return None
+    k = int(max(x.max(), y.max())) + 1
+    po = float(np.sum(x == y)) / n
+    pe = float(np.sum(np.bincount(x, minlength=k) * np.bincount(y, minlength=k))) / (n * n)
+    return None if pe == 1 else (po - pe) / (1 - pe)
+
+
+def fleiss_kappa(cats: np.ndarray) -> float | None:
+    """Fleiss' kappa of ``(raters, units)`` categories (``None`` when chance agreement is 1).
+
+    >>> round(fleiss_kappa(np.array([[0, 1], [0, 1], [0, 0]])), 12)  # P = (1, 1/3), P_e = (4/6)^2 + (2/6)^2
+    0.25
+    """
+    r, n = cats.shape
+    if n == 0 or r < 2:
+        return None
+    k = int(cats.max()) + 1
+    counts = np.zeros((n, k), dtype=np.int64)
+    for row in cats:
+        counts[np.arange(n), row] += 1
+    P = (np.sum(counts * counts, axis=1) - r) / (r * (r - 1))
+    p = counts.sum(axis=0) / (n * r)
+    pe = float(np.sum(p * p))
+    return None if pe == 1 else (float(P.mean()) - pe) / (1 - pe)
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """Inter-annotator agreement (plain data): per pair of annotators the F1 of each as
+    the reference of the other (``f1_ab``: ``a`` the reference), their mean ``f1`` (the
+    two are equal under one-to-one counting) and Cohen's kappa on t-units (tokens and
+    separators, categories: the covering span's label or none); over all annotators
+    Fleiss' kappa on the same t-units."""
+
+    signature: str
+    annotators: tuple[str, ...]
+    pairs: tuple[Mapping[str, Any], ...]
+    fleiss_kappa: float | None
+    t_units: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"signature": self.signature, "annotators": list(self.annotators), "t_units": self.t_units,
+                "pairs": [dict(p) for p in self.pairs], "fleiss_kappa": self.fleiss_kappa}
+
+
+def _agreement(names: Sequence[str], pair: Any) -> Agreement:
+    if len(names) < 2 or len(set(names)) != len(names):
+        raise ConfigError(f"agreement needs two or more distinct annotators; got {list(names)!r}")
+    reports = {(a, b): pair(a, b) for a in names for b in names if a != b}
+    labels = sorted(set().union(*(r.labels for r in reports.values())))
+    rows = []
+    for a, b in itertools.combinations(names, 2):
+        ab, ba = reports[(a, b)], reports[(b, a)]
+        x = _t_unit_categories(ab, "reference", labels)
+        y = _t_unit_categories(ab, "prediction", labels)
+        f = None if ab.f1 is None or ba.f1 is None else (ab.f1 + ba.f1) / 2
+        rows.append({"a": a, "b": b, "f1": f, "f1_ab": ab.f1, "f1_ba": ba.f1, "kappa": cohen_kappa(x, y)})
+    first = names[0]
+    cats = [_t_unit_categories(reports[(first, names[1])], "reference", labels)]
+    cats += [_t_unit_categories(reports[(first, b)], "prediction", labels) for b in names[1:]]
+    r0 = reports[(first, names[1])]
+    return Agreement(signature=r0.config.signature() + "|agree:f1,kappa:t-units", annotators=tuple(names),
+                     pairs=tuple(rows), fleiss_kappa=fleiss_kappa(np.stack(cats)), t_units=len(cats[0]))
+
+
+def agreement(annotations: Mapping[str, Sequence[Sequence[str]]], **options: Any) -> Agreement:
+    """Agreement of annotators' tag sequences (name -> one tag sequence per document, the
+    same documents and tokens for all), scored with ``options`` as
+    :func:`iescore.score_tags` takes them (any rule, counting, scheme...).
+
+    Example (A and B agree on PER; only A tags the LOC):
+        >>> a = agreement({"A": [["B-PER", "O", "B-LOC"]], "B": [["B-PER", "O", "O"]]})
+        >>> p = a.pairs[0]
+        >>> p["f1_ab"], p["f1_ba"], round(p["kappa"], 12)
+        (0.6666666666666666, 0.6666666666666666, 0.583333333333)
+
+    (t-units: 3 tokens and 2 separators, A: PER O LOC | O O, B: PER O O | O O: p_o = 4/5,
+    p_e = 3/5 * 4/5 + 1/5 * 1/5 = 13/25, kappa = (20 - 13)/(25 - 13) = 7/12.)
+    """
+    from .scorer import score_tags
+
+    def pair(a: str, b: str) -> Report:
+        return score_tags(reference=annotations[a], prediction=annotations[b], **options)
+
+    return _agreement(list(annotations), pair)
+
+
+def format_agreement(ag: Agreement) -> str:
+    """The agreement as text: one line per pair, then Fleiss' kappa."""
+    lines = [f"{'a':<20} {'b':<20} {'F1':>7} {'F1(a ref)':>9} {'F1(b ref)':>9} {'kappa':>7}"]
+    for p in ag.pairs:
+        lines.append(f"{p['a']:<20} {p['b']:<20} {_pct(p['f1']):>7} {_pct(p['f1_ab']):>9} "
+                     f"{_pct(p['f1_ba']):>9} {'n/a' if p['kappa'] is None else format(p['kappa'], '.4f'):>7}")
+    fk = "n/a" if ag.fleiss_kappa is None else f"{ag.fleiss_kappa:.4f}"
+    lines.append(f"Fleiss' kappa ({len(ag.annotators)} annotators, {ag.t_units} t-units: tokens and separators): {fk}")
+    lines.append(f"signature: {ag.signature}")
+    return "\n".join(lines)
+
+
+def main_agree(args: Any) -> int:
+    """Run ``iescore agree`` on parsed ``args`` (exit status 0, or 2 on bad input)."""
+    import json
+    import sys
+
+    from .io.conll import read_conll
+    from .scorer import Scorer
+
+    paths = list(args.annotators)
+    try:
+        names = args.names.split(",") if args.names else _short_names(paths)
+        if len(names) != len(paths) or len(set(names)) != len(names):
+            raise ConfigError(f"--names needs {len(paths)} distinct names; got {args.names!r}")
+        path = dict(zip(names, paths))
+        cfg = _config_from(args)
+
+        def pair(a: str, b: str) -> Report:
+            scorer = Scorer(cfg)
+            scorer.add_batch(read_conll(path[a], path[b], encoding=args.encoding, documents=args.documents))
+            return scorer.report()
+
+        ag = _agreement(names, pair)
+    except (ConfigError, InputError) as exc:
+        print(f"iescore: error: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(ag.to_dict(), indent=2) if args.json else format_agreement(ag))
+    sys.stdout.flush()
+    return 0

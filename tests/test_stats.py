@@ -379,3 +379,46 @@ def test_folds_any_measure():
     assert s.to_dict()["signature"].endswith("|folds:3|ci:t|level:0.95")
     with pytest.raises(iescore.ConfigError, match="fold #1"):
         stats.folds([f1, iescore.score_tags(reference=[["B-PER"]], prediction=[["B-PER"]], beta=2.0)])
+
+
+def test_agreement_two_and_three_annotators_by_hand():
+    A = [["B-PER", "O", "B-LOC"]]
+    B = [["B-PER", "O", "O"]]
+    C = [["B-PER", "O", "B-LOC"]]
+    ag = stats.agreement({"A": A, "B": B, "C": C})
+    rows = {(p["a"], p["b"]): p for p in ag.pairs}
+    # A vs B: PER agreed, LOC only in A: F1 = 2/(2+1) = 2/3 both ways.
+    # t-units (3 tokens, 2 separators) A: PER O LOC | O O; B: PER O O | O O: p_o = 4/5,
+    # p_e = 3/5 * 4/5 + 1/5 * 1/5 = 13/25 -> kappa = (20 - 13)/(25 - 13) = 7/12
+    assert rows[("A", "B")]["f1"] == 2 / 3 and rows[("A", "B")]["kappa"] == pytest.approx(7 / 12)
+    assert rows[("A", "C")]["f1"] == 1.0 and rows[("A", "C")]["kappa"] == 1.0
+    # Fleiss over A, B, C: unit agreement P = 1, 1, 1/3 (LOC, O, LOC), 1, 1 -> mean 13/15;
+    # pooled: PER 3/15, LOC 2/15, O 10/15 -> P_e = 113/225; kappa = (195 - 113)/(225 - 113) = 82/112
+    assert ag.fleiss_kappa == pytest.approx(82 / 112)
+    assert ag.t_units == 5
+    # two annotators: P = 4/5; pooled PER 2/10, LOC 1/10, O 7/10 -> P_e = 54/100; (80 - 54)/(100 - 54)
+    assert stats.agreement({"A": A, "B": B}).fleiss_kappa == pytest.approx(26 / 46)
+
+
+def test_agreement_is_scored_under_any_rule():
+    # A: PER over tokens 0-1; B: PER over token 0 only. exact: F1 0; overlap O(1,1): F1 1
+    A = [["B-PER", "I-PER", "O"]]
+    B = [["B-PER", "O", "O"]]
+    assert stats.agreement({"A": A, "B": B}).pairs[0]["f1"] == 0.0
+    assert stats.agreement({"A": A, "B": B}, rule="O(1,1)").pairs[0]["f1"] == 1.0
+    # t-units: A PER PER O | PER O ; B PER O O | O O: p_o = 3/5; A: PER 3/5, O 2/5; B: PER 1/5,
+    # O 4/5: p_e = 3/5*1/5 + 2/5*4/5 = 11/25; kappa = (15 - 11)/(25 - 11) = 2/7
+    assert stats.agreement({"A": A, "B": B}).pairs[0]["kappa"] == pytest.approx(2 / 7)
+
+
+def test_cli_agree(tmp_path, capsys):
+    a = _conll(tmp_path, "a", [["B-PER", "O", "B-LOC"]])
+    b = _conll(tmp_path, "b", [["B-PER", "O", "O"]])
+    code = main(["agree", a, b, "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    d = json.loads(out)
+    assert d["annotators"] == ["a", "b"] and d["pairs"][0]["kappa"] == pytest.approx(7 / 12)
+    code = main(["agree", a])
+    _, err = capsys.readouterr()
+    assert code == 2 and "two or more" in err
