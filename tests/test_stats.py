@@ -422,3 +422,13 @@ def test_cli_agree(tmp_path, capsys):
     code = main(["agree", a])
     _, err = capsys.readouterr()
     assert code == 2 and "two or more" in err
+
+
+def test_agreement_f1_is_the_mean_of_both_directions():
+    # overlap rule, any-match. A: PER(0), PER(1), LOC(3); B: PER(0-2).
+    # A the reference: B's PER hits (tp 1, fp 0), A's LOC missed (fn 1): F1 = 2/(2+1) = 2/3.
+    # B the reference: A's two PERs hit (tp 2), A's LOC spurious (fp 1), fn 0: F1 = 4/5.
+    ag = stats.agreement({"A": [["B-PER", "B-PER", "O", "B-LOC"]], "B": [["B-PER", "I-PER", "O", "O"]]},
+                         rule="O(1,1)")
+    p = ag.pairs[0]
+    assert p["f1_ab"] == 2 / 3 and p["f1_ba"] == 4 / 5 and p["f1"] == pytest.approx(11 / 15)
