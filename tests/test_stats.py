@@ -432,3 +432,21 @@ def test_agreement_f1_is_the_mean_of_both_directions():
                          rule="O(1,1)")
     p = ag.pairs[0]
     assert p["f1_ab"] == 2 / 3 and p["f1_ba"] == 4 / 5 and p["f1"] == pytest.approx(11 / 15)
+
+
+def test_cli_compare_on_conll2003_systems(data, capsys):
+    # the shared task's published F1 on eng.testb (Tjong Kim Sang & De Meulder 2003, Table 5):
+    # Florian et al. 88.76, Chieu & Ng 88.31
+    gold = str(data / "conll2003-eng" / "eng.testb")
+    res = data / "conll2003-shared-task-outputs" / "results"
+    code = main(["compare", gold, str(res / "florian" / "eng.testb"), str(res / "chieu" / "eng.testb"),
+                 "--resamples", "200", "--json", "--measures", "f1,macro_f1,ser"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    d = json.loads(out)
+    rows = {s["name"]: s for s in d["systems"]}
+    assert round(100 * rows["florian/eng.testb"]["f1"], 2) == 88.76
+    assert round(100 * rows["chieu/eng.testb"]["f1"], 2) == 88.31
+    lo, hi = rows["chieu/eng.testb"]["f1_ci"]
+    assert lo < rows["chieu/eng.testb"]["f1"] < hi
+    assert 0 < rows["chieu/eng.testb"]["p_value"] <= 1 and d["baseline"] == "florian/eng.testb"
