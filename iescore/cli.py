@@ -94,6 +94,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="document boundaries: -DOCSTART- lines, sentences, or auto")
     f.add_argument("--json", action="store_true", help="print one JSON object")
     sub.add_parser("metric-path", help="print the folder to pass to evaluate.load (the iescore metric)")
+    from .stats import add_stats_parsers  # iescore compare, iescore agree (iescore/stats.py)
+
+    add_stats_parsers(sub, sc)
     return parser
 
 
@@ -138,6 +141,10 @@ def _main(argv: Sequence[str] | None) -> int:
 
         print(PATH)
         return 0
+    if args.command in ("compare", "agree"):
+        from .stats import main_stats
+
+        return main_stats(args)
     if args.command == "score":
         if args.example:
             if args.file:
