@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 
 from . import __version__
 from .errors import ConfigError, choices
-from .schemes import SCHEMES, get_scheme
+from .decode.tables import SCHEMES, get_scheme
 from .text import MISALIGNED
 
 __all__ = [

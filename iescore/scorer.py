@@ -46,7 +46,7 @@ from .ids import IdRegistry, NumberedIds, check_unique, concat_ids, string_hash
 from .measures import FIELDS
 from .model import Document, Span, Template
 from .report import ItemTable, Report
-from .schemes import (
+from .decode import (
     PAIR_TAGS,
     PairChunks,
     Scheme,
@@ -111,7 +111,7 @@ def tagged_batch(
     documents of different lengths are errors naming the document and position."""
     from itertools import chain
 
-    from .schemes import flatten
+    from .decode import flatten
 
     reference, prediction = _sequences(reference, "reference"), _sequences(prediction, "prediction")
     if len(reference) != len(prediction):

@@ -44,7 +44,7 @@ import sys
 import numpy as np
 
 from ..errors import ConfigError, InputError, choices, warn
-from ..schemes import TagArrays, Vocabulary
+from ..decode import TagArrays, Vocabulary
 from ..scorer import TaggedBatch
 
 __all__ = ["read_conll", "read_lines"]
