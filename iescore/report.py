@@ -29,9 +29,9 @@ from typing import Any
 
 import numpy as np
 
-from .cells import CellTable
+from .cells import CellTable, column_sums
 from .config import Config
-from .engine import STATUS_NAMES, TS_FIELDS, column_sums
+from .match.units import STATUS_NAMES
 from .measures import (
     Counts,
     f_beta,
@@ -42,6 +42,7 @@ from .measures import (
     slot_error_rate,
     ts_measures,
 )
+from .ts import TS_FIELDS
 
 __all__ = ["Report", "ItemTable", "aggregate"]
 

@@ -25,22 +25,17 @@ import numpy as np
 
 from .cells import CellTable
 from .config import PREPARATION, Config, get_normaliser
-from .engine import (
+from .match import (
     SPAN_FIELDS,
-    TS_CELL_FIELDS,
-    TS_FIELDS,
     Units,
     ao_pairs,
     cell_index,
-    check_multi_instance,
     collapse,
     count,
     exact_disjoint,
     obd_pairs,
-    ts_counts,
-    ts_weighted,
-    unit_totals,
 )
+from .ts import TS_CELL_FIELDS, TS_FIELDS, check_multi_instance, ts_counts, ts_weighted, unit_totals
 from .errors import ConfigError, InputError, choices, warn
 from .ids import IdRegistry, NumberedIds, check_unique, concat_ids, string_hash
 from .measures import FIELDS
@@ -658,7 +653,7 @@ def _token_sums(ref: np.ndarray, pred: np.ndarray, o_id: int, starts: np.ndarray
 def _decode_both(
     batch: TaggedBatch, scheme: Scheme, cfg: Config, label_map: np.ndarray | None, labels: list[str]
 ) -> PairChunks | None:
-    """Both sides decoded and matched in one pass (:func:`~iescore.schemes.decode_pair`)
+    """Both sides decoded and matched in one pass (:func:`~iescore.decode.pair.decode_pair`)
     when only exact counts are asked for (``detail="prf"``) and the vocabulary is small;
     else None (each side is then decoded on its own). Under ``repair="strict"`` an
     ill-formed chunk also gives None, so that the one-side decoder reports it. The

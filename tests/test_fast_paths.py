@@ -335,7 +335,7 @@ def test_wide_tag_pair_codes_equal_the_role_table(n_labels):
 @settings(max_examples=100, deadline=None)
 @given(st.integers(0, 3000), st.sampled_from([(1,), (3,), (4, 3), (2, 15), (300,)]), st.booleans(), st.integers(0, 2**31 - 1))
 def test_column_sums_equal_the_plain_sum(n, rest, strided, seed):
-    from iescore.engine import column_sums
+    from iescore.cells import column_sums
 
     x = np.random.default_rng(seed).integers(-(2**31), 2**31 - 1, size=(n, *rest), dtype=np.int64).astype(np.int32)
     if strided:
@@ -346,7 +346,7 @@ def test_column_sums_equal_the_plain_sum(n, rest, strided, seed):
 
 
 def test_exact_disjoint_counts_by_hand_and_rejects_shared_starts():
-    from iescore.engine import Units, cell_index, exact_disjoint
+    from iescore.match import Units, cell_index, exact_disjoint
 
     def units(rows):
         cols = np.array(rows, dtype=np.int64).T
