@@ -206,7 +206,7 @@ def test_random_streams_equal_one_shot():
 
 @pytest.mark.parametrize("window", [1, 2, 3, 5, 64])
 def test_token_counts_across_windows(monkeypatch, window):
-    from iescore import scorer
+    from iescore.scoring import tags as scorer
 
     rng = random.Random(window)
     alphabet = ["O", "O", "B-A", "I-A", "B-B"]

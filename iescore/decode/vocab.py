@@ -18,7 +18,7 @@ import unicodedata
 import numpy as np
 
 from ..errors import InputError, choices
-from .tables import I, O, PREFIX_LETTERS, Scheme, get_scheme
+from .tables import I, PREFIX_LETTERS, Scheme, get_scheme
 
 
 class _ByteOverflow(Exception):

@@ -45,7 +45,7 @@ import numpy as np
 
 from ..errors import ConfigError, InputError, choices, warn
 from ..decode import TagArrays, Vocabulary
-from ..scorer import TaggedBatch
+from ..scoring.batch import TaggedBatch
 
 __all__ = ["read_conll", "read_lines"]
 
