@@ -1,0 +1,89 @@
+"""The views stage of the pipeline: flat, float-only views of a report for integrations
+(evaluate, Trainer, spaCy).
+
+Integrations that must return floats map undefined values (``None``) through an
+explicit ``zero_division`` (default 0.0, as seqeval does). Keys named ``f1`` hold
+F1 whatever the configured beta; ``f_beta`` keys hold F_beta of the configured beta
+(equal to F1 when beta = 1).
+
+Example:
+    >>> import iescore
+    >>> r = iescore.score_tags(reference=[["B-PER", "O"]], prediction=[["O", "O"]])
+    >>> flat_metrics(r)["f1"], flat_metrics(r)["PER_recall"]
+    (0.0, 0.0)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..report import Report
+
+__all__ = ["as_float", "seqeval_style", "flat_metrics"]
+
+
+def as_float(x: Any, zero_division: float) -> float:
+    """``x`` as a float, with ``None`` (undefined) mapped to ``zero_division``."""
+    return float(zero_division) if x is None else float(x)
+
+
+def _overall(report: Report, d: dict[str, Any], zero_division: float) -> dict[str, float]:
+    av = d["averages"][report.config.average]
+    se = d["slot_errors"]
+    ts = d["ts"] or {}
+    z = zero_division
+    out = {
+        "precision": as_float(av["precision"], z),
+        "recall": as_float(av["recall"], z),
+        "f1": as_float(av["f1"], z),
+        "f_beta": as_float(av["f_beta"], z),
+        "accuracy": as_float(d["token_accuracy"], z),
+    }
+    if se is not None:  # not computed under detail="prf": no key rather than a made-up error rate
+        out.update({k: as_float(se[k], z) for k in ("ser", "err", "e")})
+    out.update({
+        "ts_f1_macro": as_float(ts.get("f1_macro"), z),
+        "ts_f1_micro": as_float(ts.get("f1_micro"), z),
+        "token_f1_macro": as_float(ts.get("token_f1_macro"), z),
+        "micro_f1": as_float(d["averages"]["micro"]["f1"], z),
+        "macro_f1": as_float(d["averages"]["macro"]["f1"], z),
+        "weighted_f1": as_float(d["averages"]["weighted"]["f1"], z),
+    })
+    return out
+
+
+def seqeval_style(report: Report, *, zero_division: float = 0.0) -> dict[str, Any]:
+    """``evaluate``'s seqeval keys (``overall_precision``..., one dict per label with
+    precision/recall/f1/number, exactly seqeval's) plus iescore's ``overall_*`` keys
+    (``overall_f_beta`` among them), the slot counts and the ``signature`` string.
+    Numbers are plain Python floats and ints. Under ``detail="prf"`` the slot errors
+    are not computed and their keys are absent."""
+    d = report.to_dict()
+    out: dict[str, Any] = {}
+    for label, e in d["per_label"].items():
+        out[label] = {
+            "precision": as_float(e["precision"], zero_division),
+            "recall": as_float(e["recall"], zero_division),
+            "f1": as_float(e["f1"], zero_division),
+            "number": int(e["support"]),
+        }
+    out.update({f"overall_{k}": v for k, v in _overall(report, d, zero_division).items()})
+    se = d["slot_errors"]
+    if se is not None:
+        out.update({f"overall_{k}": int(se[k]) for k in ("C", "S", "D", "I")})
+    out["signature"] = report.signature
+    return out
+
+
+def flat_metrics(report: Report, *, zero_division: float = 0.0, per_label: bool = True) -> dict[str, float]:
+    """Flat ``name -> float`` metrics (what a Trainer logs): overall measures, then
+    ``<LABEL>_precision/recall/f1/f_beta/number`` per label (``ser``/``err``/``e`` only
+    when the slot errors were computed, i.e. not under ``detail="prf"``)."""
+    d = report.to_dict()
+    out = _overall(report, d, zero_division)
+    if per_label:
+        for label, e in d["per_label"].items():
+            for k in ("precision", "recall", "f1", "f_beta"):
+                out[f"{label}_{k}"] = as_float(e[k], zero_division)
+            out[f"{label}_number"] = float(e["support"])
+    return out
