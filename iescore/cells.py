@@ -1,4 +1,5 @@
-"""Per-(document, label) counts, stored for the cells that hold an item.
+"""Stage 4 of the pipeline (cells): per-(document, label) counts, stored for the cells
+that hold an item.
 
 A report's counts are per document and per label (SPEC §3). Most documents hold
 one or two of the labels -- a CoNLL sentence averages about 1.1 of its 4 types --

@@ -26,7 +26,7 @@ Example (De Sitter et al. 2004, Example 6, with the papers' 1-based positions):
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from .config import Config
@@ -38,12 +38,6 @@ from .scoring.stream import Scorer
 __all__ = ["Scorer", "score", "score_tags", "score_templates", "TaggedBatch", "tagged_batch"]
 
 
-def _config(config: Config | None, options: Mapping[str, Any]) -> Config:
-    if config is not None:
-        return config.with_(**options) if options else config
-    return Config(**options)
-
-
 def score(
     *,
     reference: Sequence[Document] | Sequence[Template],
@@ -52,7 +46,7 @@ def score(
     **options: Any,
 ) -> Report:
     """Score documents (or OBD templates) in one call. Options as in :class:`Config`."""
-    s = Scorer(_config(config, options))
+    s = Scorer(Config.from_options(config, **options))
     s.add(reference=reference, prediction=prediction)
     return s.report()
 
@@ -77,7 +71,7 @@ def score_tags(
     """
     options = dict(options)
     options.setdefault("scheme", "auto")
-    cfg = _config(config, options)
+    cfg = Config.from_options(config, **options)
     s = Scorer(cfg)
     s.add_tags(reference=reference, prediction=prediction, doc_ids=doc_ids, tokens=tokens)
     return s.report()

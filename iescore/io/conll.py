@@ -1,4 +1,5 @@
-"""CoNLL column files: conlleval's input, or a gold file plus a prediction file.
+"""Before the pipeline (readers), CoNLL column files: conlleval's input, or a gold file
+plus a prediction file.
 
 * One file: every non-blank line has the same number of columns; the last two
   are the gold and the predicted tag (conlleval's input); the first column is

@@ -1,4 +1,5 @@
-"""The span and template paths: Documents (AO) and Templates (OBD) into units, scored.
+"""The start of the pipeline for Documents (AO) and Templates (OBD): their spans and
+fillers as units, then scored.
 
 :func:`_documents_part` checks that predictions fit their reference documents, builds
 both sides' units (with normalised strings where the setting or mode compares

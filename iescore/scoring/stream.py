@@ -1,4 +1,5 @@
-"""The streaming :class:`Scorer`: add batches, merge shards, then report.
+"""Drives the pipeline batch by batch: the streaming :class:`Scorer` (add batches, merge
+shards, then report).
 
 It holds one :class:`~iescore.config.Config` and the parts of the batches added
 (:mod:`iescore.scoring.tags`, :mod:`iescore.scoring.spans`), records how the input
@@ -41,9 +42,7 @@ class Scorer:
     """
 
     def __init__(self, config: Config | None = None, **options: Any) -> None:
-        if config is not None and options:
-            config = config.with_(**options)
-        config = config if config is not None else Config(**options)
+        config = Config.from_options(config, **options)
         if config.unit_weights is not None:  # a digest of the data this scorer is given
             config = config.with_(unit_weights=None)
         self.config = config

@@ -1,4 +1,5 @@
-"""The tag path: a :class:`~iescore.scoring.batch.TaggedBatch` decoded into units, scored.
+"""Stage 1 of the pipeline for tag input, driven: a
+:class:`~iescore.scoring.batch.TaggedBatch` decoded into units, then scored.
 
 :func:`_tags_part` decodes both sides (:mod:`iescore.decode`), numbers the labels
 as the report will, builds the units and hands them to
