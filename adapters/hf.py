@@ -30,7 +30,7 @@ from iescore.config import SUBWORDS
 from iescore.errors import ConfigError, InputError, choices
 from iescore.ids import NumberedIds
 from iescore.model import Document, Span
-from iescore.schemes import TagArrays, Vocabulary, decode_tags
+from iescore.decode import TagArrays, Vocabulary, decode_tags
 from iescore.scorer import Scorer, TaggedBatch
 from iescore.text import char_to_token_span
 

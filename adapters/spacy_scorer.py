@@ -53,7 +53,7 @@ from typing import Any
 
 from iescore.adapters.spacy import score_examples
 
-from iescore.flat import as_float
+from iescore.render.flat import as_float
 
 __all__ = ["make_spans_scorer", "make_templates_scorer", "spacy_scores"]
 

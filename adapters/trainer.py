@@ -31,7 +31,7 @@ from typing import Any
 
 from iescore.adapters.hf import id2label_list, trainer_batch
 
-from iescore.flat import flat_metrics
+from iescore.render.flat import flat_metrics
 from iescore.scorer import Scorer
 
 __all__ = ["ComputeMetrics", "compute_metrics"]

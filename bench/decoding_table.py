@@ -13,7 +13,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from peers import conlleval_chunks, nervaluate_chunks, seqeval_default_chunks, seqeval_strict_chunks
 
 from iescore import IEScoreError
-from iescore.schemes import decode_tags
+from iescore.decode import decode_tags
 
 CASES = [
     ("B-PER I-LOC", "IOB2"),

@@ -166,7 +166,7 @@ def conll_testb(data: Path):
     g, p = sentences(str(data / "conll2003-eng" / "eng.testb"),
                      str(data / "conll2003-shared-task-outputs" / "results" / "florian" / "eng.testb"))
     # IOB1 -> IOB2 so that every tool reads the same chunks
-    from iescore.schemes import decode_tags, encode_spans
+    from iescore.decode import decode_tags, encode_spans
 
     def iob2(seqs):
         out = []

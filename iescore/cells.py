@@ -1,4 +1,5 @@
-"""Per-(document, label) counts, stored for the cells that hold an item.
+"""Stage 4 of the pipeline (cells): per-(document, label) counts, stored for the cells
+that hold an item.
 
 A report's counts are per document and per label (SPEC §3). Most documents hold
 one or two of the labels -- a CoNLL sentence averages about 1.1 of its 4 types --
@@ -28,11 +29,32 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["CellTable", "UNIT_FIELDS"]
+__all__ = ["CellTable", "UNIT_FIELDS", "column_sums"]
 
 UNIT_FIELDS = ("tok_n", "sep_n")  # t-units: per document, the same for every label
 
 _I64 = np.int64
+
+
+def column_sums(x: np.ndarray) -> np.ndarray:
+    """``x.sum(axis=0)`` of an integer array as int64, fast for many short rows
+    (per-document cells): groups of rows are read as one wide row, so the reduction's
+    inner loop is long. The same integers as the plain sum.
+
+    >>> column_sums(np.arange(12, dtype=np.int32).reshape(6, 2)).tolist()
+    [30, 36]
+    """
+    n, rest = x.shape[0], x.shape[1:]
+    k = int(np.prod(rest, dtype=np.int64))
+    if n == 0 or k == 0 or k > 256 or not x.flags.c_contiguous:
+        return x.sum(axis=0, dtype=_I64)
+    g = max(1, 2048 // k)  # rows per wide row
+    m = n // g * g
+    flat = x.reshape(n, k)
+    out = np.add.reduce(flat[:m].reshape(-1, g * k), axis=0, dtype=_I64).reshape(g, k).sum(axis=0)
+    if m < n:
+        out += flat[m:].sum(axis=0, dtype=_I64)
+    return out.reshape(rest)
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""The ``iescore`` command line.
+"""An entry point over the pipeline: the ``iescore`` command line.
 
 ``iescore score FILE [PRED_FILE] [options]`` scores a CoNLL-style file (the last
 two columns are the gold and predicted tags, conlleval's input) or a gold file

@@ -1,4 +1,5 @@
-"""Evaluation options, the matching rule, normalisers and the signature (SPEC §2, §8).
+"""Carried through the whole pipeline: the evaluation options (one :class:`Config`), the
+matching rule, normalisers and the signature (SPEC §2, §8).
 
 Every option that changes a number lives in :class:`Config`; the report's
 signature is derived from it, and :meth:`Config.from_signature` parses it back,
@@ -14,16 +15,17 @@ Example:
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
 import unicodedata
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 
 from . import __version__
 from .errors import ConfigError, choices
-from .schemes import SCHEMES, get_scheme
+from .decode.tables import SCHEMES, get_scheme
 from .text import MISALIGNED
 
 __all__ = [
@@ -370,8 +372,24 @@ class Config:
         return dict(self.supertags)
 
     def with_(self, **changes: object) -> Config:
-        """A copy with some options changed."""
+        """A copy with some options changed (an unknown option name is a
+        :class:`~iescore.errors.ConfigError` that suggests the nearest valid one)."""
+        _check_option_names(changes)
         return replace(self, **changes)  # type: ignore[arg-type]
+
+    @classmethod
+    def from_options(cls, config: Config | None = None, /, **options: object) -> Config:
+        """The one translation of an entry point's ``config=`` and keyword options
+        (:func:`iescore.score`, :class:`iescore.Scorer`, the adapters) into a Config:
+        ``options`` override ``config``'s fields, or the defaults without ``config``.
+
+        >>> Config.from_options(Config(rule="O(1,1)"), counting="one-to-one").signature().split("|")[2:4]
+        ['rule:O(1,1)', 'counting:one-to-one']
+        """
+        if config is not None:
+            return config.with_(**options) if options else config
+        _check_option_names(options)
+        return cls(**options)  # type: ignore[arg-type]
 
     def signature(self, data: Any = None) -> str:
         """The reproducibility signature (SPEC §8); every number is written exactly and
@@ -453,3 +471,14 @@ class Config:
             if key in fields:
                 kw[name] = fields[key]
         return cls(**kw)  # type: ignore[arg-type]
+
+
+def _check_option_names(names: Iterable[str]) -> None:
+    """Raise a ConfigError for the first name that is not a :class:`Config` field,
+    suggesting the nearest valid name (a typo such as ``countng=``)."""
+    valid = [f.name for f in fields(Config)]
+    for name in names:
+        if name not in valid:
+            near = difflib.get_close_matches(name, valid, n=1)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            raise ConfigError(f"unknown option {name!r}{hint}; valid: {choices(valid)}")

@@ -1,4 +1,4 @@
-"""The library's exception types.
+"""Raised at every stage of the pipeline: the library's exception types.
 
 Every error raised on bad input is an :class:`IEScoreError` (a ``ValueError``),
 and its message names what is at fault: the document, the position, the value,

@@ -1,5 +1,5 @@
-"""Document ids: numbered ranges that never become strings, duplicate checks, and
-the order-independent digest of a report's reference data.
+"""Beside the pipeline (inputs and report), document ids: numbered ranges that never
+become strings, duplicate checks, and the order-independent digest of a report's reference data.
 
 Tag input without explicit ids numbers its documents ``"0"``, ``"1"``, ... (one
 per sentence for CoNLL-style lists, so hundreds of thousands of them). A

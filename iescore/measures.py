@@ -1,4 +1,5 @@
-"""Sufficient statistics and the measures computed from them (SPEC §4, §6).
+"""Stage 5 of the pipeline (measures): sufficient statistics and the measures computed
+from them (SPEC §4, §6).
 
 :class:`Counts` is the core object: per document and label, the counts that
 every measure needs. Counts add (``a + b``), so micro averages, streaming,

@@ -1,4 +1,5 @@
-"""The immutable report: counts, measures, statuses, confusion table, signature.
+"""The report stage of the pipeline: the immutable report (counts, measures, statuses,
+confusion table, signature), the one object every view reads (:mod:`iescore.render`).
 
 A report is computed once (by :class:`iescore.Scorer` or :func:`iescore.score`);
 its views (``to_dict``, ``format_table``, ``per_label``...) never recompute.
@@ -29,9 +30,9 @@ from typing import Any
 
 import numpy as np
 
-from .cells import CellTable
+from .cells import CellTable, column_sums
 from .config import Config
-from .engine import STATUS_NAMES, TS_FIELDS, column_sums
+from .match.units import STATUS_NAMES
 from .measures import (
     Counts,
     f_beta,
@@ -42,6 +43,9 @@ from .measures import (
     slot_error_rate,
     ts_measures,
 )
+from .render.conlleval import format_conlleval
+from .render.table import format_table
+from .ts import TS_FIELDS
 
 __all__ = ["Report", "ItemTable", "aggregate"]
 
@@ -386,112 +390,15 @@ class Report:
 
     # --- text -----------------------------------------------------------------------
     def format_conlleval(self) -> str:
-        """The conlleval.pl view (version 2004-01-26): byte for byte what conlleval prints
-        for the same chunks, every line ending in a newline.
-
-        ``processed T tokens with N phrases; found: M phrases; correct: C.``; when there
-        are tokens, a line with token accuracy and overall precision, recall and FB1; then
-        one line per type that has an answer or a prediction, with its precision, recall,
-        FB1 and number of predicted chunks. As conlleval prints them: percentages are
-        ``100*correct/found``, FB1 is computed from the two percentages, an undefined value
-        prints as 0.00, type names are sorted and right-aligned in 17 bytes (longer names
-        are not cut; a name is padded by its UTF-8 length), and a type named ``""`` or
-        ``"0"`` with both answers and predictions is listed twice (conlleval's duplicate
-        check takes these names for false).
-
-        Other evaluation models print the report's own counts in the same layout
-        (correct = TP, precision TP/(TP+FP), recall TP/(TP+FN)); input without a token
-        count (spans, templates) counts documents on the first line and has no accuracy.
-
-        Example (gold LOC, predicted PER: LOC has no prediction, PER no answer):
-            >>> import iescore
-            >>> r = iescore.score_tags(reference=[["B-LOC"]], prediction=[["B-PER"]])
-            >>> print(r.format_conlleval(), end="")
-            processed 1 tokens with 1 phrases; found: 1 phrases; correct: 0.
-            accuracy:   0.00%; precision:   0.00%; recall:   0.00%; FB1:   0.00
-                          LOC: precision:   0.00%; recall:   0.00%; FB1:   0.00  0
-                          PER: precision:   0.00%; recall:   0.00%; FB1:   0.00  1
-        """
-        return "".join(line + "\n" for line in self._conlleval_lines())
-
-    def _conlleval_lines(self) -> list[str]:
-        """The lines of :meth:`format_conlleval`, without their newlines."""
-        s = self._summary
-        o = s["overall"]
-
-        def prf(e: dict[str, Any]) -> str:
-            # conlleval's arithmetic: 100*correct/found, 0 when nothing was found; FB1 from those
-            p = 100 * e["tp"] / (e["tp"] + e["fp"]) if e["tp"] + e["fp"] else 0.0
-            r = 100 * e["tp"] / (e["tp"] + e["fn"]) if e["tp"] + e["fn"] else 0.0
-            f = 2 * p * r / (p + r) if p + r else 0.0
-            return f"precision: {p:6.2f}%; recall: {r:6.2f}%; FB1: {f:6.2f}"
-
-        if s["tokens"] is None:
-            lines = [f"{len(self.doc_ids)} documents with {o['support']} phrases; "
-                     f"found: {o['predicted']} phrases; correct: {o['tp']}.", prf(o)]
-        else:
-            lines = [f"processed {s['tokens']} tokens with {o['support']} phrases; "
-                     f"found: {o['predicted']} phrases; correct: {o['tp']}."]
-            if s["tokens"] > 0:
-                assert self.token_counts is not None
-                t = column_sums(self.token_counts)
-                lines.append(f"accuracy: {100 * int(t[1]) / int(t[0]):6.2f}%; {prf(o)}")
-        for lab in sorted(self.labels):
-            e = s["per_label"][lab]
-            if not (e["support"] or e["predicted"]):
-                continue  # conlleval lists the types it has seen
-            pad = " " * max(0, 17 - len(lab.encode("utf-8")))
-            line = f"{pad}{lab}: {prf(e)}  {e['predicted']}"
-            lines += [line, line] if lab in ("", "0") and e["support"] and e["predicted"] else [line]
-        return lines
+        """The conlleval.pl view (:func:`iescore.render.conlleval.format_conlleval`): byte
+        for byte what conlleval (version 2004-01-26) prints for the same chunks."""
+        return format_conlleval(self)
 
     def format_table(self) -> str:
-        """The default table: the conlleval view (:meth:`format_conlleval`), then
-        iescore's lines: the headline average's precision, recall and F1 (and F_beta
-        when beta != 1), the slot errors, the micro/macro/weighted averages of F1 (and
-        of F_beta), the token & separator model, repairs and the signature. Undefined
-        values print as n/a in iescore's lines."""
-        s = self._summary
-        cfg = self.config
-
-        def pct(x: float | None) -> str:
-            return "   n/a" if x is None else f"{100 * x:6.2f}"
-
-        # F_beta's name: F2 for an integer beta, else F_beta with the beta stated
-        whole = float(cfg.beta).is_integer()
-        fb = f"F{int(cfg.beta)}" if whole else "F_beta"
-        at = "" if whole else f" (beta={cfg.beta:g})"
-        lines = self._conlleval_lines()
-        av = s["averages"]
-        h = av[cfg.average]
-        head = f"headline ({cfg.average} average): precision {pct(h['precision'])}%; recall {pct(h['recall'])}%; F1 {pct(h['f1'])}%"
-        lines.append(head if cfg.beta == 1 else f"{head}; {fb}{at} {pct(h['f_beta'])}%")
-        se = s["slot_errors"]
-        if se is not None:
-            e_name = "E" if cfg.alpha == 0.5 else f"E(alpha={cfg.alpha:g})"
-            lines.append(
-                f"slot errors: C={se['C']} S={se['S']} D={se['D']} I={se['I']} (N={se['N']}, M={se['M']}); "
-                f"SER: {pct(se['ser'])}%; ERR: {pct(se['err'])}%; {e_name}: {pct(se['e'])}%"
-            )
-        for f, name in [("f1", "F1")] + ([] if cfg.beta == 1 else [("f_beta", f"{fb}{at}")]):
-            lines.append(
-                f"averages {name}: micro {pct(av['micro'][f])}%; macro {pct(av['macro'][f])}%; "
-                f"weighted {pct(av['weighted'][f])}%"
-            )
-        ts = s["ts"]
-        if ts is None:
-            lines.append(f"token & separator: unavailable ({self.ts_error})")
-        else:
-            for f, name, where in [("f1", "F1", "")] + ([] if cfg.beta == 1 else [("f_beta", fb, at)]):
-                lines.append(
-                    f"token & separator{where}: TS-{name}^M {pct(ts[f + '_macro'])}%; "
-                    f"TS-{name}^mu {pct(ts[f + '_micro'])}%; T-{name}^M {pct(ts['token_' + f + '_macro'])}%"
-                )
-        for side, rep in s["repairs"].items():
-            if any(rep.values()):
-                lines.append(f"{side}: " + ", ".join(f"{k} {v}" for k, v in rep.items()))
-        lines.append(f"signature: {self.signature}")
-        return "\n".join(lines)
+        """The default table (:func:`iescore.render.table.format_table`): the conlleval view,
+        then iescore's lines (headline average, slot errors, averages, TS model, repairs,
+        signature)."""
+        return format_table(self)
 
     def __str__(self) -> str:
         return self.format_table()

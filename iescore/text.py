@@ -1,4 +1,5 @@
-"""Raw text to tokens, and character spans to token spans.
+"""Before the pipeline (input preparation): raw text to tokens, and character spans
+to token spans.
 
 Adapters meet spans given as character offsets (spaCy's ``start_char``, Hugging
 Face pipelines' ``start``/``end``, inline tags). They map them to the tokens of

@@ -19,7 +19,7 @@ import evaluate
 import iescore
 from iescore import Document, Scorer, Span
 from iescore.errors import choices
-from iescore.flat import seqeval_style
+from iescore.render.flat import seqeval_style
 
 _CITATION = """\
 @inproceedings{desitter2004formal,

@@ -181,7 +181,7 @@ def predict_phase(model_path: Path, sentences: list[tuple[str, ...]]) -> list[li
 def spacy_system(data: Path, out: Path, quick: bool) -> tuple[list[Document], list[list[Span]], dict[str, Any]]:
     """Train a small spaCy NER on eng.train (bounded) and predict eng.testb, each phase measured
     in a fresh process (``run_phase``)."""
-    from iescore.schemes import decode_tags
+    from iescore.decode import decode_tags
 
     def sentences(path: Path, limit: int | None) -> list[Sentence]:
         batch = read_conll(str(path), str(path))  # the gold column twice: we only need gold

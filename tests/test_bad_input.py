@@ -21,7 +21,7 @@ from iescore import InputError, Scorer, Span, Template, score_tags
 from iescore.cli import main
 from iescore.errors import IEScoreError, IEScoreWarning
 from iescore.io.conll import read_conll, read_lines
-from iescore.schemes import decode_tags
+from iescore.decode import decode_tags
 
 
 def run(capsys, *argv):

@@ -16,7 +16,7 @@ evaluate = require("evaluate")
 import iescore.metric_card as card
 
 from iescore import Scorer
-from iescore.flat import seqeval_style
+from iescore.render.flat import seqeval_style
 from iescore.io.conll import read_conll
 
 

@@ -12,10 +12,11 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from iescore import Scorer, score_tags
-from iescore import schemes as sch
+from iescore.decode import decoder as sch
+from iescore.decode import pair
 from iescore.errors import InputError
 from iescore.ids import IdRegistry, NumberedIds
-from iescore.schemes import SCHEMES, Vocabulary, decode_arrays, flatten
+from iescore.decode import SCHEMES, Vocabulary, decode_arrays, flatten
 
 
 def _chunks(c):
@@ -205,7 +206,7 @@ def test_random_streams_equal_one_shot():
 
 @pytest.mark.parametrize("window", [1, 2, 3, 5, 64])
 def test_token_counts_across_windows(monkeypatch, window):
-    from iescore import scorer
+    from iescore.scoring import tags as scorer
 
     rng = random.Random(window)
     alphabet = ["O", "O", "B-A", "I-A", "B-B"]
@@ -334,7 +335,7 @@ def test_wide_tag_pair_codes_equal_the_role_table(n_labels):
 @settings(max_examples=100, deadline=None)
 @given(st.integers(0, 3000), st.sampled_from([(1,), (3,), (4, 3), (2, 15), (300,)]), st.booleans(), st.integers(0, 2**31 - 1))
 def test_column_sums_equal_the_plain_sum(n, rest, strided, seed):
-    from iescore.engine import column_sums
+    from iescore.cells import column_sums
 
     x = np.random.default_rng(seed).integers(-(2**31), 2**31 - 1, size=(n, *rest), dtype=np.int64).astype(np.int32)
     if strided:
@@ -345,7 +346,7 @@ def test_column_sums_equal_the_plain_sum(n, rest, strided, seed):
 
 
 def test_exact_disjoint_counts_by_hand_and_rejects_shared_starts():
-    from iescore.engine import Units, cell_index, exact_disjoint
+    from iescore.match import Units, cell_index, exact_disjoint
 
     def units(rows):
         cols = np.array(rows, dtype=np.int64).T
@@ -448,16 +449,16 @@ def test_pair_decoder_equals_token_by_token_decoding_and_brute_force_matching(
     def got_label(t):
         return vocab.labels[t] if lmap is None else int(t)
 
-    old = sch._PAIR_WINDOW, sch._PAIR_PIECE
-    sch._PAIR_WINDOW, sch._PAIR_PIECE = window, piece
+    old = pair._PAIR_WINDOW, pair._PAIR_PIECE
+    pair._PAIR_WINDOW, pair._PAIR_PIECE = window, piece
     try:
-        out = sch.decode_pair(ref.ids, pred.ids, role_of.astype(np.uint8), label_of, scheme=scheme,
+        out = pair.decode_pair(ref.ids, pred.ids, role_of.astype(np.uint8), label_of, scheme=scheme,
                               conlleval=conlleval, segments=ref.segments, groups=groups, relative=relative,
                               label_map=lmap)
     finally:
-        sch._PAIR_WINDOW, sch._PAIR_PIECE = old
+        pair._PAIR_WINDOW, pair._PAIR_PIECE = old
     if relative:  # back to flat offsets, to compare with the flat decoding
-        out = sch.PairChunks(*(
+        out = pair.PairChunks(*(
             sch.Chunks(c.start + groups[c.group], c.end + groups[c.group], c.type, c.ill, group=c.group)
             for c in (out.reference, out.prediction)), out.ref_hit, out.pred_hit, out.differ, out.tagged)
     flat_ref = [t for s in ref_seqs for t in s]
@@ -486,7 +487,7 @@ def test_pair_decoder_by_hand():
     r = v.encode(["B-PER", "I-PER", "O", "B-LOC", "I-ORG", "O"])
     p = v.encode(["B-PER", "I-PER", "B-LOC", "I-LOC", "B-ORG", "I-ORG"])
     role_of, label_of = v.roles(SCHEMES["IOB2"])
-    out = sch.decode_pair(r, p, role_of.astype(np.uint8), label_of, scheme=SCHEMES["IOB2"], conlleval=True,
+    out = pair.decode_pair(r, p, role_of.astype(np.uint8), label_of, scheme=SCHEMES["IOB2"], conlleval=True,
                           segments=np.array([0, 4]), groups=np.array([0, 4]))
     assert (out.reference.start.tolist(), out.reference.end.tolist()) == ([0, 3, 4], [2, 4, 5])
     assert (out.prediction.start.tolist(), out.prediction.end.tolist()) == ([0, 2, 4], [2, 4, 6])

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from iescore import Document, Scorer, Span, score
 from iescore.config import Rule
-from iescore.engine import sequence_match
+from iescore.match import sequence_match
 
 LABELS = ("A", "B")
 
@@ -242,7 +242,7 @@ def test_matching_is_maximal_in_lexicographic_weight(n_u, n_v, raw, extra_nodes)
     whose level totals, compared first level first, are the best of all one-to-one subsets;
     ``components`` against a union-find (isolated nodes around, so both numberings run)."""
 
-    from iescore.assign import components, match
+    from iescore.match.assign import components, match
 
     edges = sorted({(a % n_u, b % n_v): (x, y) for a, b, x, y in raw}.items())
     u = np.array([e[0][0] for e in edges], dtype=np.int64)

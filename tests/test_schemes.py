@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from iescore import InputError, score_tags
-from iescore.schemes import SCHEMES, decode_tags, encode_spans
+from iescore.decode import SCHEMES, decode_tags, encode_spans
 
 
 def spans(chunks):

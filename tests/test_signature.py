@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from iescore import Config, ConfigError, Document, Scorer, Span, score, score_tags
 from iescore.config import DOCUMENTS, MISALIGNED, MISSING, NORMALISERS, SUBWORDS, Rule
 from iescore.io.conll import read_conll
-from iescore.schemes import SCHEMES
+from iescore.decode import SCHEMES
 
 # --- numbers and labels written exactly -------------------------------------------------
 

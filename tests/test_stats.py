@@ -169,7 +169,7 @@ def test_bootstrap_percentile_by_hand():
 def test_chunks_give_the_same_result(monkeypatch):
     r = iescore.score_tags(reference=REF * 5, prediction=PRED * 5)
     a = stats.bootstrap(r, resamples=100, seed=2)
-    monkeypatch.setattr(stats, "_CHUNK_CELLS", 7 * 20)  # 7 resamples per chunk
+    monkeypatch.setattr(stats.resample, "_CHUNK_CELLS", 7 * 20)  # 7 resamples per chunk
     assert stats.bootstrap(r, resamples=100, seed=2) == a
 
 

@@ -14,7 +14,7 @@ from iescore.adapters.hf import trainer_batch
 from iescore.adapters.trainer import compute_metrics
 
 from iescore import Scorer
-from iescore.flat import flat_metrics
+from iescore.render.flat import flat_metrics
 
 SENTS = [
     (["Ada", "Lovelace", "met", "Charles", "Babbage", "in", "London", "."],

@@ -21,7 +21,7 @@ import pytest
 
 from iescore import Scorer, score_tags
 from iescore.cli import main
-from iescore.flat import flat_metrics, seqeval_style
+from iescore.render.flat import flat_metrics, seqeval_style
 from iescore.io.conll import read_conll
 
 

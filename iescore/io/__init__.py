@@ -1,1 +1,1 @@
-"""Readers for corpus and system-output files."""
+"""Before the pipeline: readers for corpus and system-output files (:mod:`.conll`)."""

@@ -1,4 +1,5 @@
-"""CoNLL column files: conlleval's input, or a gold file plus a prediction file.
+"""Before the pipeline (readers), CoNLL column files: conlleval's input, or a gold file
+plus a prediction file.
 
 * One file: every non-blank line has the same number of columns; the last two
   are the gold and the predicted tag (conlleval's input); the first column is
@@ -44,8 +45,8 @@ import sys
 import numpy as np
 
 from ..errors import ConfigError, InputError, choices, warn
-from ..schemes import TagArrays, Vocabulary
-from ..scorer import TaggedBatch
+from ..decode import TagArrays, Vocabulary
+from ..scoring.batch import TaggedBatch
 
 __all__ = ["read_conll", "read_lines"]
 

@@ -1,4 +1,5 @@
-"""Deterministic maximum-weight bipartite matching with lexicographic weights.
+"""Stage 3 of the pipeline (count), its matchings: deterministic maximum-weight bipartite
+matching with lexicographic weights.
 
 Used for one-to-one counting (SPEC §3.2) and Makhoul's slot alignment (§3.3).
 The edge list is split into connected components (vectorised label

@@ -1,4 +1,5 @@
-"""Flat, float-only views of a report for integrations (evaluate, Trainer, spaCy).
+"""The views stage of the pipeline: flat, float-only views of a report for integrations
+(evaluate, Trainer, spaCy).
 
 Integrations that must return floats map undefined values (``None``) through an
 explicit ``zero_division`` (default 0.0, as seqeval does). Keys named ``f1`` hold
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .report import Report
+from ..report import Report
 
 __all__ = ["as_float", "seqeval_style", "flat_metrics"]
 

@@ -1,0 +1,242 @@
+"""Stage 1 of the pipeline (decode), its input: tag strings coded as small integers.
+
+A :class:`Vocabulary` gives each distinct tag string an id and parses it once into a
+(role, label id) pair; :class:`TagArrays` is a flat id sequence over many segments
+(sentences); :func:`flatten` turns lists of tag sequences into one. What the decoders
+then read are these integer arrays, never the strings. Which tags are valid is said in
+:mod:`iescore.decode` (the package's docstring).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from itertools import chain
+
+import unicodedata
+
+import numpy as np
+
+from ..errors import InputError, choices
+from .tables import I, PREFIX_LETTERS, Scheme, get_scheme
+
+
+class _ByteOverflow(Exception):
+    """Raised inside a byte-coded encoding when the 257th distinct tag appears."""
+
+
+class _Ids(dict):  # type: ignore[type-arg]
+    """tag -> id; an unseen tag gets the next id (and is recorded in ``new``)."""
+
+    new: list[str] | None = None
+    limit: int | None = None  # ids must stay below this (byte coding)
+
+    def __missing__(self, tag: str) -> int:
+        if not isinstance(tag, str):
+            raise InputError(f"tags must be strings, got {tag!r} ({type(tag).__name__})")
+        i = self[tag] = len(self)
+        if self.new is not None:
+            self.new.append(tag)
+        if self.limit is not None and i >= self.limit:
+            raise _ByteOverflow
+        return i
+
+
+class Vocabulary:
+    """Tag strings <-> integer ids, and entity labels <-> label ids.
+
+    Tag ids are assigned on first sight; each distinct tag string is parsed once
+    into a (role, label id) pair, so decoding works on small integer arrays.
+    The label ids are shared by the reference and the prediction.
+    """
+
+    def __init__(self, *, delimiter: str = "-", outside: str = "O") -> None:
+        self.delimiter = delimiter
+        self.outside = outside
+        self.tag_ids: dict[str, int] = _Ids()
+        self.tags: list[str] = []
+        self.label_ids: dict[str, int] = {}
+        self.labels: list[str] = []
+        self._parsed: list[tuple[str, str] | None] = []  # (prefix letter, label) or None for O
+
+    def label_id(self, label: str) -> int:
+        """The id of ``label``, assigning a new one if unseen."""
+        lid = self.label_ids.get(label)
+        if lid is None:
+            lid = self.label_ids[label] = len(self.labels)
+            self.labels.append(label)
+        return lid
+
+    def encode(self, tags: Iterable[str] | Callable[[], Iterable[str]], count: int = -1) -> np.ndarray:
+        """Map tag strings to ids (new tags get new ids): uint8 while the vocabulary
+        has at most 256 tags, else int32.
+
+        ``tags`` may be a callable returning a fresh iterator, which lets the byte
+        coding restart in int32 if the 257th tag appears midway. Each tag costs one
+        C-level dict look-up (``map(dict.__getitem__)``, with ``__missing__``
+        assigning new ids), collected by ``bytes()`` without a Python int object
+        per element surviving.
+
+        >>> v = Vocabulary()
+        >>> v.encode(["O", "B-PER", "I-PER", "O"]).tolist(), v.tags
+        ([0, 1, 2, 0], ['O', 'B-PER', 'I-PER'])
+        """
+        new: list[str] = []
+        ids = self.tag_ids
+        if not isinstance(ids, _Ids):
+            ids = self.tag_ids = _Ids(ids)
+        fresh = tags if callable(tags) else None
+        ids.new = new
+        try:
+            if len(ids) < 256 and (fresh is not None or isinstance(tags, Sequence)):
+                ids.limit = 256
+                try:
+                    out = np.frombuffer(bytes(map(ids.__getitem__, fresh() if fresh else tags)), dtype=np.uint8)
+                    if count >= 0 and len(out) != count:
+                        raise InputError(f"expected {count} tags, got {len(out)}")
+                    return out
+                except _ByteOverflow:
+                    pass
+                finally:
+                    ids.limit = None
+            return np.fromiter(map(ids.__getitem__, fresh() if fresh else tags), dtype=np.int32, count=count)
+        finally:
+            ids.new = None
+            for tag in new:
+                self.tags.append(tag)
+                self._parsed.append(self._split(tag))
+
+    def _split(self, tag: str) -> tuple[str, str] | None:
+        """``(prefix, label)`` of a tag, None for the outside tag: split at the first
+        delimiter; a prefix letter alone has the label ``""`` (conlleval's empty type);
+        any other tag without the delimiter is a bare label (prefix ``""``)."""
+        if tag == self.outside:
+            return None
+        prefix, sep, label = tag.partition(self.delimiter)
+        if sep or tag in PREFIX_LETTERS:
+            return (prefix, label)
+        return ("", tag)
+
+    def _problem(self, i: int, scheme: Scheme) -> str | None:
+        """Why tag ``i`` is not a valid tag of ``scheme`` (None if it is)."""
+        tag, parsed = self.tags[i], self._parsed[i]
+        if parsed is None:
+            return None
+        if tag == "":
+            return "an empty tag"
+        for ch in tag:
+            if ch == "\ufeff":
+                name = "a byte-order mark"
+            elif unicodedata.category(ch) in ("Cc", "Cf"):
+                name = "the control character"
+            elif ch.isspace() and ch != " ":
+                name = "the space character"
+            else:
+                continue
+            return f"it contains {name} U+{ord(ch):04X}"
+        prefix, label = parsed
+        if self.delimiter in tag and not label:
+            return f"no label after the delimiter {self.delimiter!r}"
+        if self.delimiter in tag or tag in PREFIX_LETTERS:
+            ok = prefix in scheme.letters
+        else:  # a bare label
+            ok = scheme.bare
+        return None if ok else f"not a tag of scheme {scheme.name}"
+
+    def valid_forms(self, scheme: Scheme) -> str:
+        """The valid tag forms of ``scheme``, for error messages."""
+        valid = [f"{p}{self.delimiter}<label>" for p in scheme.letters] + [self.outside]
+        if scheme.bare:
+            valid.append("<label>")
+        return choices(valid)
+
+    def roles(
+        self, scheme: Scheme, *, check: bool = True, locate: Callable[[int], str] | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Per tag id: its role code (int8) and label id (int32) under ``scheme``.
+
+        Raises InputError for an invalid tag (see the module's description), naming
+        the tag and, when ``locate(tag_id)`` is given, where it occurs. With
+        ``check=False`` an invalid tag is read as outside instead (for guessing the scheme).
+
+        >>> v = Vocabulary()
+        >>> _ = v.encode(["B", "I", "O"])
+        >>> role, lab = v.roles(get_scheme("IOB2"))
+        >>> role.tolist(), [v.labels[k] for k in lab[:2]]
+        ([1, 2, 0], ['', ''])
+        """
+        n = len(self.tags)
+        role = np.zeros(n, dtype=np.int8)
+        lab = np.full(n, -1, dtype=np.int32)
+        for i, parsed in enumerate(self._parsed):
+            if parsed is None:
+                continue
+            problem = self._problem(i, scheme)
+            if problem is not None:
+                if not check:
+                    continue
+                where = f"{locate(i)}: " if locate is not None else ""
+                raise InputError(
+                    f"{where}invalid tag {self.tags[i]!r}: {problem}; valid forms: {self.valid_forms(scheme)}"
+                )
+            prefix, label = parsed
+            role[i], lab[i] = (I if prefix == "" else scheme.letters[prefix]), self.label_id(label)
+        return role, lab
+
+
+@dataclass(frozen=True, init=False)
+class TagArrays:
+    """A flat, integer-coded tag sequence over many segments (sentences).
+
+    ``ids`` are tag ids of a :class:`Vocabulary` (any integer dtype; uint8 when
+    the vocabulary is small). Segments (chunks never cross their starts) are given
+    by ``first`` (a flag per token) or ``segments`` (the sorted start positions);
+    each is derived from the other on use, so giving only ``segments`` saves a
+    byte per token.
+
+    >>> t = TagArrays(np.array([0, 1, 2, 1], np.uint8), segments=np.array([0, 3]))
+    >>> t.first.tolist()
+    [True, False, False, True]
+    """
+
+    ids: np.ndarray
+    _first: np.ndarray | None = field(default=None, repr=False)
+    _segments: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+    def __init__(self, ids: np.ndarray, first: np.ndarray | None = None, segments: np.ndarray | None = None) -> None:
+        if first is None and segments is None:
+            raise ValueError("TagArrays needs first= (a flag per token) or segments= (segment starts)")
+        object.__setattr__(self, "ids", ids)
+        object.__setattr__(self, "_first", first)
+        object.__setattr__(self, "_segments", segments)
+
+    @property
+    def first(self) -> np.ndarray:
+        """A flag per token: does a segment start here? (built from ``segments`` when not given)"""
+        if self._first is not None:
+            return self._first
+        out = np.zeros(len(self.ids), dtype=bool)
+        out[self.segments] = True
+        return out
+
+    @property
+    def segments(self) -> np.ndarray:
+        """Positions of the segment starts (sorted)."""
+        if self._segments is None:
+            object.__setattr__(self, "_segments", np.flatnonzero(self._first))
+        assert self._segments is not None
+        return self._segments
+
+
+def flatten(
+    sequences: Sequence[Sequence[str]], vocab: Vocabulary, lengths: list[int] | None = None
+) -> tuple[TagArrays, np.ndarray]:
+    """Flatten a list of tag sequences into :class:`TagArrays` and the sequence lengths
+    (``lengths`` may give ``list(map(len, sequences))`` when the caller has it)."""
+    if lengths is None:
+        lengths = list(map(len, sequences))
+    lens = np.array(lengths, dtype=np.int64)
+    ends = np.cumsum(lens)
+    total = int(ends[-1]) if len(ends) else 0
+    ids = vocab.encode(lambda: chain.from_iterable(sequences), count=total)
+    return TagArrays(ids, segments=(ends - lens)[lens > 0]), lens

@@ -1,0 +1,32 @@
+"""Stages 2 and 3 of the pipeline: match units under a rule, and count.
+
+Pipeline: decode (:mod:`iescore.decode`) -> **match -> count** -> per-document cells
+(:mod:`iescore.cells`) -> measures -> report -> views. Modules: :mod:`.units` (units,
+cells, statuses), :mod:`.rules` (candidate pairs under exact / contain / overlap and
+the OBD sequence rules), :mod:`.assign` (maximum-cardinality matching with
+preferences), :mod:`.count` (any-match and one-to-one counting, Makhoul's alignment),
+:mod:`.modes` (match-best), :mod:`.exact` (the exact fast path for decoded tags).
+The token & separator model is :mod:`iescore.ts`.
+"""
+
+from .count import count
+from .exact import exact_disjoint
+from .rules import Pairs, ao_pairs, obd_pairs, overlapping, sequence_match
+from .units import SPAN_FIELDS, STATUS_NAMES, CellIndex, EngineResult, Units, cell_index, collapse
+
+__all__ = [
+    "STATUS_NAMES",
+    "SPAN_FIELDS",
+    "Units",
+    "CellIndex",
+    "cell_index",
+    "collapse",
+    "EngineResult",
+    "Pairs",
+    "overlapping",
+    "ao_pairs",
+    "obd_pairs",
+    "sequence_match",
+    "count",
+    "exact_disjoint",
+]

@@ -1,0 +1,119 @@
+"""Stage 3 of the pipeline (count): per-cell counts from the rule pairs (SPEC §3).
+
+* any-match counting (De Sitter Fig. 4) from "is this unit hit by a rule pair";
+* one-to-one counting from a maximum-cardinality matching on rule pairs
+  (:mod:`iescore.match.assign`), preferring exact pairs, then the smallest boundary
+  error, then position;
+* Makhoul's C/S/D/I from a second matching over all aligned-able pairs (the
+  alignment), preferring correct pairs, then more aligned pairs, then same label,
+  then closeness.
+
+The modes are in :mod:`iescore.match.modes` (match-best), the exact fast path for
+decoded tags in :mod:`iescore.match.exact`.
+"""
+
+from __future__ import annotations
+
+
+import numpy as np
+
+from .assign import match
+from .modes import _count_best
+from .rules import Pairs
+from .units import _I64, FN, FP, SPAN_FIELDS, TP, CellIndex, EngineResult, Units, _per_cell, _Ranks
+
+def _onetoone(e: Pairs, nR: int, nP: int, rank_r: _Ranks, rank_p: _Ranks) -> np.ndarray:
+    """Mask over the rule pairs ``e`` chosen by one-to-one counting."""
+    if len(e.r) == 0:
+        return np.zeros(0, dtype=bool)
+    maxerr = int(e.err.max())
+    levels = [np.broadcast_to(np.int8(1), len(e.r)), e.exact, maxerr - e.err]
+    return match(e.r, e.p, levels, nR, nP, rank_r, rank_p)
+
+
+def count(
+    R: Units,
+    P: Units,
+    pairs: Pairs,
+    *,
+    cells: CellIndex,
+    n_labels: int,
+    counting: str,
+    best: bool = False,
+    cells_out: np.ndarray | None = None,
+) -> EngineResult:
+    """Fill the confusion matrix and the slot errors (SPEC §3) for units R, P
+    (with their ``cell`` rows in ``cells``).
+
+    ``cells_out`` may be an ``(len(cells), 7)`` view to write the counts into."""
+    assert R.cell is not None and P.cell is not None
+    nR, nP = len(R), len(P)
+    L = n_labels
+    rank_r, rank_p = _Ranks(R), _Ranks(P)
+    ref_status = np.full(nR, FN, dtype=np.int8)
+    pred_status = np.full(nP, FP, dtype=np.int8)
+
+    if best:
+        return _count_best(R, P, pairs.take(pairs.ok), rank_r, rank_p, cells, L, cells_out)
+
+    if counting == "any":
+        pred_hit = np.zeros(nP, dtype=bool)
+        pred_hit[pairs.p[pairs.ok]] = True
+        ref_hit = np.zeros(nR, dtype=bool)
+        ref_hit[pairs.r[pairs.ok]] = True
+    else:
+        rule_pairs = pairs.take(pairs.ok)
+        chosen = _onetoone(rule_pairs, nR, nP, rank_r, rank_p)
+        pred_hit = np.zeros(nP, dtype=bool)
+        pred_hit[rule_pairs.p[chosen]] = True
+        ref_hit = np.zeros(nR, dtype=bool)
+        ref_hit[rule_pairs.r[chosen]] = True
+    pred_status[pred_hit] = TP
+    ref_status[ref_hit] = TP
+
+    # Makhoul alignment over all pairs
+    a_r, a_p, a_ok = _align(pairs, nR, nP, rank_r, rank_p)
+    m = len(cells)
+    out = np.zeros((m, len(SPAN_FIELDS)), dtype=np.int32) if cells_out is None else cells_out
+    out[:, 0] = _per_cell(P.cell, m, pred_hit)
+    out[:, 1] = _per_cell(P.cell, m, ~pred_hit)
+    out[:, 2] = _per_cell(R.cell, m, ~ref_hit)
+    _slot_cells(out, R, P, a_r, a_p, a_ok)
+    conf = _confusion(R, P, a_r, a_p, L)
+    return EngineResult(out, ref_status, pred_status, a_r, a_p, a_ok, conf)
+
+
+def _align(pairs: Pairs, nR: int, nP: int, rank_r: _Ranks, rank_p: _Ranks) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    if len(pairs.r) == 0:
+        z = np.zeros(0, dtype=_I64)
+        return z, z, np.zeros(0, dtype=bool)
+    levels = [pairs.ok, np.broadcast_to(np.int8(1), len(pairs.r)), pairs.same, pairs.close]
+    chosen = match(pairs.r, pairs.p, levels, nR, nP, rank_r, rank_p)
+    return pairs.r[chosen], pairs.p[chosen], pairs.ok[chosen]
+
+
+def _slot_cells(out: np.ndarray, R: Units, P: Units, a_r: np.ndarray, a_p: np.ndarray, a_ok: np.ndarray) -> None:
+    """C and S (under the answer's cell), D and I of Makhoul's alignment."""
+    assert R.cell is not None and P.cell is not None
+    m = out.shape[0]
+    a_cell = R.cell[a_r]
+    out[:, 3] = _per_cell(a_cell, m, a_ok)
+    out[:, 4] = _per_cell(a_cell, m, ~a_ok)
+    aligned_r = np.zeros(len(R), dtype=bool)
+    aligned_r[a_r] = True
+    aligned_p = np.zeros(len(P), dtype=bool)
+    aligned_p[a_p] = True
+    out[:, 5] = _per_cell(R.cell, m, ~aligned_r)
+    out[:, 6] = _per_cell(P.cell, m, ~aligned_p)
+
+
+def _confusion(R: Units, P: Units, a_r: np.ndarray, a_p: np.ndarray, L: int) -> np.ndarray:
+    conf = np.zeros((L + 1, L + 1), dtype=_I64)
+    np.add.at(conf, (R.label[a_r], P.label[a_p]), 1)
+    aligned_r = np.zeros(len(R), dtype=bool)
+    aligned_r[a_r] = True
+    aligned_p = np.zeros(len(P), dtype=bool)
+    aligned_p[a_p] = True
+    conf[:L, L] += np.bincount(R.label[~aligned_r], minlength=L)[:L]
+    conf[L, :L] += np.bincount(P.label[~aligned_p], minlength=L)[:L]
+    return conf

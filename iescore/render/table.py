@@ -1,0 +1,66 @@
+"""The views stage of the pipeline: iescore's default text table of a report.
+
+The conlleval view (:mod:`iescore.render.conlleval`) followed by iescore's own lines
+(headline average, slot errors, averages, token & separator model, repairs,
+signature); it reads a finished :class:`~iescore.report.Report` and recomputes nothing.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .conlleval import conlleval_lines
+
+if TYPE_CHECKING:
+    from ..report import Report
+
+__all__ = ["format_table"]
+
+
+def format_table(report: Report) -> str:
+    """The default table: the conlleval view (:func:`~iescore.render.conlleval.format_conlleval`), then
+    iescore's lines: the headline average's precision, recall and F1 (and F_beta
+    when beta != 1), the slot errors, the micro/macro/weighted averages of F1 (and
+    of F_beta), the token & separator model, repairs and the signature. Undefined
+    values print as n/a in iescore's lines."""
+    s = report._summary
+    cfg = report.config
+
+    def pct(x: float | None) -> str:
+        return "   n/a" if x is None else f"{100 * x:6.2f}"
+
+    # F_beta's name: F2 for an integer beta, else F_beta with the beta stated
+    whole = float(cfg.beta).is_integer()
+    fb = f"F{int(cfg.beta)}" if whole else "F_beta"
+    at = "" if whole else f" (beta={cfg.beta:g})"
+    lines = conlleval_lines(report)
+    av = s["averages"]
+    h = av[cfg.average]
+    head = f"headline ({cfg.average} average): precision {pct(h['precision'])}%; recall {pct(h['recall'])}%; F1 {pct(h['f1'])}%"
+    lines.append(head if cfg.beta == 1 else f"{head}; {fb}{at} {pct(h['f_beta'])}%")
+    se = s["slot_errors"]
+    if se is not None:
+        e_name = "E" if cfg.alpha == 0.5 else f"E(alpha={cfg.alpha:g})"
+        lines.append(
+            f"slot errors: C={se['C']} S={se['S']} D={se['D']} I={se['I']} (N={se['N']}, M={se['M']}); "
+            f"SER: {pct(se['ser'])}%; ERR: {pct(se['err'])}%; {e_name}: {pct(se['e'])}%"
+        )
+    for f, name in [("f1", "F1")] + ([] if cfg.beta == 1 else [("f_beta", f"{fb}{at}")]):
+        lines.append(
+            f"averages {name}: micro {pct(av['micro'][f])}%; macro {pct(av['macro'][f])}%; "
+            f"weighted {pct(av['weighted'][f])}%"
+        )
+    ts = s["ts"]
+    if ts is None:
+        lines.append(f"token & separator: unavailable ({report.ts_error})")
+    else:
+        for f, name, where in [("f1", "F1", "")] + ([] if cfg.beta == 1 else [("f_beta", fb, at)]):
+            lines.append(
+                f"token & separator{where}: TS-{name}^M {pct(ts[f + '_macro'])}%; "
+                f"TS-{name}^mu {pct(ts[f + '_micro'])}%; T-{name}^M {pct(ts['token_' + f + '_macro'])}%"
+            )
+    for side, rep in s["repairs"].items():
+        if any(rep.values()):
+            lines.append(f"{side}: " + ", ".join(f"{k} {v}" for k, v in rep.items()))
+    lines.append(f"signature: {report.signature}")
+    return "\n".join(lines)

@@ -1,0 +1,9 @@
+"""The pipeline driven end to end: input batches -> parts -> one report.
+
+:mod:`.batch` (tag input as one integer-coded batch), :mod:`.tags` (the tag path:
+decode both sides, the fused fast path, token accuracy), :mod:`.spans` (Documents and
+Templates into units), :mod:`.part` (one batch's units -> match -> count -> cells),
+:mod:`.assemble` (parts -> :class:`~iescore.report.Report`), :mod:`.stream` (the
+streaming :class:`~iescore.scoring.stream.Scorer`). The one-shot entry points are in
+:mod:`iescore.scorer`.
+"""

@@ -1,0 +1,199 @@
+"""One batch through the middle of the pipeline: units -> match -> count -> cells.
+
+:func:`_score_units` takes both sides' units (:class:`~iescore.match.Units`) of a
+batch of documents and runs matching under the rule, counting (any / one-to-one,
+the modes, Makhoul's alignment) and the token & separator model, into a
+:class:`_Part`: the batch's per-(document, label) cells, confusion table and
+per-item statuses, in the batch's own label numbering. Parts are summed into a
+report by :mod:`iescore.scoring.assemble`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..cells import CellTable
+from ..config import Config, get_normaliser
+from ..errors import ConfigError, InputError
+from ..match import SPAN_FIELDS, Units, ao_pairs, cell_index, collapse, count, exact_disjoint, obd_pairs
+from ..measures import FIELDS
+from ..report import ItemTable
+from ..ts import TS_CELL_FIELDS, check_multi_instance, ts_counts, ts_weighted, unit_totals
+
+_I64 = np.int64
+_PRF_FIELDS = 3  # tp, fp, fn
+_CELL = np.int32  # per-document counts fit in 32 bits; sums are taken in 64 bits
+
+
+@dataclass
+class _Part:
+    """The counts and items of one batch, with its own label list."""
+
+    labels: list[str]
+    doc_ids: Sequence[str]
+    table: CellTable
+    confusion: np.ndarray
+    ref: ItemTable
+    pred: ItemTable
+    token_counts: np.ndarray | None
+    repairs: dict[str, dict[str, int]] = field(default_factory=dict)
+    ts_error: str | None = None
+    ts_weighted: np.ndarray | None = None  # float TS counts when documents carry per-t-unit weights
+    unit_totals: np.ndarray | None = None  # per document: total token weight, total separator weight
+    unit_digest: int | None = None  # sum of a hash of each document's id and per-t-unit weights
+
+
+def _empty_items() -> ItemTable:
+    z = np.zeros(0, dtype=_I64)
+    return ItemTable(z, z, z, z, np.zeros(0, np.int8), np.zeros(0), ())
+
+
+def _label_space(names: Iterable[str], cfg: Config) -> tuple[list[str], dict[str, int]]:
+    sup = cfg.supertag_map()
+    final = sorted({sup.get(n, n) for n in names})
+    index = {n: i for i, n in enumerate(final)}
+    return final, {n: index[sup.get(n, n)] for n in names}
+
+
+def _keys(tokens_of: Callable[[int], Sequence[str]], n: int, cfg: Config) -> list[tuple[str, ...]]:
+    norm = get_normaliser(cfg.normaliser)
+    out = []
+    for i in range(n):
+        out.append(tuple(t for t in (norm(x) for x in tokens_of(i)) if t))
+    return out
+
+
+def _score_units(
+    R: Units,
+    P: Units,
+    *,
+    cfg: Config,
+    labels: list[str],
+    doc_ids: Sequence[str],
+    doc_tokens: np.ndarray | None,
+    texts_r: Callable[[int], str] | None,
+    texts_p: Callable[[int], str] | None,
+    disjoint: bool = False,
+    unit_weights: tuple[np.ndarray, np.ndarray] | None = None,
+    hits: tuple[np.ndarray, np.ndarray] | None = None,
+) -> _Part:
+    """Run the engine on item-level units (AO positions and/or filler keys).
+
+    AO match-all and match-best match spans by position (SPEC §2.1). OBD and AO's
+    one-per-string match the distinct (normalised) strings of each document and label
+    by the sequence rules (§2.2), with OBD's slot alignment (§3.3): one-per-string
+    ignores positions (Siefkes §15.2), so its counts equal OBD's on the same spans, and
+    each occurrence gets its string's status. The TS model counts positions in every mode.
+
+    ``disjoint`` says that same-label spans of a side cannot overlap (decoded tags),
+    so the TS model's multi-instance check is skipped; ``hits`` may give the exact
+    matches found while decoding (``detail="prf"``)."""
+    n_docs, L = len(doc_ids), len(labels)
+    ix, R, P = cell_index(R, P, n_docs, L)  # the (document, label) cells holding a unit
+    n_cells = len(ix)
+    if doc_tokens is not None and n_docs and doc_tokens.max() < 2**31:
+        doc_tokens = doc_tokens.astype(_CELL, copy=False)
+
+    def cell_table(values: np.ndarray, fields: tuple[str, ...]) -> CellTable:
+        return CellTable(doc=ix.doc, label=ix.label, values=values, fields=fields, n_labels=L,
+                         doc_tokens=doc_tokens, n_docs=n_docs)
+
+    positions = R.start is not None
+    pairs = ao_pairs(R, P, cfg.rule) if positions and cfg.detail == "full" else None
+    ts_error = None
+    if not positions:
+        ts_error = "the token & separator model needs token positions (templates have none)"
+    elif not disjoint:
+        found = [x for x in (check_multi_instance(R, labels, "reference", doc_ids),
+                             check_multi_instance(P, labels, "prediction", doc_ids)) if x]
+        ts_error = min(found, key=lambda x: x[0])[1] if found else None
+    if cfg.detail == "prf":
+        if not (disjoint and cfg.setting == "AO" and cfg.rule.kind == "exact" and cfg.mode == "match-all"):
+            raise ConfigError(
+                "detail='prf' computes exact-match counts of tag input only "
+                "(setting='AO', rule='E', mode='match-all'); use detail='full' for the rest"
+            )
+        res = exact_disjoint(R, P, n_cells, L, n_fields=_PRF_FIELDS, dtype=_CELL, hits=hits)
+        # tp, fp, fn: the only counts computed
+        table = cell_table(res.cells, FIELDS[:_PRF_FIELDS])
+        # no confidences: a read-only all-NaN view, no memory per item
+        ref_items = ItemTable(R.doc, R.label, R.start, R.end, res.ref_status, np.broadcast_to(np.nan, len(R)), None)
+        pred_items = ItemTable(P.doc, P.label, P.start, P.end, res.pred_status, np.broadcast_to(np.nan, len(P)), None)
+        return _Part(labels, doc_ids, table, res.confusion, ref_items, pred_items, None, {},
+                     "not computed (detail='prf')")
+    best = cfg.mode == "match-best"
+    if best and P.score is not None and len(P):
+        finite = np.isfinite(P.score)
+        if finite.any() and not finite.all():
+            i = int(np.flatnonzero(~finite)[0])
+            what = f"filler {' '.join(P.key[i])!r}" if P.key is not None and P.start is None else (
+                f"span ({labels[int(P.label[i])]!r}, {int(P.start[i])}, {int(P.end[i])})" if P.start is not None else f"item {i}"
+            )
+            raise InputError(
+                f"match-best needs a confidence on every prediction or on none: document "
+                f"{doc_ids[int(P.doc[i])]!r}, predicted {what} has {float(P.score[i])!r}"
+            )
+
+    def table(U: Units, status: np.ndarray, text: Callable[[int], str] | None, filler: bool) -> ItemTable:
+        n = len(U)
+        start = U.start if (U.start is not None and not filler) else np.full(n, -1, dtype=_I64)
+        end = U.end if (U.end is not None and not filler) else np.full(n, -1, dtype=_I64)
+        score = U.score if U.score is not None else np.broadcast_to(np.nan, n)
+        if filler and U.key is not None:
+            txt: tuple[str, ...] | None = tuple(" ".join(k) for k in U.key)
+        else:
+            txt = tuple(text(i) for i in range(n)) if text is not None else None
+        return ItemTable(U.doc, U.label, start, end, status, score, txt)
+
+    cells = np.zeros((n_cells, len(SPAN_FIELDS) + len(TS_CELL_FIELDS)), dtype=_CELL)
+    span_cells = cells[:, : len(SPAN_FIELDS)]  # the engine writes its counts here
+    if cfg.setting == "AO" and not positions:
+        raise ConfigError("setting='AO' needs token positions; templates are OBD-only (use setting='OBD')")
+    if cfg.setting == "AO" and cfg.mode != "one-per-string":
+        assert pairs is not None
+        res = count(R, P, pairs, cells=ix, n_labels=L, counting=cfg.counting, best=best, cells_out=span_cells)
+        ref_items = table(R, res.ref_status, texts_r, False)
+        pred_items = table(P, res.pred_status, texts_p, False)
+    else:
+        # OBD, and one-per-string in AO (Siefkes §15.2: occurrences of one string
+        # collapse to one, "different positions in the document are ignored"): the
+        # distinct strings of a document and label are matched by the sequence rules
+        # (SPEC §2.2) and aligned as OBD fillers (§3.3), never by position
+        GR, gr = collapse(R)
+        GP, gp = collapse(P)
+        res = count(GR, GP, obd_pairs(GR, GP, cfg.rule), cells=ix, n_labels=L, counting=cfg.counting, best=best,
+                    cells_out=span_cells)
+        if cfg.setting == "AO":  # every occurrence carries its string's status
+            ref_items = table(R, res.ref_status[gr], texts_r, False)
+            pred_items = table(P, res.pred_status[gp], texts_p, False)
+        else:
+            ref_items = table(GR, res.ref_status, None, True)
+            pred_items = table(GP, res.pred_status, None, True)
+    if not np.shares_memory(res.cells, cells):
+        span_cells[...] = res.cells
+    weighted = None
+    if ts_error is None and doc_tokens is not None:
+        assert pairs is not None
+        ts_counts(R, P, pairs, n_cells, out=cells[:, len(SPAN_FIELDS) :])
+        if unit_weights is not None:
+            weighted = ts_weighted(R, P, pairs, unit_weights[0], unit_weights[1], doc_tokens, L)
+    totals = None
+    if unit_weights is not None and doc_tokens is not None:
+        totals = unit_totals(unit_weights[0], unit_weights[1], doc_tokens)
+    return _Part(labels, doc_ids, cell_table(cells, FIELDS), res.confusion, ref_items, pred_items, None, {},
+                 ts_error, weighted, totals)
+
+
+def _scaled_ts(part: _Part, cfg: Config) -> tuple[np.ndarray, np.ndarray | None]:
+    """A part's TS counts weighted by the scalar t-unit weights: per document and label
+    of the part (``TS_FIELDS`` order, float), and per document its total token and
+    separator weight (None without token counts)."""
+    scale = np.array([cfg.token_weight] * 4 + [cfg.separator_weight] * 4)
+    counts = part.table.dense()[:, :, len(SPAN_FIELDS) :].astype(float) * scale
+    if part.table.doc_tokens is None:
+        return counts, None
+    tok = part.table.doc_tokens.astype(float)
+    return counts, np.stack([tok * cfg.token_weight, np.maximum(tok - 1, 0) * cfg.separator_weight], axis=1)

@@ -1,0 +1,137 @@
+"""The start of the pipeline for Documents (AO) and Templates (OBD): their spans and
+fillers as units, then scored.
+
+:func:`_documents_part` checks that predictions fit their reference documents, builds
+both sides' units (with normalised strings where the setting or mode compares
+strings, and per-t-unit weights when documents carry them) and hands them to
+:func:`~iescore.scoring.part._score_units`; :func:`_templates_part` does the same for
+OBD templates, whose fillers have no positions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..config import Config, get_normaliser
+from ..errors import ConfigError, InputError
+from ..ids import check_unique, string_hash
+from ..match import Units
+from ..model import Document, Span, Template
+from .part import _I64, _keys, _label_space, _Part, _scaled_ts, _score_units
+
+def _documents_part(reference: list[Document], prediction: list[Any], cfg: Config) -> _Part:
+    ids = [d.id for d in reference]
+    check_unique(ids)
+    pred_spans: list[tuple[Span, ...]] = []
+    for k, (ref, pred) in enumerate(zip(reference, prediction)):
+        if not isinstance(ref, Document):
+            raise InputError(f"reference #{k} is {type(ref).__name__}, not a Document")
+        if isinstance(pred, Document):
+            if pred.id != ref.id:
+                raise InputError(f"prediction #{k} has document id {pred.id!r} but the reference has {ref.id!r}")
+            if pred.tokens != ref.tokens:
+                raise InputError(
+                    f"document {ref.id!r}: the prediction's tokens differ from the reference's "
+                    f"({len(pred.tokens)} vs {len(ref.tokens)} tokens); align them first (iescore.adapters)"
+                )
+            spans = pred.spans
+        else:
+            spans = tuple(s if isinstance(s, Span) else Span(*s) for s in pred)
+            for s in spans:
+                if s.end > len(ref.tokens):
+                    raise InputError(
+                        f"document {ref.id!r}: predicted span ({s.label!r}, {s.start}, {s.end}) "
+                        f"is outside the document's {len(ref.tokens)} tokens"
+                    )
+        pred_spans.append(spans)
+    names = {s.label for d in reference for s in d.spans} | {s.label for sp in pred_spans for s in sp}
+    labels, remap = _label_space(names, cfg)
+
+    def units(docs_spans: list[tuple[Span, ...]]) -> tuple[Units, list[tuple[int, Span]]]:
+        flat = [(k, s) for k, spans in enumerate(docs_spans) for s in spans]
+        n = len(flat)
+        doc = np.fromiter((k for k, _ in flat), dtype=_I64, count=n)
+        lab = np.fromiter((remap[s.label] for _, s in flat), dtype=_I64, count=n)
+        st = np.fromiter((s.start for _, s in flat), dtype=_I64, count=n)
+        en = np.fromiter((s.end for _, s in flat), dtype=_I64, count=n)
+        sc = np.fromiter((np.nan if s.score is None else s.score for _, s in flat), dtype=float, count=n)
+        return Units(doc, lab, st, en, sc), flat
+
+    R, rflat = units([d.spans for d in reference])
+    P, pflat = units(pred_spans)
+    if cfg.setting == "OBD" or cfg.mode == "one-per-string":
+        R = Units(R.doc, R.label, R.start, R.end, R.score,
+                  _keys(lambda i: reference[rflat[i][0]].span_tokens(rflat[i][1]), len(R), cfg))
+        P = Units(P.doc, P.label, P.start, P.end, P.score,
+                  _keys(lambda i: reference[pflat[i][0]].span_tokens(pflat[i][1]), len(P), cfg))
+    doc_tokens = np.fromiter((len(d.tokens) for d in reference), dtype=_I64, count=len(reference))
+    unit = None
+    weighted = [d.token_weights is not None or d.separator_weights is not None for d in reference]
+    if any(weighted):
+        tw, sw = [], []
+        for d in reference:
+            n = len(d.tokens)
+            tw.extend(d.token_weights if d.token_weights is not None else (cfg.token_weight,) * n)
+            sw.extend(d.separator_weights if d.separator_weights is not None else (cfg.separator_weight,) * max(n - 1, 0))
+        unit = (np.asarray(tw, dtype=float), np.asarray(sw, dtype=float))
+    part = _score_units(
+        R, P, cfg=cfg, labels=labels, doc_ids=ids, doc_tokens=doc_tokens,
+        texts_r=lambda i: reference[rflat[i][0]].span_text(rflat[i][1]),
+        texts_p=lambda i: reference[pflat[i][0]].span_text(pflat[i][1]),
+        unit_weights=unit,
+    )
+    if unit is not None:
+        # documents without weights count as in a batch without any (scalar weights times
+        # the counts), so that how documents are split into batches never changes a number
+        plain = np.flatnonzero(~np.array(weighted))
+        if len(plain):
+            counts, totals = _scaled_ts(part, cfg)
+            if part.ts_weighted is not None:
+                part.ts_weighted[plain] = counts[plain]
+            assert part.unit_totals is not None and totals is not None
+            part.unit_totals[plain] = totals[plain]
+        part.unit_digest = sum(_weights_hash(d) for d, w in zip(reference, weighted) if w) % 2**64
+    return part
+
+
+def _weights_hash(doc: Document) -> int:
+    """A 64-bit hash of a document's id and its per-t-unit weights."""
+    def raw(w: Sequence[float] | None) -> bytes:
+        return b"-" if w is None else np.asarray(w, dtype="<f8").tobytes()
+
+    return string_hash(doc.id, b"weights:" + raw(doc.token_weights) + b":" + raw(doc.separator_weights) + b":")
+
+
+def _templates_part(reference: list[Template], prediction: list[Template], cfg: Config) -> _Part:
+    if cfg.setting != "OBD":
+        raise ConfigError("templates are position-free: score them with setting='OBD'")
+    ids = [t.id for t in reference]
+    check_unique(ids)
+    for k, (a, b) in enumerate(zip(reference, prediction)):
+        if not isinstance(b, Template):
+            raise InputError(f"prediction #{k} is {type(b).__name__}, not a Template")
+        if a.id != b.id:
+            raise InputError(f"prediction #{k} has template id {b.id!r} but the reference has {a.id!r}")
+    names = {lab for t in list(reference) + list(prediction) for lab in t.slots}
+    labels, remap = _label_space(names, cfg)
+    norm = get_normaliser(cfg.normaliser)
+
+    def units(ts: list[Template]) -> Units:
+        rows = [(k, lab, f, s) for k, t in enumerate(ts) for lab, f, s in t.fillers()]
+        n = len(rows)
+        return Units(
+            np.fromiter((r[0] for r in rows), dtype=_I64, count=n),
+            np.fromiter((remap[r[1]] for r in rows), dtype=_I64, count=n),
+            None,
+            None,
+            np.fromiter((np.nan if r[3] is None else r[3] for r in rows), dtype=float, count=n),
+            [tuple(x for x in (norm(t) for t in r[2]) if x) for r in rows],
+        )
+
+    return _score_units(
+        units(reference), units(prediction), cfg=cfg, labels=labels, doc_ids=ids,
+        doc_tokens=None, texts_r=None, texts_p=None,
+    )

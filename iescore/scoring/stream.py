@@ -1,0 +1,233 @@
+"""Drives the pipeline batch by batch: the streaming :class:`Scorer` (add batches, merge
+shards, then report).
+
+It holds one :class:`~iescore.config.Config` and the parts of the batches added
+(:mod:`iescore.scoring.tags`, :mod:`iescore.scoring.spans`), records how the input
+was prepared, fixes the scheme under ``scheme="auto"``, and assembles the report
+(:mod:`iescore.scoring.assemble`) on demand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+
+from ..config import PREPARATION, Config
+from ..decode import detect_scheme
+from ..errors import ConfigError, InputError, choices
+from ..ids import IdRegistry
+from ..model import Document, Span, Template
+from ..report import Report
+from .assemble import _assemble, _warn_label_sets
+from .batch import TaggedBatch, tagged_batch
+from .part import _Part
+from .spans import _documents_part, _templates_part
+from .tags import _tags_part
+
+class Scorer:
+    """A streaming scorer: ``add`` batches, ``merge`` shards, then ``report()``.
+
+    Args:
+        config: a :class:`Config`; or give its fields as keyword arguments
+            (``rule="O(1,1)"``, ``counting="one-to-one"``, ``scheme="IOB1"``...).
+
+    Example:
+        >>> s = Scorer(scheme="IOB2")
+        >>> s.add_tags(reference=[["B-PER", "I-PER", "O"]], prediction=[["B-PER", "I-PER", "O"]])
+        >>> s.add_tags(reference=[["B-LOC"]], prediction=[["O"]], doc_ids=["1b"])
+        >>> r = s.report()
+        >>> r.overall.tp, r.overall.fn, r.f
+        (1, 1, 0.6666666666666666)
+    """
+
+    def __init__(self, config: Config | None = None, **options: Any) -> None:
+        config = Config.from_options(config, **options)
+        if config.unit_weights is not None:  # a digest of the data this scorer is given
+            config = config.with_(unit_weights=None)
+        self.config = config
+        self._parts: list[_Part] = []
+        self._ids = IdRegistry()
+        self._notes: dict[str, int] = {}
+        self._unit: int | None = None  # digest of the per-t-unit weights seen (Config.unit_weights)
+        # tag input under scheme="auto": the scheme the first batch with chunks fixed, and
+        # which batch that was (an explicit scheme is fixed from the start)
+        self._auto = config.scheme in ("auto", "spans")
+        self._fixed: tuple[str, str] | None = None if self._auto else (config.scheme, "the scheme= option")
+        self._batches = 0
+
+    def note(self, kind: str, n: int = 1) -> None:
+        """Count an adapter event (a span dropped or moved while mapping input);
+        the report lists the totals under ``repairs["adapter"]``."""
+        self._notes[kind] = self._notes.get(kind, 0) + int(n)
+
+    def use(self, **options: str | None) -> None:
+        """Record how the input was prepared (``documents``, ``subwords``, ``misaligned``,
+        ``missing``: see :class:`~iescore.config.Config`), so that the signature says it.
+        None means not used. A value other than one already recorded raises
+        :class:`~iescore.errors.ConfigError`: one signature cannot describe both.
+
+        >>> s = Scorer(); s.use(misaligned="contract"); s.config.misaligned
+        'contract'
+        """
+        self.config = _prepared(self.config, options, "this scorer")
+
+    # --- adding data -----------------------------------------------------------------
+    def add(
+        self,
+        *,
+        reference: Sequence[Document] | Sequence[Template],
+        prediction: Sequence[Document] | Sequence[Sequence[Span]] | Sequence[Template],
+    ) -> None:
+        """Add documents: reference Documents with predicted Documents (same ids and
+        tokens) or per-document span lists; or, in OBD, Templates on both sides."""
+        reference = list(reference)
+        prediction = list(prediction)
+        if len(reference) != len(prediction):
+            raise InputError(f"{len(reference)} reference documents but {len(prediction)} predictions")
+        if reference and isinstance(reference[0], Template):
+            self._add_part(_templates_part(reference, prediction, self.config))  # type: ignore[arg-type]
+            return
+        part = _documents_part(reference, prediction, self.config)  # type: ignore[arg-type]
+        self._add_part(part)
+        if part.unit_digest is not None:
+            self._unit = _add_digests(self._unit, part.unit_digest)
+            self.config = self.config.with_(unit_weights=f"{self._unit:016x}")
+
+    def add_tags(
+        self,
+        *,
+        reference: Sequence[Sequence[str]],
+        prediction: Sequence[Sequence[str]],
+        doc_ids: Sequence[str] | None = None,
+        tokens: Sequence[Sequence[str]] | None = None,
+    ) -> None:
+        """Add tag sequences, one sequence per document."""
+        self.add_batch(tagged_batch(reference, prediction, doc_ids=doc_ids, tokens=tokens, id_offset=len(self._ids)))
+
+    def add_batch(self, batch: TaggedBatch) -> None:
+        """Add an integer-coded :class:`TaggedBatch` (the fast path).
+
+        Under ``scheme="auto"`` every batch's scheme is detected from its own tags;
+        the first batch that holds a chunk fixes the scheme for all later ones. A
+        later batch whose tags suggest another scheme raises
+        :class:`~iescore.errors.ConfigError` (scoring all batches in one call would
+        decode them differently) -- except a batch that looks like IOB2 after an IOB1
+        one, which one call would also decode as IOB1."""
+        n = self._batches + 1
+        config = _prepared(self.config, batch.options, f"batch {n}")
+        fixes = self._fixed
+        if not self._auto:
+            part, _ = _tags_part(batch, config)
+        else:
+            found = detect_scheme(batch.reference, batch.vocab)
+            fixed = self._fixed[0] if self._fixed is not None else None
+            # detect_scheme calls B/I tags IOB2 unless a chunk starts with I-; once a batch had
+            # such a chunk, one call over all batches would say IOB1 for them all
+            same = fixed is not None and (found == fixed or (fixed, found) == ("IOB1", "IOB2"))
+            part, _ = _tags_part(batch, config.with_(scheme=fixed if same else found))
+            evidence = len(part.ref) > 0 or len(part.pred) > 0 or any(
+                v for rep in part.repairs.values() for v in rep.values()
+            )
+            if evidence and fixed is not None and not same:
+                assert self._fixed is not None
+                raise ConfigError(
+                    f"scheme='auto': batch {n} ({_describe(batch.doc_ids)}) has tags of scheme {found}, but "
+                    f"{self._fixed[1]} fixed scheme {fixed}; scoring them in one call would decode them "
+                    f"differently: pass scheme= explicitly (e.g. scheme={found!r} or scheme={fixed!r})"
+                )
+            if evidence and fixed is None:
+                fixes = (found, f"batch {n} ({_describe(batch.doc_ids)})")
+            # the scheme one call would record: the fixed one, else the first batch's
+            scheme = fixes[0] if fixes is not None else (
+                config.scheme if config.scheme not in ("auto", "spans") else found)
+            config = config.with_(scheme=scheme)
+        self._add_part(part)
+        self.config, self._fixed, self._batches = config, fixes, n
+
+    def _add_part(self, part: _Part) -> None:
+        self._ids.add(part.doc_ids)
+        self._parts.append(part)
+
+    def merge(self, other: Scorer) -> Scorer:
+        """A new scorer holding both scorers' documents (e.g. shards of a distributed run).
+
+        The options must agree. Under ``scheme="auto"`` the schemes the two fixed must
+        be the same (else :class:`~iescore.errors.ConfigError`: pass ``scheme=``); per-t-unit
+        weight digests and the recorded input preparation combine."""
+        if _comparable(other.config) != _comparable(self.config):
+            raise ConfigError(
+                f"cannot merge scorers with different options: {self.config.signature()} vs {other.config.signature()}"
+            )
+        config = _prepared(self.config, {k: getattr(other.config, k) for k in PREPARATION}, "the merged scorer")
+        mine, theirs = self._fixed, other._fixed
+        if mine is not None and theirs is not None and mine[0] != theirs[0]:
+            raise ConfigError(
+                f"cannot merge a scorer whose tags were decoded as {mine[0]} ({mine[1]}) with one whose "
+                f"tags were decoded as {theirs[0]} ({theirs[1]}); pass scheme= explicitly to both"
+            )
+        fixed = mine or theirs
+        if fixed is not None:
+            scheme = fixed[0]
+        else:  # no chunks anywhere: the first scheme recorded
+            named = [c.scheme for c in (self.config, other.config) if c.scheme not in ("auto", "spans")]
+            scheme = named[0] if named else self.config.scheme
+        out = Scorer(config.with_(scheme=scheme))
+        out._auto = self._auto and other._auto
+        out._fixed = fixed
+        out._batches = self._batches + other._batches
+        for p in self._parts + other._parts:
+            out._add_part(p)
+        for notes in (self._notes, other._notes):
+            for k, v in notes.items():
+                out.note(k, v)
+        out._unit = _add_digests(self._unit, other._unit)
+        if out._unit is not None:
+            out.config = out.config.with_(unit_weights=f"{out._unit:016x}")
+        return out
+
+    # --- the report --------------------------------------------------------------------
+    def report(self) -> Report:
+        """Assemble the report from all batches' counts (warning when reference and
+        prediction have no label in common)."""
+        report = _assemble(self._parts, self.config, self._notes)
+        _warn_label_sets(report)
+        return report
+
+
+def _prepared(config: Config, options: Mapping[str, str | None], what: str) -> Config:
+    """``config`` with the input-preparation ``options`` recorded (see :meth:`Scorer.use`)."""
+    changes = {}
+    for name, value in options.items():
+        if name not in PREPARATION:
+            raise ConfigError(f"unknown input-preparation option {name!r}; valid: {choices(PREPARATION)}")
+        if value is None:
+            continue
+        have = getattr(config, name)
+        if have is not None and have != value:
+            raise ConfigError(
+                f"{what} was prepared with {name}={value!r} but the scorer has {name}={have!r}; "
+                "one signature cannot describe both: score them with separate scorers"
+            )
+        changes[name] = value
+    return config.with_(**changes) if changes else config
+
+
+def _comparable(config: Config) -> Config:
+    """The options two scorers must share to merge (the scheme, the weight digest and
+    the input preparation are checked and combined on their own)."""
+    return config.with_(scheme="auto", unit_weights=None, **dict.fromkeys(PREPARATION))
+
+
+def _add_digests(a: int | None, b: int | None) -> int | None:
+    """Two additive digests combined (None: no data of that kind)."""
+    if a is None or b is None:
+        return a if b is None else b
+    return (a + b) % 2**64
+
+
+def _describe(ids: Sequence[str]) -> str:
+    """A batch's documents for an error message."""
+    if not len(ids):
+        return "no documents"
+    return f"document {ids[0]!r}" if len(ids) == 1 else f"documents {ids[0]!r}..{ids[-1]!r}"

@@ -1,0 +1,194 @@
+"""Stage 1 of the pipeline for tag input, driven: a
+:class:`~iescore.scoring.batch.TaggedBatch` decoded into units, then scored.
+
+:func:`_tags_part` decodes both sides (:mod:`iescore.decode`), numbers the labels
+as the report will, builds the units and hands them to
+:func:`~iescore.scoring.part._score_units`, then adds token accuracy. Its fast path
+(``detail="prf"``, exact, small vocabulary) decodes and matches both sides in one
+pass (:func:`~iescore.decode.pair.decode_pair`, via :func:`_decode_both`) and takes
+the token sums from the same pass; otherwise :func:`_token_sums` counts them in
+windows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..config import Config
+from ..decode import PAIR_TAGS, PairChunks, Scheme, decode_arrays, decode_pair, detect_scheme, get_scheme
+from ..errors import ConfigError
+from ..match import Units
+from .batch import TaggedBatch, _locator
+from .part import _CELL, _I64, _keys, _label_space, _Part, _score_units
+
+_TOKEN_WINDOW = 1 << 17
+
+
+def _token_sums(ref: np.ndarray, pred: np.ndarray, o_id: int, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per run of tokens beginning at ``starts`` (sorted, non-empty runs, the last
+    one ending at the end): how many tags differ, and how many tokens are not ``O``
+    on one side at least. A window at a time, in reused buffers: running counts
+    (cumulative sums) are read at the run boundaries, and the runs' counts are their
+    differences."""
+    n, w = len(ref), _TOKEN_WINDOW
+    bounds = np.append(starts, n)
+    before = np.zeros((2, len(bounds)), dtype=_I64)  # differing / tagged tokens before each boundary
+    d_buf, t_buf, o_buf = (np.empty(min(w, n), dtype=bool) for _ in range(3))
+    run_buf = np.empty(min(w, n), dtype=np.int32)
+    carry = [0, 0]
+    for a in range(0, n, w):
+        m = min(a + w, n) - a
+        r, p = ref[a : a + m], pred[a : a + m]
+        d = np.not_equal(r, p, out=d_buf[:m])
+        t = np.not_equal(r, o_id, out=t_buf[:m])
+        t |= np.not_equal(p, o_id, out=o_buf[:m])
+        lo, hi = np.searchsorted(bounds, (a, a + m), "right")  # boundaries in (a, a + m]
+        local = bounds[lo:hi] - (a + 1)
+        for k, x in enumerate((d, t)):
+            running = np.cumsum(x, dtype=np.int32, out=run_buf[:m])
+            before[k, lo:hi] = running.take(local)
+            before[k, lo:hi] += carry[k]
+            carry[k] += int(running[m - 1])
+    differ, tagged = np.diff(before, axis=1)
+    return differ, tagged
+
+
+def _decode_both(
+    batch: TaggedBatch, scheme: Scheme, cfg: Config, label_map: np.ndarray | None, labels: list[str]
+) -> PairChunks | None:
+    """Both sides decoded and matched in one pass (:func:`~iescore.decode.pair.decode_pair`)
+    when only exact counts are asked for (``detail="prf"``) and the vocabulary is small;
+    else None (each side is then decoded on its own). Under ``repair="strict"`` an
+    ill-formed chunk also gives None, so that the one-side decoder reports it. The
+    chunks come labelled in the report's numbering (``label_map[vocabulary label]``,
+    None when the two agree; ``labels`` are the report's), with document-relative
+    offsets: they are the items as they are."""
+    ref, pred, vocab = batch.reference, batch.prediction, batch.vocab
+    if not (cfg.detail == "prf" and cfg.setting == "AO" and cfg.rule.kind == "exact" and cfg.mode == "match-all"
+            and cfg.repair in ("conlleval", "strict") and 0 < len(ref.ids) and len(vocab.tags) <= PAIR_TAGS
+            and ref.ids.dtype == pred.ids.dtype == np.uint8):
+        return None
+    if ref.segments is not pred.segments and not np.array_equal(ref.segments, pred.segments):
+        return None
+    role_of, label_of = vocab.roles(scheme)
+    small = len(vocab.labels) < np.iinfo(np.int16).max
+    out = decode_pair(
+        ref.ids, pred.ids, role_of.astype(np.uint8), label_of.astype(np.int16 if small else np.int32),
+        scheme=scheme, conlleval=cfg.repair == "conlleval", segments=ref.segments, groups=batch.doc_offsets,
+        labels=labels, label_map=label_map, relative=True,
+    )
+    if cfg.repair == "strict" and (out.reference.ill.any() or out.prediction.ill.any()):
+        return None
+    return out
+
+
+def _tags_part(batch: TaggedBatch, cfg: Config) -> tuple[_Part, str]:
+    vocab = batch.vocab
+    scheme_name = cfg.scheme
+    if scheme_name in ("auto", "spans"):
+        scheme_name = detect_scheme(batch.reference, vocab)
+    scheme = get_scheme(scheme_name)
+    cfg = cfg.with_(scheme=scheme.name)
+    offsets = batch.doc_offsets
+    n_docs = len(batch.doc_ids)
+
+    def where(side: str) -> Callable[[int], str]:
+        def f(i: int) -> str:
+            if batch.where is not None:
+                return batch.where(i, side)
+            return f"{side} token {i}"
+
+        return f
+
+    vocab.roles(scheme, locate=_locator(batch))  # checks every tag against the scheme and registers its label
+    labels, remap = _label_space(vocab.labels, cfg)
+    # items in 32 bits (half the memory per item) below 2**31 tokens
+    narrow = np.int32 if batch.n_tokens < 2**31 else _I64
+    # vocabulary label -> the report's label
+    lab_map = np.array([remap[n] for n in vocab.labels], dtype=narrow) if vocab.labels else np.zeros(0, narrow)
+    same_labels = np.array_equal(lab_map, np.arange(len(lab_map)))  # no renumbering
+    # the joint decoder gives the chunks their labels in the report's numbering
+    pair = _decode_both(batch, scheme, cfg, None if same_labels else lab_map, labels)
+    if pair is not None:
+        rc, pc = pair.reference, pair.prediction
+    else:
+        rc = decode_arrays(batch.reference, vocab, scheme=scheme, repair=cfg.repair, where=where("reference"), groups=offsets)
+        pc = decode_arrays(batch.prediction, vocab, scheme=scheme, repair=cfg.repair, where=where("prediction"), groups=offsets)
+
+    def units(ch: Any) -> Units:
+        # the items' four columns in one block (at scale, large enough for numpy's
+        # huge-page hint, so fewer page faults when it is first written)
+        doc, lab, start, end = np.empty((4, len(ch.start)), dtype=narrow)
+        doc[...] = ch.group
+        if same_labels:
+            lab[...] = ch.type
+        else:
+            lab_map.take(ch.type, out=lab, mode="clip")  # lab_map is in the items' width
+        # document-relative offsets
+        base = offsets.take(ch.group)
+        np.subtract(ch.start, base, out=start, casting="same_kind")
+        np.subtract(ch.end, base, out=end, casting="same_kind")
+        return Units(doc, lab, start, end, None, None)
+
+    def pair_units(ch: Any) -> Units:
+        # the pair decoder's offsets are document-relative already, its columns one block
+        return Units(ch.group, ch.type, ch.start, ch.end, None, None)
+
+    kind = "discarded" if cfg.repair == "discard" else "repaired"
+    repairs = {side: {kind: int(ch.n_discarded if kind == "discarded" else ch.n_repaired)}
+               for side, ch in (("reference", rc), ("prediction", pc))}
+    make = pair_units if pair is not None else units
+    R, P = make(rc), make(pc)
+    # of the joint decoding only the matches and the token sums are still needed
+    hits, token_sums = ((pair.ref_hit, pair.pred_hit), (pair.differ, pair.tagged)) if pair is not None else (None, None)
+    del rc, pc, pair
+    toks = batch.tokens
+
+    def span_tokens(U: Units) -> Callable[[int], Sequence[str]]:
+        assert toks is not None and U.start is not None and U.end is not None
+        at, start, end = offsets.take(U.doc), U.start, U.end
+        return lambda i: toks[int(at[i] + start[i]) : int(at[i] + end[i])]
+
+    need_keys = cfg.setting == "OBD" or cfg.mode == "one-per-string"
+    if need_keys and toks is None:
+        raise ConfigError(
+            f"setting={cfg.setting!r}, mode={cfg.mode!r} compares strings and needs the tokens; pass tokens="
+        )
+    texts_r = texts_p = None
+    if toks is not None:
+        tok_r, tok_p = span_tokens(R), span_tokens(P)
+        texts_r, texts_p = (lambda i: " ".join(tok_r(i))), (lambda i: " ".join(tok_p(i)))
+        if need_keys:
+            R = Units(R.doc, R.label, R.start, R.end, None, _keys(tok_r, len(R), cfg))
+            P = Units(P.doc, P.label, P.start, P.end, None, _keys(tok_p, len(P), cfg))
+    # tokens per document, in 32 bits when they fit (they are the token counts' first column)
+    doc_tokens = np.diff(offsets, append=batch.n_tokens) if n_docs else np.zeros(0, _I64)
+    if batch.n_tokens < 2**31:
+        doc_tokens = doc_tokens.astype(_CELL)
+    part = _score_units(
+        R, P, cfg=cfg, labels=labels, doc_ids=batch.doc_ids, doc_tokens=doc_tokens,
+        texts_r=texts_r, texts_p=texts_p, disjoint=True, hits=hits,
+    )
+    del hits
+    # token accuracy (conlleval: every token line, -DOCSTART- included)
+    tc = np.zeros((n_docs, 4), dtype=_CELL)
+    tc[:, 0] = doc_tokens
+    if token_sums is not None:
+        full = slice(None)
+        differ, tagged = token_sums
+    else:
+        full = np.flatnonzero(doc_tokens > 0)
+        differ, tagged = _token_sums(
+            batch.reference.ids, batch.prediction.ids, vocab.tag_ids.get(vocab.outside, -1), offsets[full]
+        )
+    tc[full, 1] = doc_tokens[full] - differ
+    tc[full, 2] = tagged
+    tc[full, 3] = tagged - differ  # two differing tags are never both O
+    if batch.extra is not None:
+        tc[:, :2] += batch.extra
+    part.token_counts = tc
+    part.repairs.update(repairs)
+    return part, scheme.name

@@ -1,0 +1,133 @@
+"""Statistics, after the report in the pipeline: inter-annotator agreement: F1 both ways
+and Cohen's kappa on t-units per pair, Fleiss' kappa over all annotators."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import ConfigError, InputError
+from ..report import Report
+
+__all__ = ['agreement', 'Agreement', 'cohen_kappa', 'fleiss_kappa']
+
+
+# --- inter-annotator agreement --------------------------------------------------------
+
+def _t_unit_categories(report: Report, side: str, names: Sequence[str]) -> np.ndarray:
+    """The category of every t-unit (tokens, then separators) of one side of a report:
+    1 + the index in ``names`` of the label of the span that covers it (a separator is
+    covered when both its tokens are in the span), 0 for none."""
+    items = report.reference if side == "reference" else report.prediction
+    tok = report.table.doc_tokens
+    if tok is None:
+        raise InputError("agreement on t-units needs tokens (templates have none)")
+    tok = tok.astype(np.int64)
+    toff = np.concatenate([[0], np.cumsum(tok)])
+    soff = np.concatenate([[0], np.cumsum(np.maximum(tok - 1, 0))])
+    cats = np.zeros(int(toff[-1] + soff[-1]), dtype=np.int64)
+    code = np.array([1 + list(names).index(lab) for lab in report.labels], dtype=np.int64)
+    for d, lab, s, e in zip(items.doc.tolist(), items.label.tolist(), items.start.tolist(), items.end.tolist()):
+        cats[toff[d] + s: toff[d] + e] = code[lab]
+        if e - s > 1:
+            cats[toff[-1] + soff[d] + s: toff[-1] + soff[d] + e - 1] = code[lab]
+    return cats
+
+
+def cohen_kappa(x: np.ndarray, y: np.ndarray) -> float | None:
+    """Cohen's kappa of two raters' categories (``None`` when chance agreement is 1).
+
+    >>> cohen_kappa(np.array([0, 0, 1, 1]), np.array([0, 1, 1, 1]))  # po 3/4, pe 1/2*1/4 + 1/2*3/4
+    0.5
+    """
+    n = len(x)
+    if n == 0:
+        return None
+    k = int(max(x.max(), y.max())) + 1
+    po = float(np.sum(x == y)) / n
+    pe = float(np.sum(np.bincount(x, minlength=k) * np.bincount(y, minlength=k))) / (n * n)
+    return None if pe == 1 else (po - pe) / (1 - pe)
+
+
+def fleiss_kappa(cats: np.ndarray) -> float | None:
+    """Fleiss' kappa of ``(raters, units)`` categories (``None`` when chance agreement is 1).
+
+    >>> round(fleiss_kappa(np.array([[0, 1], [0, 1], [0, 0]])), 12)  # P = (1, 1/3), P_e = (4/6)^2 + (2/6)^2
+    0.25
+    """
+    r, n = cats.shape
+    if n == 0 or r < 2:
+        return None
+    k = int(cats.max()) + 1
+    counts = np.zeros((n, k), dtype=np.int64)
+    for row in cats:
+        counts[np.arange(n), row] += 1
+    P = (np.sum(counts * counts, axis=1) - r) / (r * (r - 1))
+    p = counts.sum(axis=0) / (n * r)
+    pe = float(np.sum(p * p))
+    return None if pe == 1 else (float(P.mean()) - pe) / (1 - pe)
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """Inter-annotator agreement (plain data): per pair of annotators the F1 of each as
+    the reference of the other (``f1_ab``: ``a`` the reference), their mean ``f1`` (the
+    two are equal under one-to-one counting) and Cohen's kappa on t-units (tokens and
+    separators, categories: the covering span's label or none); over all annotators
+    Fleiss' kappa on the same t-units."""
+
+    signature: str
+    annotators: tuple[str, ...]
+    pairs: tuple[Mapping[str, Any], ...]
+    fleiss_kappa: float | None
+    t_units: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"signature": self.signature, "annotators": list(self.annotators), "t_units": self.t_units,
+                "pairs": [dict(p) for p in self.pairs], "fleiss_kappa": self.fleiss_kappa}
+
+
+def _agreement(names: Sequence[str], pair: Any) -> Agreement:
+    if len(names) < 2 or len(set(names)) != len(names):
+        raise ConfigError(f"agreement needs two or more distinct annotators; got {list(names)!r}")
+    reports = {(a, b): pair(a, b) for a in names for b in names if a != b}
+    labels = sorted(set().union(*(r.labels for r in reports.values())))
+    rows = []
+    for a, b in itertools.combinations(names, 2):
+        ab, ba = reports[(a, b)], reports[(b, a)]
+        x = _t_unit_categories(ab, "reference", labels)
+        y = _t_unit_categories(ab, "prediction", labels)
+        f = None if ab.f1 is None or ba.f1 is None else (ab.f1 + ba.f1) / 2
+        rows.append({"a": a, "b": b, "f1": f, "f1_ab": ab.f1, "f1_ba": ba.f1, "kappa": cohen_kappa(x, y)})
+    first = names[0]
+    cats = [_t_unit_categories(reports[(first, names[1])], "reference", labels)]
+    cats += [_t_unit_categories(reports[(first, b)], "prediction", labels) for b in names[1:]]
+    r0 = reports[(first, names[1])]
+    return Agreement(signature=r0.config.signature() + "|agree:f1,kappa:t-units", annotators=tuple(names),
+                     pairs=tuple(rows), fleiss_kappa=fleiss_kappa(np.stack(cats)), t_units=len(cats[0]))
+
+
+def agreement(annotations: Mapping[str, Sequence[Sequence[str]]], **options: Any) -> Agreement:
+    """Agreement of annotators' tag sequences (name -> one tag sequence per document, the
+    same documents and tokens for all), scored with ``options`` as
+    :func:`iescore.score_tags` takes them (any rule, counting, scheme...).
+
+    Example (A and B agree on PER; only A tags the LOC):
+        >>> a = agreement({"A": [["B-PER", "O", "B-LOC"]], "B": [["B-PER", "O", "O"]]})
+        >>> p = a.pairs[0]
+        >>> p["f1_ab"], p["f1_ba"], round(p["kappa"], 12)
+        (0.6666666666666666, 0.6666666666666666, 0.583333333333)
+
+    (t-units: 3 tokens and 2 separators, A: PER O LOC | O O, B: PER O O | O O: p_o = 4/5,
+    p_e = 3/5 * 4/5 + 1/5 * 1/5 = 13/25, kappa = (20 - 13)/(25 - 13) = 7/12.)
+    """
+    from ..scorer import score_tags
+
+    def pair(a: str, b: str) -> Report:
+        return score_tags(reference=annotations[a], prediction=annotations[b], **options)
+
+    return _agreement(list(annotations), pair)

@@ -1,0 +1,215 @@
+"""Statistics, after the report in the pipeline: the command line of the statistics:
+`iescore compare` and `iescore agree`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..errors import ConfigError, InputError, choices
+from ..report import Report
+from .agreement import Agreement, _agreement
+from .paired import Comparison, compare
+from .table import METHODS, TESTS, measure_names
+
+__all__ = ['main_compare', 'add_compare_parser', 'format_comparison', 'main_agree', 'main_stats', 'add_stats_parsers', 'format_agreement']
+
+
+# --- command line: iescore compare ----------------------------------------------------
+
+_COPIED_GROUPS = ("evaluation model", "input and output")
+
+
+def _copy_options(cp: Any, score_parser: Any) -> None:
+    """Give ``cp`` the evaluation and input options of ``score_parser`` (the option
+    objects are shared, as argparse's ``parents=`` shares them)."""
+    for group in score_parser._action_groups:  # argparse has no public accessor for a group's options
+        if group.title in _COPIED_GROUPS:
+            g = cp.add_argument_group(group.title)
+            for action in group._group_actions:
+                g._add_action(action)
+            if group.title == "evaluation model":  # these options are the Config's fields
+                cp.set_defaults(config_fields=tuple(a.dest for a in group._group_actions))
+
+
+def add_stats_parsers(sub: Any, score_parser: Any) -> None:
+    """Add ``iescore compare`` and ``iescore agree`` to the subcommands ``sub``, with the
+    evaluation and input options of ``score_parser`` (the ``score`` subcommand's parser);
+    :func:`main_stats` runs them."""
+    add_compare_parser(sub, score_parser)
+    ap = sub.add_parser(
+        "agree",
+        help="inter-annotator agreement: F1 and Cohen's kappa per pair, Fleiss' kappa",
+        description="Each FILE holds one annotator's tags in its last column, the files aligned line by "
+                    "line. Prints, per pair of annotators, the F1 of each as the other's reference and "
+                    "their mean, Cohen's kappa on t-units (tokens and separators), and Fleiss' kappa "
+                    "over all annotators.",
+    )
+    ap.add_argument("annotators", nargs="+", metavar="FILE", help="two or more annotation files")
+    ap.add_argument("--names", help="comma-separated annotator names (default: the shortest distinct path endings)")
+    _copy_options(ap, score_parser)
+    ap.set_defaults(stats_main=main_agree)
+
+
+def main_stats(args: Any) -> int:
+    """Run ``iescore compare`` or ``iescore agree``."""
+    return args.stats_main(args)
+
+
+def add_compare_parser(sub: Any, score_parser: Any) -> Any:
+    """Add ``iescore compare`` to the subcommands ``sub``, with the evaluation and input
+    options of ``score_parser`` (the ``score`` subcommand's parser)."""
+    cp = sub.add_parser(
+        "compare",
+        help="compare systems on one gold file: intervals and paired significance tests",
+        description="Score every SYS against GOLD (CoNLL files aligned line by line, as "
+                    "`iescore score GOLD SYS`), then give each measure's bootstrap interval over "
+                    "documents and the p-value of a paired test of the first measure against the "
+                    "baseline (Holm-Bonferroni adjusted); systems whose differences are not "
+                    "significant share a group.",
+    )
+    cp.add_argument("gold", help="the gold CoNLL file")
+    cp.add_argument("systems", nargs="+", metavar="SYS", help="system outputs (each file's last column)")
+    t = cp.add_argument_group("comparison")
+    t.add_argument("--baseline", help="the baseline system's name or path (default: the first SYS)")
+    t.add_argument("--paired", choices=TESTS, default="bs",
+                   help="bs: paired bootstrap (Koehn 2004); ar: approximate randomization (Riezler & Maxwell 2005)")
+    t.add_argument("--resamples", type=int, default=1000, help="resamples (bs) or shuffles (ar); default 1000")
+    t.add_argument("--seed", type=int, default=12345)
+    t.add_argument("--ci", choices=METHODS, default="percentile", help="interval method")
+    t.add_argument("--level", type=float, default=0.95, help="interval level (default 0.95)")
+    t.add_argument("--alpha", type=float, default=0.05, help="significance level of the groups (default 0.05)")
+    t.add_argument("--measures", default="f1,precision,recall",
+                   help="comma-separated measures shown; the first is tested (e.g. macro_f1,f1[PER],ser,ts_f1_macro), "
+                        "or 'all'")
+    t.add_argument("--names", help="comma-separated system names (default: the shortest distinct path endings)")
+    _copy_options(cp, score_parser)
+    cp.set_defaults(stats_main=main_compare)
+    return cp
+
+
+def _short_names(paths: Sequence[str]) -> list[str]:
+    """The shortest path endings (in components) that tell the paths apart."""
+    parts = [p.replace("\\", "/").split("/") for p in paths]
+    for k in range(1, max(len(p) for p in parts) + 1):
+        names = ["/".join(p[-k:]) for p in parts]
+        if len(set(names)) == len(names):
+            return names
+    return list(paths)
+
+
+def _config_from(args: Any) -> Any:
+    """The Config of the evaluation-model options (named as the Config's fields)."""
+    from ..config import Config
+
+    return Config(**{name: getattr(args, name) for name in args.config_fields})
+
+
+def _pct(x: float | None) -> str:
+    return "n/a" if x is None else f"{100 * x:.2f}"
+
+
+def format_comparison(c: Comparison) -> str:
+    """The comparison as a text table: one row per system, each measure with its interval,
+    the p-value against the baseline (raw and Holm-adjusted) and the group."""
+    head = ["system"] + [f"{m} [{100 * c.level:g}% CI]" for m in c.measures] + ["p", "p (Holm)", "group"]
+    rows = []
+    for s in c.systems:
+        cells = [s["name"] + (" (baseline)" if s["name"] == c.baseline else "")]
+        for m in c.measures:
+            ci = s[f"{m}_ci"]
+            cells.append(f"{_pct(s[m])} [{_pct(ci[0]) if ci else 'n/a'}, {_pct(ci[1]) if ci else 'n/a'}]")
+        cells += ["-" if s["p_value"] is None else f"{s['p_value']:.4f}",
+                  "-" if s["p_value_holm"] is None else f"{s['p_value_holm']:.4f}" + ("*" if s["significant"] else ""),
+                  str(s["group"])]
+        rows.append(cells)
+    widths = [max(len(r[i]) for r in [head] + rows) for i in range(len(head))]
+    lines = ["  ".join(x.ljust(w) if i == 0 else x.rjust(w) for i, (x, w) in enumerate(zip(r, widths)))
+             for r in [head] + rows]
+    test = "paired bootstrap (Koehn 2004)" if c.test == "bs" else "approximate randomization (Riezler & Maxwell 2005)"
+    lines.append(f"p: {test} of {c.measure} against {c.baseline}, {c.resamples} resamples; "
+                 f"* = significant at {c.alpha:g} after Holm-Bonferroni correction; "
+                 f"a group holds systems not significantly different from its first system")
+    lines.append(f"signature: {c.signature}")
+    return "\n".join(lines)
+
+
+def main_compare(args: Any) -> int:
+    """Run ``iescore compare`` on parsed ``args`` (exit status 0, or 2 on bad input)."""
+    import json
+    import sys
+
+    from ..io.conll import read_conll
+    from ..scorer import Scorer
+
+    paths = list(args.systems)
+    try:
+        names = args.names.split(",") if args.names else _short_names(paths)
+        if len(names) != len(paths) or len(set(names)) != len(names):
+            raise ConfigError(f"--names needs {len(paths)} distinct names; got {args.names!r}")
+        baseline = None
+        if args.baseline is not None:
+            by_path = dict(zip(paths, names))
+            baseline = by_path.get(args.baseline, args.baseline)
+            if baseline not in names:
+                raise ConfigError(f"unknown --baseline {args.baseline!r}; systems: {choices(names)}")
+        cfg = _config_from(args)
+        reports = {}
+        for name, path in zip(names, paths):
+            scorer = Scorer(cfg)
+            scorer.add_batch(read_conll(args.gold, path, encoding=args.encoding, documents=args.documents))
+            reports[name] = scorer.report()
+        first = next(iter(reports.values()))
+        wanted = [m for m in args.measures.split(",") if m]
+        if wanted == ["all"]:
+            wanted = list(measure_names(first))
+        c = compare(reports, baseline=baseline, test=args.paired, resamples=args.resamples, seed=args.seed,
+                    measure=wanted[0], measures=wanted[1:], method=args.ci, level=args.level, alpha=args.alpha)
+    except (ConfigError, InputError) as exc:
+        print(f"iescore: error: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(c.to_dict(), indent=2) if args.json else format_comparison(c))
+    sys.stdout.flush()
+    return 0
+
+
+def format_agreement(ag: Agreement) -> str:
+    """The agreement as text: one line per pair, then Fleiss' kappa."""
+    lines = [f"{'a':<20} {'b':<20} {'F1':>7} {'F1(a ref)':>9} {'F1(b ref)':>9} {'kappa':>7}"]
+    for p in ag.pairs:
+        lines.append(f"{p['a']:<20} {p['b']:<20} {_pct(p['f1']):>7} {_pct(p['f1_ab']):>9} "
+                     f"{_pct(p['f1_ba']):>9} {'n/a' if p['kappa'] is None else format(p['kappa'], '.4f'):>7}")
+    fk = "n/a" if ag.fleiss_kappa is None else f"{ag.fleiss_kappa:.4f}"
+    lines.append(f"Fleiss' kappa ({len(ag.annotators)} annotators, {ag.t_units} t-units: tokens and separators): {fk}")
+    lines.append(f"signature: {ag.signature}")
+    return "\n".join(lines)
+
+
+def main_agree(args: Any) -> int:
+    """Run ``iescore agree`` on parsed ``args`` (exit status 0, or 2 on bad input)."""
+    import json
+    import sys
+
+    from ..io.conll import read_conll
+    from ..scorer import Scorer
+
+    paths = list(args.annotators)
+    try:
+        names = args.names.split(",") if args.names else _short_names(paths)
+        if len(names) != len(paths) or len(set(names)) != len(names):
+            raise ConfigError(f"--names needs {len(paths)} distinct names; got {args.names!r}")
+        path = dict(zip(names, paths))
+        cfg = _config_from(args)
+
+        def pair(a: str, b: str) -> Report:
+            scorer = Scorer(cfg)
+            scorer.add_batch(read_conll(path[a], path[b], encoding=args.encoding, documents=args.documents))
+            return scorer.report()
+
+        ag = _agreement(names, pair)
+    except (ConfigError, InputError) as exc:
+        print(f"iescore: error: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(ag.to_dict(), indent=2) if args.json else format_agreement(ag))
+    sys.stdout.flush()
+    return 0
