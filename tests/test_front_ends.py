@@ -277,8 +277,13 @@ def test_cli_table(cfg: dict[str, Any], tmp_path: Any, capsys: Any) -> None:
     want.append(headline)
     if "slot" in exp:
         se = exp["slot"]
-        want.append(f"slot errors: C={se['C']} S={se['S']} D={se['D']} I={se['I']} (N={se['N']}, M={se['M']}); "
-                    f"SER: {pct(se['ser'])}%; ERR: {pct(se['err'])}%; ")
+        line = f"slot errors: C={se['C']} S={se['S']} D={se['D']} I={se['I']} (N={se['N']}, M={se['M']}); " \
+               f"SER: {pct(se['ser'])}%; ERR: {pct(se['err'])}%; "
+        if "ser_weights" in cfg:  # the weighted SER closes the line
+            w = ",".join(f"{x:g}" for x in cfg["ser_weights"])
+            assert any(x.startswith(line) and x.endswith(f"; SER(weights S,D,I={w}): {pct(se['ser_weighted'])}%")
+                       for x in lines), lines
+        want.append(line)
     av = exp["averages"]
     want.append(f"averages F1: micro {pct(av['micro']['f1'])}%; macro {pct(av['macro']['f1'])}%; "
                 f"weighted {pct(av['weighted']['f1'])}%")

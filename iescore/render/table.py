@@ -20,7 +20,8 @@ __all__ = ["format_table"]
 def format_table(report: Report) -> str:
     """The default table: the conlleval view (:func:`~iescore.render.conlleval.format_conlleval`), then
     iescore's lines: the headline average's precision, recall and F1 (and F_beta
-    when beta != 1), the slot errors, the micro/macro/weighted averages of F1 (and
+    when beta != 1), the slot errors (and the weighted SER when S, D and I are
+    weighted), the micro/macro/weighted averages of F1 (and
     of F_beta), the token & separator model, repairs and the signature. Undefined
     values print as n/a in iescore's lines."""
     s = report._summary
@@ -41,9 +42,11 @@ def format_table(report: Report) -> str:
     se = s["slot_errors"]
     if se is not None:
         e_name = "E" if cfg.alpha == 0.5 else f"E(alpha={cfg.alpha:g})"
+        weighted = "" if cfg.ser_weights == (1.0, 1.0, 1.0) else (
+            f"; SER(weights S,D,I={','.join(f'{w:g}' for w in cfg.ser_weights)}): {pct(se['ser_weighted'])}%")
         lines.append(
             f"slot errors: C={se['C']} S={se['S']} D={se['D']} I={se['I']} (N={se['N']}, M={se['M']}); "
-            f"SER: {pct(se['ser'])}%; ERR: {pct(se['err'])}%; {e_name}: {pct(se['e'])}%"
+            f"SER: {pct(se['ser'])}%; ERR: {pct(se['err'])}%; {e_name}: {pct(se['e'])}%{weighted}"
         )
     for f, name in [("f1", "F1")] + ([] if cfg.beta == 1 else [("f_beta", f"{fb}{at}")]):
         lines.append(
