@@ -428,6 +428,7 @@ def child(case: str, tool: str, size: int, quick: bool, cap: int, path: str | No
     """Run one (case, tool, size) and print one JSON line: seconds, RSS before, peak RSS."""
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
     t = make_cases(quick)[case].tools[tool]
+    t0 = None
     try:
         if case == "cli":
             import iescore.cli  # noqa: F401
@@ -444,8 +445,9 @@ def child(case: str, tool: str, size: int, quick: bool, cap: int, path: str | No
         result = t.run(state)
         seconds = time.perf_counter() - t0
         peak = _status("VmHWM:")
-    except MemoryError:
-        print(json.dumps({"status": "out of memory"}), flush=True)
+    except MemoryError:  # the time until the allocation failed (None: while building the input)
+        after = None if t0 is None else time.perf_counter() - t0
+        print(json.dumps({"status": "out of memory", "seconds_to_failure": after}), flush=True)
         return
     print(json.dumps({"status": "ok", "seconds": seconds, "rss_before": before, "peak_rss": peak,
                       "peak_extra": peak - before, "result": result}), flush=True)
@@ -527,7 +529,9 @@ def check_agreement(case: str, size: int, results: dict[str, dict], tools: dict[
 def run_case(name: str, case: Case, args, cap: int) -> dict:
     sizes = case.quick if args.quick else case.sizes
     out: dict = {"label": case.label, "unit": case.unit, "fixed": case.fixed, "sizes": list(sizes),
-                 "load_before": os.getloadavg(), "tools": {t: {"label": case.tools[t].label, "runs": {}} for t in case.tools}}
+                 "load_before": os.getloadavg(),
+                 "tools": {t: {"label": tl.label, "only_sizes": list(tl.sizes) if tl.sizes else None, "runs": {}}
+                           for t, tl in case.tools.items()}}
     stopped: set[str] = set()
     for size in sizes:
         path = None
@@ -580,15 +584,16 @@ def _size(n: int, unit: str) -> str:
     return str(n)
 
 
-def _cell(r: dict | None) -> str:
+def _cell(r: dict | None, by_design: bool = False) -> str:
     if r is None:
-        return "not run"
+        return "not run (by design)" if by_design else "not run (a smaller size failed)"
     if r["status"] == "ok":
         return f"{r['seconds']:.3g} s, +{r['peak_extra'] / MB:.0f} MB"
     if r["status"] == "timed out":
         return f"timed out after {r['limit_s']:g} s"
     if r["status"] == "out of memory":
-        return f"out of memory (cap {r['mem_cap'] / GIB:.1f} GiB)"
+        when = f" after {r['seconds_to_failure']:.3g} s" if r.get("seconds_to_failure") is not None else ""
+        return f"out of memory{when} (cap {r['mem_cap'] / GIB:.1f} GiB)"
     return "error: " + r.get("error", "")[:60]
 
 
@@ -596,7 +601,8 @@ def render(results: dict) -> str:
     lines = [f"Adversarial inputs ({results['when']}; {results['cpus']} CPUs; load average "
              f"{results['load_before'][0]:.2f} at the start, {results['load_after'][0]:.2f} at the end; "
              f"per-size limit {results['limit_s']:g} s, {results['cli_limit_s']:g} s for the CLI; "
-             f"address space capped at {results['mem_cap'] / GIB:.1f} GiB).", "",
+             f"address space capped at {results['mem_cap'] / GIB:.1f} GiB; the whole run took "
+             f"{results.get('total_s', 0) / 60:.1f} min).", "",
              "Each cell: wall time of one call in a fresh process, and its peak extra memory "
              "(peak RSS during the call minus RSS before it). b: the scaling exponent "
              "log(t2/t1)/log(n2/n1) between consecutive sizes (`>`: a lower bound, the larger size timed out).", ""]
@@ -610,7 +616,9 @@ def render(results: dict) -> str:
         head = ["tool"] + [_size(s, case["unit"]) for s in sizes] + [f"b {_size(a, case['unit'])}→{_size(b, case['unit'])}" for a, b in pairs]
         lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for tool, rec in case["tools"].items():
-            row = [f"`{tool}` {rec['label']}"] + [_cell(rec["runs"].get(str(s))) for s in sizes]
+            only = rec.get("only_sizes")
+            row = [f"`{tool}` {rec['label']}"] + [_cell(rec["runs"].get(str(s)), only is not None and s not in only)
+                                                  for s in sizes]
             for a, b in pairs:
                 e = rec["exponents"].get(f"{a}->{b}")
                 row.append("-" if e is None else f"{'> ' if e['bound'] == '>' else ''}{e['b']:.2f}")
@@ -697,7 +705,8 @@ def _reached(case: dict, tool: str) -> str:
     parts = []
     if ok:
         s = max(ok)
-        parts.append(f"{_size(s, case['unit'])} {case['unit']} took {runs[str(s)]['seconds']:.3g} s, +{runs[str(s)]['peak_extra'] / MB:.0f} MB")
+        unit = "" if case["unit"] == "bytes" else f" {case['unit']}"
+        parts.append(f"{_size(s, case['unit'])}{unit} took {runs[str(s)]['seconds']:.3g} s, +{runs[str(s)]['peak_extra'] / MB:.0f} MB")
     bad = [(int(s), r) for s, r in runs.items() if r["status"] != "ok"]
     if bad:
         s, r = min(bad, key=lambda x: x[0])
@@ -718,12 +727,19 @@ def main(argv=None) -> int:
     ap.add_argument("--mem-cap", type=float, default=16.0, help="GiB of address space per child (RLIMIT_AS)")
     ap.add_argument("--tmp", default=tempfile.gettempdir(), help="folder for the generated CoNLL files")
     ap.add_argument("--out", default=str(HERE / "out"))
+    ap.add_argument("--render", metavar="JSON", help="only rewrite adversarial.md (in --out) from a results file")
     ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     ap.add_argument("--path", help=argparse.SUPPRESS)
     ap.add_argument("--cap-bytes", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
         child(args.child[0], args.child[1], int(args.child[2]), args.quick, args.cap_bytes, args.path)
+        return 0
+    out = Path(args.out)
+    if args.render:
+        table = render(json.loads(Path(args.render).read_text()))
+        (out / "adversarial.md").write_text(table)
+        print(table)
         return 0
     cap = int(min(args.mem_cap * GIB, max(2 * GIB, _mem_available() - 3 * GIB)))
     all_cases = make_cases(args.quick)
@@ -740,7 +756,6 @@ def main(argv=None) -> int:
         results["cases"][name] = run_case(name, case, args, cap)
     results["load_after"] = os.getloadavg()
     results["total_s"] = time.perf_counter() - t0
-    out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "adversarial.json").write_text(json.dumps(results, indent=2))
     table = render(results)
