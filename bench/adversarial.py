@@ -586,7 +586,7 @@ def _size(n: int, unit: str) -> str:
 
 def _cell(r: dict | None, by_design: bool = False) -> str:
     if r is None:
-        return "not run (by design)" if by_design else "not run (a smaller size failed)"
+        return "not run (by design)" if by_design else "not run"
     if r["status"] == "ok":
         return f"{r['seconds']:.3g} s, +{r['peak_extra'] / MB:.0f} MB"
     if r["status"] == "timed out":
@@ -605,7 +605,8 @@ def render(results: dict) -> str:
              f"{results.get('total_s', 0) / 60:.1f} min).", "",
              "Each cell: wall time of one call in a fresh process, and its peak extra memory "
              "(peak RSS during the call minus RSS before it). b: the scaling exponent "
-             "log(t2/t1)/log(n2/n1) between consecutive sizes (`>`: a lower bound, the larger size timed out).", ""]
+             "log(t2/t1)/log(n2/n1) between consecutive sizes (`>`: a lower bound, the larger size timed out). "
+             "not run: a smaller size of the same tool timed out or ran out of memory.", ""]
     for name, case in results["cases"].items():
         sizes = case["sizes"]
         fixed = f"; fixed: {case['fixed']}" if case["fixed"] else ""
