@@ -1,6 +1,6 @@
 """Adversarial inputs: the shapes where a scorer can fall off a cliff, each at several sizes.
 
-    python bench/adversarial.py               # the default run (about 35 minutes on a 2-core VM)
+    python bench/adversarial.py               # the default run (about 30 minutes on a 2-core VM)
     python bench/adversarial.py --quick       # tiny sizes, a few seconds (the tests run it)
     python bench/adversarial.py --cases chain,nested --limit 60
 
