@@ -342,6 +342,7 @@ class Case:
 LABELS_TOKENS = 1_000_000
 LABELS_TOKENS_QUICK = 3_000
 OVERLAP = {"rule": "O(1,1)", "counting": "one-to-one"}
+MIN_JUDGED_S = 0.1  # the scaling target ignores pairs of sizes whose larger one is faster than this
 
 
 def _labels_prep(quick: bool) -> Callable:
@@ -651,13 +652,18 @@ def targets(results: dict) -> list[tuple[str, str]]:
         for tool, rec in case["tools"].items():
             if not tool.startswith("iescore"):
                 continue
-            bs = [e for e in rec["exponents"].values() if e is not None]
+            runs = rec["runs"]
+            # judged only where the larger size takes >= MIN_JUDGED_S (or timed out): below
+            # that, a call's fixed cost and the machine's noise decide b
+            bs = [e for k, e in rec["exponents"].items() if e is not None
+                  and runs[k.split("->")[1]].get("seconds", math.inf) >= MIN_JUDGED_S]
             if bs:
                 e = max(bs, key=lambda x: x["b"])
                 worst.append((e["b"], f"{name}/{tool} {'> ' if e['bound'] == '>' else ''}{e['b']:.2f}"))
     if worst:
         bad = [w for w in worst if w[0] > 1.15]
-        out.append(("every adversarial case scales with b <= 1.15 between 10x sizes",
+        out.append((f"every adversarial case scales with b <= 1.15 between 10x sizes (iescore's tools; pairs whose "
+                    f"larger size takes >= {MIN_JUDGED_S:g} s or timed out)",
                     ("met" if not bad else "NOT met: " + ", ".join(s for _, s in sorted(bad, reverse=True)))))
     chain = cases.get("chain")
     if chain:
