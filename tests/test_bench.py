@@ -1,10 +1,13 @@
-"""The benchmark stays runnable: a --quick run checks that iescore's string and integer
-paths and seqeval agree on exact micro F1 (it exits otherwise) and writes its table.
-No timing is asserted here (speed is measured by bench/run.py, not by tests)."""
+"""The benchmarks stay runnable: a --quick run checks that iescore's string and integer
+paths and seqeval agree on exact micro F1 (it exits otherwise) and writes its table; a
+--quick run of bench/adversarial.py checks its tools agree and its counts against hand
+computations. No timing is asserted here (speed is measured by the benchmarks, not by tests)."""
 
 from __future__ import annotations
 
 import json
+
+import pytest
 
 from conftest import require
 
@@ -19,3 +22,97 @@ def test_quick_benchmark_agrees_and_writes_its_table(tmp_path):
     assert 0.6 < f1 < 0.9  # 10% dropped, 10% shifted, 5% retyped, 5% spurious entities
     table = (tmp_path / "table.md").read_text()
     assert table.count("\n| `") == 4 and "`seqeval_f1`" in table
+
+
+def test_quick_adversarial_benchmark_runs_and_counts_by_hand(tmp_path):
+    """bench/adversarial.py --quick: every child process reports, the exact-match tools agree
+    (the run exits otherwise) and the counts are those computed by hand below."""
+    require("nervaluate")
+    import adversarial
+
+    # seqeval is left out here (importing it takes seconds in every child); run.py's test has it
+    tools = "iescore_full,iescore_overlap,iescore_prf,nervaluate,conlleval_standin,iescore_cli"
+    assert adversarial.main(["--quick", "--out", str(tmp_path), "--cases", "chain,nested,templates,cli",
+                             "--tools", tools, "--tmp", str(tmp_path)]) == 0
+    res = json.loads((tmp_path / "adversarial.json").read_text())
+
+    def result(case, tool, size):
+        run = res["cases"][case]["tools"][tool]["runs"][str(size)]
+        assert run["status"] == "ok" and run["peak_rss"] >= run["rss_before"] > 0
+        return run["result"]
+
+    # chain of 200 tokens: gold [2k, 2k+2) for k < 100; prediction [2k+1, 2k+3), the last
+    # one cut to [199, 200): 100 predictions, none equal to an answer.
+    full = result("chain", "iescore_full", 200)
+    assert (full["tp"], full["gold"], full["pred"], full["f1"]) == (0, 100, 100, 0.0)
+    # every prediction overlaps answer k by one token: aligned, not correct -> 100 substitutions
+    assert full["slot_errors"] == {"C": 0, "S": 100, "D": 0, "I": 0}
+    assert result("chain", "nervaluate", 200)["f1"] == 0.0
+    assert result("chain", "conlleval_standin", 200)["gold"] == 100
+    # O(1,1): against answer k, prediction k has el = 0, er = 1 and ml = 1, mr = 0 (the cut
+    # last one: ml = 1): all within (1, 1), so pairing k with k matches all 100 -> F1 = 1
+    over = result("chain", "iescore_overlap", 200)
+    assert (over["tp"], over["gold"], over["pred"], over["f1"]) == (100, 100, 100, 1.0)
+    assert over["slot_errors"] == {"C": 100, "S": 0, "D": 0, "I": 0}
+
+    # nested, 300 tokens: answers [3k, 3k+3), k < 100; predictions [3k, 3k+2) (nested: ml = 0,
+    # mr = 1, matches under O(1,1)) and [3k+2, 3k+4) (ml = 2 against answer k, mr = 2 against
+    # answer k+1: matches neither). TP = 100, FP = 100, FN = 0: P = 1/2, R = 1, F1 = 2/3.
+    over = result("nested", "iescore_overlap", 300)
+    assert (over["tp"], over["gold"], over["pred"]) == (100, 100, 200)
+    assert abs(over["f1"] - 2 / 3) < 1e-12
+    assert over["slot_errors"] == {"C": 100, "S": 0, "D": 0, "I": 100}
+    # exact: no prediction equals an answer; nervaluate's strict counts agree (checked by the run)
+    full = result("nested", "iescore_full", 300)
+    assert (full["tp"], full["gold"], full["pred"]) == (0, 100, 200)
+    assert result("nested", "nervaluate", 300)["pred"] == 200
+
+    # templates, 10 fillers per slot, 2 slots: the 5 even fillers of a slot are exact, the 5 odd
+    # ones a prefix (one token missing). Exact: TP = 10, FP = FN = 10, F1 = 0.5, and the odd
+    # pairs share tokens, so they align as 10 substitutions. O(1,1): a prefix with one token
+    # missing matches (m = 1), so TP = 20 and F1 = 1.
+    full = result("templates", "iescore_full", 10)
+    assert (full["tp"], full["gold"], full["pred"], full["f1"]) == (10, 20, 20, 0.5)
+    assert full["slot_errors"] == {"C": 10, "S": 10, "D": 0, "I": 0}
+    over = result("templates", "iescore_overlap", 10)
+    assert (over["tp"], over["f1"]) == (20, 1.0)
+
+    # the CLI and the streaming stand-in of conlleval.pl read the same file (agreement checked
+    # by the run); the generated files are deleted
+    cli = res["cases"]["cli"]
+    assert set(cli["tools"]["iescore_cli"]["runs"]) == {str(s) for s in cli["sizes"]}
+    assert not list(tmp_path.glob("*.conll"))
+
+    table = (tmp_path / "adversarial.md").read_text()
+    assert "### `chain`" in table and "### Targets" in table and "b 20→200" in table
+
+
+def test_adversarial_run_stops_when_tools_disagree():
+    import adversarial
+
+    tools = adversarial.make_cases(quick=True)["chain"].tools
+    ok = {"status": "ok"}
+    agree = {"iescore_full": {**ok, "result": {"f1": 0.5, "tp": 3}}, "seqeval_f1": {**ok, "result": {"f1": 0.5}},
+             "iescore_overlap": {**ok, "result": {"f1": 1.0, "tp": 6}}}  # another model: not compared
+    adversarial.check_agreement("chain", 20, agree, tools)
+    with pytest.raises(SystemExit, match="seqeval_f1 gives f1=0.4"):
+        adversarial.check_agreement("chain", 20, {**agree, "seqeval_f1": {**ok, "result": {"f1": 0.4}}}, tools)
+
+
+def test_scaling_exponent_and_its_bound():
+    import adversarial
+
+    # t ~ n^2: 1 s at n = 10, 100 s at n = 100 -> b = log(100) / log(10) = 2
+    e = adversarial.exponent(10, {"status": "ok", "seconds": 1.0}, 100, {"status": "ok", "seconds": 100.0})
+    assert e == {"b": 2.0, "bound": "="}
+    # timed out after 10 s: b > log(10 / 1) / log(10) = 1
+    e = adversarial.exponent(10, {"status": "ok", "seconds": 1.0}, 100, {"status": "timed out", "limit_s": 10.0})
+    assert e["bound"] == ">" and abs(e["b"] - 1.0) < 1e-12
+
+
+def test_adversarial_inputs_doctests():
+    import doctest
+
+    import adversarial
+
+    assert doctest.testmod(adversarial).failed == 0
