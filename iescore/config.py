@@ -1,5 +1,5 @@
 """Carried through the whole pipeline: the evaluation options (one :class:`Config`), the
-matching rule, normalisers and the signature (SPEC §2, §8).
+matching rule, normalisers and the signature (README, Definitions: matching rules, signature).
 
 Every option that changes a number lives in :class:`Config`; the report's
 signature is derived from it, and :meth:`Config.from_signature` parses it back,
@@ -392,7 +392,7 @@ class Config:
         return cls(**options)  # type: ignore[arg-type]
 
     def signature(self, data: Any = None) -> str:
-        """The reproducibility signature (SPEC §8); every number is written exactly and
+        """The reproducibility signature (README, Definitions: signature); every number is written exactly and
         supertag labels are percent-encoded, so :meth:`from_signature` rebuilds this
         configuration. With ``data`` (a :class:`~iescore.Report`), the digest of its
         reference data is appended as ``ref:<16 hex digits>``

@@ -4,7 +4,7 @@ confusion table, signature), the one object every view reads (:mod:`iescore.rend
 A report is computed once (by :class:`iescore.Scorer` or :func:`iescore.score`);
 its views (``to_dict``, ``format_table``, ``per_label``...) never recompute.
 
-Averages (SPEC §5):
+Averages (README, Definitions: averages):
 
 * micro -- sum the counts over labels, then measure;
 * macro -- the unweighted mean of the per-label measures (macro-F1 is the mean of
@@ -146,7 +146,7 @@ class Report:
     # --- counts ------------------------------------------------------------------
     @property
     def signature(self) -> str:
-        """The reproducibility signature (SPEC §8)."""
+        """The reproducibility signature (README, Definitions: signature)."""
         return self._summary["signature"]
 
     @property
@@ -405,7 +405,7 @@ class Report:
 
 
 def aggregate(reports: Sequence[Report], keys: Sequence[str] = ("precision", "recall", "f1", "ser")) -> dict[str, dict[str, float | None]]:
-    """Mean and (sample) standard deviation of overall measures across folds or splits (SPEC §5)."""
+    """Mean and (sample) standard deviation of overall measures across folds or splits (README, Definitions: averages)."""
     out: dict[str, dict[str, float | None]] = {}
     for k in keys:
         vals = [r.to_dict()["overall"][k] for r in reports]

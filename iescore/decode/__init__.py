@@ -1,4 +1,4 @@
-"""Stage 1 of the pipeline: decode tags into chunks (SPEC §7).
+"""Stage 1 of the pipeline: decode tags into chunks (README, Ill-formed tag sequences).
 
 Pipeline: **decode** -> match (:mod:`iescore.match`) -> count -> per-document cells
 (:mod:`iescore.cells`) -> measures -> report -> views. Modules: :mod:`.tables` (the

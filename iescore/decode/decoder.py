@@ -1,4 +1,4 @@
-"""Stage 1 of the pipeline (decode): tags -> chunks, one side at a time (SPEC §7).
+"""Stage 1 of the pipeline (decode): tags -> chunks, one side at a time (README, Ill-formed tag sequences).
 
 The plain vectorised decoder: :func:`decode` turns integer-coded tags into chunks
 under a scheme's tables and a repair policy (``conlleval``, ``strict``, ``discard``:
@@ -55,7 +55,7 @@ class Chunks:
 
 def _role_boundaries(conlleval: bool) -> np.ndarray:
     """``(6, 6)`` bool: does the pair (previous role, current role) split two tokens
-    even when both are inside with the same label? (SPEC §7; the decoding policies above)."""
+    even when both are inside with the same label? (README, Ill-formed tag sequences; the decoding policies above)."""
     p = np.arange(6)[:, None]
     c = np.arange(6)[None, :]
     bnd = (p == S) | (c == S) | (p == L)

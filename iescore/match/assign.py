@@ -1,7 +1,7 @@
 """Stage 3 of the pipeline (count), its matchings: deterministic maximum-weight bipartite
 matching with lexicographic weights.
 
-Used for one-to-one counting (SPEC §3.2) and Makhoul's slot alignment (§3.3).
+Used for one-to-one counting (README, Definitions: counting) and Makhoul's slot alignment (slot errors).
 The edge list is split into connected components (vectorised label
 propagation); a component with one edge is matched outright, larger ones by
 the Hungarian algorithm on exact Python integers. Edge weights are tuples of

@@ -1,4 +1,4 @@
-"""Stage 3 of the pipeline (count): per-cell counts from the rule pairs (SPEC §3).
+"""Stage 3 of the pipeline (count): per-cell counts from the rule pairs (README, Definitions: counting).
 
 * any-match counting (De Sitter Fig. 4) from "is this unit hit by a rule pair";
 * one-to-one counting from a maximum-cardinality matching on rule pairs
@@ -42,7 +42,7 @@ def count(
     best: bool = False,
     cells_out: np.ndarray | None = None,
 ) -> EngineResult:
-    """Fill the confusion matrix and the slot errors (SPEC §3) for units R, P
+    """Fill the confusion matrix and the slot errors (README, Definitions: counting) for units R, P
     (with their ``cell`` rows in ``cells``).
 
     ``cells_out`` may be an ``(len(cells), 7)`` view to write the counts into."""

@@ -1,4 +1,4 @@
-"""Stage 2 of the pipeline (match): the pairs that could match, under a rule (SPEC §2).
+"""Stage 2 of the pipeline (match): the pairs that could match, under a rule (README, Definitions: matching rules).
 
 The pairs of a reference and a prediction unit that overlap (AO) or share a
 document and label (OBD) are generated once and their attributes computed
@@ -75,7 +75,7 @@ def overlapping(R: Units, P: Units) -> tuple[np.ndarray, np.ndarray]:
 
 
 def ao_pairs(R: Units, P: Units, rule: Rule) -> Pairs:
-    """Candidate pairs by position (any label, overlapping) with rule attributes (SPEC §2.1)."""
+    """Candidate pairs by position (any label, overlapping) with rule attributes (README, Definitions: matching rules)."""
     r, p = overlapping(R, P)
     assert R.start is not None and R.end is not None and P.start is not None and P.end is not None
     rs, re_, ps, pe = R.start[r], R.end[r], P.start[p], P.end[p]
@@ -133,7 +133,7 @@ def _shared(a: tuple[str, ...], b: tuple[str, ...]) -> int:
 
 
 def obd_pairs(R: Units, P: Units, rule: Rule) -> Pairs:
-    """All same-document, same-slot filler pairs with rule attributes (SPEC §2.2)."""
+    """All same-document, same-slot filler pairs with rule attributes (README, Definitions: matching rules (OBD))."""
     assert R.key is not None and P.key is not None
     if len(R) == 0 or len(P) == 0:
         return Pairs.empty()

@@ -82,9 +82,9 @@ def _score_units(
 ) -> _Part:
     """Run the engine on item-level units (AO positions and/or filler keys).
 
-    AO match-all and match-best match spans by position (SPEC §2.1). OBD and AO's
+    AO match-all and match-best match spans by position (README, Definitions: matching rules). OBD and AO's
     one-per-string match the distinct (normalised) strings of each document and label
-    by the sequence rules (§2.2), with OBD's slot alignment (§3.3): one-per-string
+    by the sequence rules (OBD matching rules), with OBD's slot alignment: one-per-string
     ignores positions (Siefkes §15.2), so its counts equal OBD's on the same spans, and
     each occurrence gets its string's status. The TS model counts positions in every mode.
 
@@ -161,7 +161,7 @@ def _score_units(
         # OBD, and one-per-string in AO (Siefkes §15.2: occurrences of one string
         # collapse to one, "different positions in the document are ignored"): the
         # distinct strings of a document and label are matched by the sequence rules
-        # (SPEC §2.2) and aligned as OBD fillers (§3.3), never by position
+        # (README, Definitions: matching rules) and aligned as OBD fillers (slot errors), never by position
         GR, gr = collapse(R)
         GP, gp = collapse(P)
         res = count(GR, GP, obd_pairs(GR, GP, cfg.rule), cells=ix, n_labels=L, counting=cfg.counting, best=best,
