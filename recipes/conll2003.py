@@ -344,8 +344,8 @@ def significance_lines(model: str, c: stats.Comparison) -> list[str]:
     worse = [r for r in c.systems if r["significant"]]
     pct = f"{100 * c.level:g}%"
     say = [f"Against the best system, **{c.baseline}** ({top[0][c.measure]:.4f}): "
-           + (f"the next {len(top) - 1} are not significantly different from it (group 1: "
-              + ", ".join(r["name"] for r in top[1:]) + ")" if len(top) > 1 else
+           + (f"the next {'system is' if len(top) == 2 else f'{len(top) - 1} are'} not significantly different "
+              "from it (group 1: " + ", ".join(r["name"] for r in top[1:]) + ")" if len(top) > 1 else
               "every other system is significantly different from it")
            + f"; {len(worse)} of the other {n - 1} are significantly worse after Holm's correction."]
     say += [f"The {n} systems fall into {len(groups)} groups: "
@@ -415,9 +415,10 @@ def write_report(out: Path, results: dict, comparison: RankComparison, left_out:
 
 
 def forest_plot(path: Path, sig: dict[str, dict[str, Any]]) -> None:
-    """From the comparisons as in ``results.json`` (``Comparison.to_dict()`` by model), one panel per model: a row per system sorted by the measure (best on top), its interval as a
-    horizontal line, its value as a dot, coloured by significance group and labelled ``G<k>``
-    at the right; the dashed line is the best system's value."""
+    """From the comparisons as in ``results.json`` (``Comparison.to_dict()`` by model), one panel
+    per model: a row per system sorted by the measure (best on top), its interval as a horizontal
+    line, its value as a dot, coloured by significance group, labelled ``G<k>`` at the right, every
+    other group on a grey band; the dashed line is the best system's value."""
     import matplotlib.pyplot as plt
 
     n = max(len(c["systems"]) for c in sig.values())
@@ -427,6 +428,8 @@ def forest_plot(path: Path, sig: dict[str, dict[str, Any]]) -> None:
         m = c["measure"]
         rows = sorted(c["systems"], key=lambda r: -r[m])
         for y, r in enumerate(rows):
+            if r["group"] % 2 == 0:  # every other group on a grey band: the groups' bounds
+                ax.axhspan(y - 0.5, y + 0.5, color="0.92", zorder=0, lw=0)
             lo, hi = r[m + "_ci"]
             col = cmap((r["group"] - 1) % 10)
             ax.hlines(y, lo, hi, color=col, lw=2)
