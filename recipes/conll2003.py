@@ -148,14 +148,16 @@ def significance(batches: dict[str, TaggedBatch], results: dict[str, Any]) -> di
     out = {}
     for model, measure in SIGNIFICANCE.items():
         have = {n: r for n, r in reports.items() if results[n]["values"][model] is not None}
+        if not have:
+            continue
         best = max(have, key=lambda n: results[n]["values"][model])
         shown = (measure,) if measure != "f1" else ("f1", "precision", "recall")
         c = stats.compare(have, baseline=best, test="bs", resamples=SIG_RESAMPLES, seed=SIG_SEED,
                           measure=measure, measures=shown, alpha=SIG_ALPHA)
         for row in c.systems:  # regrouped into documents, a system keeps the value of the tables
             if row[measure] is None or abs(row[measure] - results[row["name"]]["values"][model]) > 1e-12:
-                raise AssertionError(f"{row['name']}: {model} {row[measure]} on the -DOCSTART- documents, "
-                                     f"{results[row['name']]['values'][model]} in the tables")
+                raise iescore.InputError(f"{row['name']}: {model} {row[measure]} on eng.testb's -DOCSTART- "
+                                         f"documents, {results[row['name']]['values'][model]} in the tables")
         out[model] = c
     return out
 
