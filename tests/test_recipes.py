@@ -131,6 +131,9 @@ def test_conll2003_all_systems_exact_column_is_conlleval(data, tmp_path):
         if name.startswith("neural/conll03_C") and m:
             assert f"{100 * r['values']['F1 exact (conlleval)']:.2f}" == f"{m.group(1)[:2]}.{m.group(1)[2:]}"
     assert len([n for n in systems if n.startswith("neural/")]) == 14
+    # every output but the two SpanNER span files is compared on eng.testb's documents: 16 + 12
+    for c in res["significance"].values():
+        assert len(c["systems"]) == 28 and {r["group"] for r in c["systems"]} >= {1, 2}
 
 
 def test_seminar_quick(data, tmp_path):
