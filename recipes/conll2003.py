@@ -9,13 +9,17 @@ and a small spaCy NER model trained here (with the iescore scorer in its config)
 several evaluation models -- exact segment F1 (= conlleval), contain(1), overlap(1,1),
 any overlap, SER and ERR with S/D/I, and the token & separator model (TS-F1^M, T-F1^M) --
 ranks the systems under each, reports how the ranks move and the Spearman correlation
-between every pair of models (as Esuli & Sebastiani do), and counts "close matches"
-(right label, boundaries off by one token). Writes ``report.md``, ``results.json`` and
-PNG plots to the output folder.
+between every pair of models (as Esuli & Sebastiani do), counts "close matches"
+(right label, boundaries off by one token), and tells which of the published differences
+are real: a paired bootstrap over the -DOCSTART- documents of eng.testb, under exact F1
+and TS-F1^M, with intervals and significance groups (``iescore.stats.compare``). Writes
+``report.md``, ``results.json`` and PNG plots (a forest plot of the intervals among them)
+to the output folder.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 from typing import Any
@@ -25,7 +29,8 @@ if __package__ in (None, ""):  # run as a script
     __package__ = "recipes"
 
 import iescore
-from iescore import Document, Scorer, Span
+from iescore import Document, Scorer, Span, TaggedBatch, stats
+from iescore.decode import TagArrays, Vocabulary
 from iescore.io.conll import read_conll
 
 from .common import (
@@ -65,6 +70,10 @@ MODELS: dict[str, tuple[dict[str, Any], str, bool]] = {
 
 BASE = "F1 exact (conlleval)"  # rank shifts are taken against this model
 
+# the paired comparisons: evaluation model -> the iescore.stats measure that is its value
+SIGNIFICANCE = {"F1 exact (conlleval)": "f1", "TS-F1^M": "ts_f1_macro"}
+SIG_RESAMPLES, SIG_SEED, SIG_ALPHA = 1000, 2003, 0.05
+
 
 def why_left_out(result: dict[str, Any], models: tuple[str, ...]) -> str:
     """Why a system has no rank: the models under which it has no value, and the reason given."""
@@ -95,6 +104,62 @@ def parse_spanner(path: Path) -> tuple[list[Document], list[list[Span]]]:
         refs.append(Document(f"{path.stem}#{k + 1}", tokens, tuple(gold)))
         preds.append(pred)
     return refs, preds
+
+
+def on_testb_documents(batch: TaggedBatch, layout: TaggedBatch, name: str) -> TaggedBatch:
+    """``batch`` cut into the -DOCSTART- documents of ``layout`` (eng.testb read with a shared-task
+    output), with eng.testb's document ids, so that every system is scored on the same documents.
+
+    An output without -DOCSTART- lines is read as one document per sentence; it is regrouped
+    here, after checking that it has eng.testb's tokens and sentences (its gold is checked by
+    ``stats.compare``: the reference digest of the signature).
+    """
+    if batch.n_tokens != layout.n_tokens or list(batch.tokens or []) != list(layout.tokens or []) \
+            or not (batch.reference.first == layout.reference.first).all():
+        raise iescore.InputError(f"{name}: its tokens or sentences are not those of eng.testb "
+                                 f"({batch.n_tokens} tokens, {layout.n_tokens} in eng.testb)")
+    return dataclasses.replace(batch, doc_offsets=layout.doc_offsets, doc_ids=layout.doc_ids,
+                               extra=layout.extra, options=layout.options)
+
+
+def spans_on_testb(layout: TaggedBatch, gold_tags: list[str], preds: list[list[Span]]) -> TaggedBatch:
+    """Per-sentence predicted spans (the spaCy system's) as IOB2 tags on eng.testb's documents."""
+    first = layout.reference.first
+    starts = [i for i, f in enumerate(first.tolist()) if f]
+    if len(starts) != len(preds):
+        raise iescore.InputError(f"{len(preds)} predicted sentences for the {len(starts)} of eng.testb")
+    tags = ["O"] * layout.n_tokens
+    for a, spans in zip(starts, preds):
+        for sp in spans:
+            tags[a + sp.start:a + sp.end] = [f"B-{sp.label}"] + [f"I-{sp.label}"] * (sp.end - sp.start - 1)
+    v = Vocabulary()
+    return dataclasses.replace(layout, vocab=v, reference=TagArrays(v.encode(gold_tags), first),
+                               prediction=TagArrays(v.encode(tags), first), where=None)
+
+
+def significance(batches: dict[str, TaggedBatch], results: dict[str, Any]) -> dict[str, stats.Comparison]:
+    """Paired bootstrap over the documents, per model of ``SIGNIFICANCE``: the systems that have the
+    measure, against the best of them; intervals, Holm-adjusted p-values and groups."""
+    reports = {}
+    for name, batch in batches.items():
+        s = Scorer(rule="E", scheme="IOB1")  # conlleval's decoding: the same chunks from IOB1 and IOB2 tags
+        s.add_batch(batch)
+        reports[name] = s.report()
+    out = {}
+    for model, measure in SIGNIFICANCE.items():
+        have = {n: r for n, r in reports.items() if results[n]["values"][model] is not None}
+        if not have:
+            continue
+        best = max(have, key=lambda n: results[n]["values"][model])
+        shown = (measure,) if measure != "f1" else ("f1", "precision", "recall")
+        c = stats.compare(have, baseline=best, test="bs", resamples=SIG_RESAMPLES, seed=SIG_SEED,
+                          measure=measure, measures=shown, alpha=SIG_ALPHA)
+        for row in c.systems:  # regrouped into documents, a system keeps the value of the tables
+            if row[measure] is None or abs(row[measure] - results[row["name"]]["values"][model]) > 1e-12:
+                raise iescore.InputError(f"{row['name']}: {model} {row[measure]} on eng.testb's -DOCSTART- "
+                                         f"documents, {results[row['name']]['values'][model]} in the tables")
+        out[model] = c
+    return out
 
 
 def gold_through_datasets(testb: Path, hub: str | None) -> tuple[list[list[str]], list[list[str]]]:
@@ -225,13 +290,24 @@ def run(data: Path, out: Path, *, quick: bool = False, hub: str | None = None, w
         p for p in (data / "conll2003-neural-outputs-spanner").glob("conll03_C*.txt"))
     for path in neural[:2] if quick else neural:
         systems[f"neural/{path.stem}"] = read_conll(str(path))
+    # the paired tests need every system on the same documents: eng.testb's -DOCSTART- documents
+    on_docs = {n: b if n.startswith("shared-task/") else on_testb_documents(b, first, n) for n, b in systems.items()}
+    sig_left_out = {}
     for path in sorted((data / "conll2003-neural-outputs-spanner").glob("conll03_spanNER_*.txt"))[: 1 if quick else None]:
         systems[f"neural/{path.stem}"] = parse_spanner(path)
+        sig_left_out[f"neural/{path.stem}"] = (
+            "scored from its span file, one document per sentence, with overlapping predicted spans that "
+            "a tag sequence on eng.testb's documents cannot hold; no TS-F1^M")
     runtime = None
     if with_spacy:
         refs, preds, runtime = spacy_system(data, out, quick)
         systems["this-recipe/spacy-ner"] = (refs, preds)
+        if len(refs) == int(first.reference.first.sum()):
+            on_docs["this-recipe/spacy-ner"] = spans_on_testb(first, flat_gold, preds)
+        else:
+            sig_left_out["this-recipe/spacy-ner"] = f"scored on {len(refs)} test sentences only (--quick)"
     results = {name: score_all(sys_) for name, sys_ in progress(systems.items(), "scoring systems", len(systems))}
+    sig = significance(on_docs, results)
     comparison = compare_rankings({n: r["values"] for n, r in results.items()},
                                   {m: hib for m, (_, _, hib) in MODELS.items()}, BASE)
     left_out = {n: why_left_out(results[n], ms) for n, ms in comparison.left_out.items()}
@@ -247,15 +323,46 @@ def run(data: Path, out: Path, *, quick: bool = False, hub: str | None = None, w
     ranks = {m: {n: comparison.ranks[m].get(n) for n in results} for m in models}  # None: left out
     summary = {"systems": results, "ranks": ranks, "rank_shifts": comparison.shifts, "ranked_systems": list(ranked),
                "left_out_of_rankings": left_out, "spearman": corr, "runtime_spacy": runtime,
-               "note": "the spaCy system is scored on the first 200 test sentences in --quick mode" if quick else ""}
+               "note": "the spaCy system is scored on the first 200 test sentences in --quick mode" if quick else "",
+               "significance": {m: {**c.to_dict(), "pairwise": dict(c.pairwise)} for m, c in sig.items()},
+               "significance_left_out": sig_left_out,
+               "significance_unit": f"the {len(first.doc_ids)} -DOCSTART- documents of eng.testb"}
     write_json(out / "results.json", summary)
-    write_report(out, results, comparison, left_out, corr, runtime, quick)
-    plots(out, results, comparison)
+    write_report(out, results, comparison, left_out, corr, runtime, quick, sig, sig_left_out, len(first.doc_ids))
+    plots(out, results, comparison, summary["significance"])
     return summary
 
 
+def by_group(c: stats.Comparison) -> list[list[dict[str, Any]]]:
+    """The rows of a comparison group by group (1 first), best first within a group."""
+    rows = sorted(c.systems, key=lambda r: (r["group"], -r[c.measure]))
+    return [[r for r in rows if r["group"] == g] for g in sorted({r["group"] for r in rows})]
+
+
+def significance_lines(model: str, c: stats.Comparison) -> list[str]:
+    """The report's statement and table for one model's comparison."""
+    groups = by_group(c)
+    n, top = len(c.systems), groups[0]
+    worse = [r for r in c.systems if r["significant"]]
+    pct = f"{100 * c.level:g}%"
+    say = [f"Against the best system, **{c.baseline}** ({top[0][c.measure]:.4f}): "
+           + (f"the next {'system is' if len(top) == 2 else f'{len(top) - 1} are'} not significantly different "
+              "from it (group 1: " + ", ".join(r["name"] for r in top[1:]) + ")" if len(top) > 1 else
+              "every other system is significantly different from it")
+           + f"; {len(worse)} of the other {n - 1} are significantly worse after Holm's correction."]
+    say += [f"The {n} systems fall into {len(groups)} groups: "
+            + "; ".join(f"{g[0]['group']}: " + ", ".join(r["name"].split("/")[-1] for r in g) for g in groups) + "."]
+    table = md_table(["rank", "system", model, f"{pct} interval", "p vs best", "p (Holm)", "group"],
+                     [[k + 1, r["name"], r[c.measure], f"[{r[c.measure + '_ci'][0]:.4f}, {r[c.measure + '_ci'][1]:.4f}]",
+                       "-" if r["p_value"] is None else f"{r['p_value']:.3f}",
+                       "-" if r["p_value_holm"] is None else f"{r['p_value_holm']:.3f}", r["group"]]
+                      for k, r in enumerate(sorted(c.systems, key=lambda r: -r[c.measure]))])
+    return [f"### {model} ({n} systems)", "", *say, "", table, ""]
+
+
 def write_report(out: Path, results: dict, comparison: RankComparison, left_out: dict[str, str], corr: dict,
-                 runtime: Any, quick: bool) -> None:
+                 runtime: Any, quick: bool, sig: dict[str, stats.Comparison], sig_left_out: dict[str, str],
+                 n_docs: int) -> None:
     models = list(MODELS)
     short = {m: m.replace("F1 ", "").replace(" (conlleval)", "") for m in models}
     ranked = sorted(comparison.systems, key=lambda n: comparison.ranks[BASE][n])
@@ -287,15 +394,63 @@ def write_report(out: Path, results: dict, comparison: RankComparison, left_out:
     lines += ["", "## Slot errors (exact rule)", "",
               md_table(["system", "C", "S", "D", "I", "SER", "ERR", "E"],
                        [[n] + [results[n]["slot_errors"][k] for k in ("C", "S", "D", "I", "ser", "err", "e")] for n in names])]
+    c0 = next(iter(sig.values()))
+    lines += ["", "## Which differences are real: paired bootstrap over the documents", "",
+              f"Resampling unit: the {n_docs} -DOCSTART- documents of eng.testb (the outputs without -DOCSTART- "
+              "lines, read one document per sentence, are regrouped into them; the spaCy system's sentences too). "
+              f"Paired bootstrap, {c0.resamples:,} resamples, seed {c0.seed}, {c0.method} {100 * c0.level:g}% intervals. "
+              "p: the paired test against the best system (unadjusted; Holm-adjusted over the systems compared). "
+              "Groups: sorted by the measure, a system joins the group of the group's first system unless their "
+              f"paired test (unadjusted, alpha = {c0.alpha:g}) finds them different.", ""]
+    if sig_left_out:
+        lines += ["Left out of the comparisons: " + "; ".join(f"{n} ({why})" for n, why in sig_left_out.items())
+                  + ". The systems without a TS-F1^M value are left out of its comparison.", ""]
+    for model, c in sig.items():
+        lines += significance_lines(model, c)
+    lines += ["The intervals and groups are drawn in `significance.png`.", ""]
     if runtime:
         lines += ["", "## Runtime of the spaCy system trained by this recipe", "",
                   md_table(RUNTIME_HEADER, runtime_rows(runtime)), "",
                   "Measured so: " + runtime["measures"] + "."]
-    lines += ["", "Every number's signature is in `results.json`; plots: `rank_shifts.png`, `per_type_pr.png`.", ""]
+    lines += ["", "Every number's signature is in `results.json`; plots: `rank_shifts.png`, `per_type_pr.png`, `significance.png`.", ""]
     (out / "report.md").write_text("\n".join(lines))
 
 
-def plots(out: Path, results: dict, comparison: RankComparison) -> None:
+def forest_plot(path: Path, sig: dict[str, dict[str, Any]]) -> None:
+    """From the comparisons as in ``results.json`` (``Comparison.to_dict()`` by model), one panel
+    per model: a row per system sorted by the measure (best on top), its interval as a horizontal
+    line, its value as a dot, coloured by significance group, labelled ``G<k>`` at the right, every
+    other group on a grey band; the dashed line is the best system's value."""
+    import matplotlib.pyplot as plt
+
+    n = max(len(c["systems"]) for c in sig.values())
+    fig, axes = plt.subplots(1, len(sig), figsize=(8 * len(sig), 1.2 + 0.3 * n), squeeze=False)
+    cmap = plt.get_cmap("tab10")
+    for ax, (model, c) in zip(axes[0], sig.items()):
+        m = c["measure"]
+        rows = sorted(c["systems"], key=lambda r: -r[m])
+        for y, r in enumerate(rows):
+            if r["group"] % 2 == 0:  # every other group on a grey band: the groups' bounds
+                ax.axhspan(y - 0.5, y + 0.5, color="0.92", zorder=0, lw=0)
+            lo, hi = r[m + "_ci"]
+            col = cmap((r["group"] - 1) % 10)
+            ax.hlines(y, lo, hi, color=col, lw=2)
+            ax.plot(r[m], y, "o", color=col, ms=5)
+            ax.annotate(f"G{r['group']}", (hi, y), xytext=(4, 0), textcoords="offset points",
+                        va="center", fontsize=7, color=col)
+        ax.axvline(rows[0][m], color="grey", ls="--", lw=0.8)
+        ax.set_yticks(range(len(rows)), [r["name"] for r in rows], fontsize=7)
+        ax.set_ylim(len(rows) - 0.5, -0.5)
+        lo = min(r[m + "_ci"][0] for r in rows)
+        hi = max(r[m + "_ci"][1] for r in rows)
+        ax.set_xlim(lo - 0.01, hi + 0.03)  # room for the group labels
+        ax.set_xlabel(f"{model}: value and {100 * c['level']:g}% interval ({c['resamples']} paired resamples of documents)")
+        ax.set_title(f"{model}: groups G1, G2 ... (G1: not significantly different from the best)", fontsize=9)
+        ax.grid(axis="x", alpha=0.3)
+    save_figure(fig, path, "Which differences are real (CoNLL-2003 eng.testb, paired bootstrap)")
+
+
+def plots(out: Path, results: dict, comparison: RankComparison, sig: dict[str, dict[str, Any]]) -> None:
     try:
         import matplotlib
 
@@ -330,6 +485,7 @@ def plots(out: Path, results: dict, comparison: RankComparison) -> None:
         ax.grid(alpha=0.3)
     list(getattr(axes, "flat", [axes]))[0].set_ylabel("precision")
     save_figure(fig, out / "per_type_pr.png", "Per-type precision and recall of every system (exact match)")
+    forest_plot(out / "significance.png", sig)
 
 
 def main(argv: list[str] | None = None) -> int:

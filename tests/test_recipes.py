@@ -10,6 +10,7 @@ import time
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import require
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,11 +30,17 @@ def official_fb1(data, team):
     return re.search(r"FB1:\s+([\d.]+)", part).group(1)
 
 
-def test_conll2003_quick(data, tmp_path):
+@pytest.fixture(scope="module")
+def conll_quick(data, tmp_path_factory):
+    """The CoNLL-2003 recipe's quick run (once for the tests of this module): its folder and results."""
     require("spacy")
     require("datasets")
-    out = tmp_path / "conll"
-    res = run_recipe("conll2003", out, data, "--quick")
+    out = tmp_path_factory.mktemp("conll")
+    return out, run_recipe("conll2003", out, data, "--quick")
+
+
+def test_conll2003_quick(data, conll_quick):
+    out, res = conll_quick
     systems = res["systems"]
     assert "this-recipe/spacy-ner" in systems
     for team in ("bender", "carrerasa", "carrerasb"):
@@ -57,6 +64,59 @@ def test_conll2003_quick(data, tmp_path):
     assert res["runtime_spacy"]["predict"]["cpu_s"] > 0
 
 
+def test_conll2003_quick_significance(conll_quick):
+    out, res = conll_quick
+    sig, values = res["significance"], {n: r["values"] for n, r in res["systems"].items()}
+    # quick mode: 3 shared-task outputs and 2 neural ones (read one document per sentence, regrouped
+    # into eng.testb's 231 -DOCSTART- documents); the SpanNER output and the spaCy model scored on
+    # 200 sentences do not share those documents and are left out, saying why
+    assert set(res["significance_left_out"]) == {"neural/conll03_spanNER_generic_test_9157", "this-recipe/spacy-ner"}
+    assert "200 test sentences" in res["significance_left_out"]["this-recipe/spacy-ner"]
+    assert res["significance_unit"] == "the 231 -DOCSTART- documents of eng.testb"
+    compared = set(values) - set(res["significance_left_out"])
+    assert len(compared) == 5
+    for model, measure in (("F1 exact (conlleval)", "f1"), ("TS-F1^M", "ts_f1_macro")):
+        c = sig[model]
+        assert (c["measure"], c["test"], c["resamples"], c["correction"]) == (measure, "bs", 1000, "holm")
+        assert isinstance(c["seed"], int) and f"seed:{c['seed']}" in c["signature"]
+        rows = {r["name"]: r for r in c["systems"]}
+        assert set(rows) == compared
+        # the baseline is the best system by the table's own value, and every value is the table's
+        assert c["baseline"] == max(compared, key=lambda n: values[n][model])
+        for n, r in rows.items():
+            assert r[measure] == values[n][model]
+            lo, hi = r[f"{measure}_ci"]
+            assert lo <= r[measure] <= hi and lo < hi
+        # the groups rebuilt by hand from the p-values (the definition in iescore.stats): best first,
+        # a system joins the group of the group's first system unless their unadjusted p < alpha
+        def p(a, b):
+            return 1.0 if a == b else c["pairwise"].get(f"{a} vs {b}", c["pairwise"].get(f"{b} vs {a}"))
+
+        group, leader = 0, None
+        for n in sorted(rows, key=lambda n: -rows[n][measure]):
+            if leader is None or p(n, leader) < c["alpha"]:
+                group, leader = group + 1, n
+            assert rows[n]["group"] == group, (model, n)
+        # group 1 is the baseline's: exactly the systems its paired test does not separate from it
+        base = c["baseline"]
+        assert rows[base]["group"] == 1 and rows[base]["p_value"] is None
+        assert {n for n in rows if rows[n]["group"] == 1} == {base} | {
+            n for n in rows if n != base and rows[n]["p_value"] >= c["alpha"]}
+        # Holm by hand over the 4 systems compared with the baseline: the i-th smallest p (i from 0)
+        # times 4 - i, running maximum, at most 1
+        others = sorted((n for n in rows if n != base), key=lambda n: rows[n]["p_value"])
+        run = 0.0
+        for i, n in enumerate(others):
+            run = max(run, min(1.0, (4 - i) * rows[n]["p_value"]))
+            assert abs(rows[n]["p_value_holm"] - run) < 1e-12
+            assert rows[n]["significant"] == (run < c["alpha"])
+    report = (out / "report.md").read_text()
+    assert "## Which differences are real" in report and "231 -DOCSTART- documents" in report
+    for model in sig:
+        assert f"### {model} (5 systems)" in report
+    assert (out / "significance.png").stat().st_size > 10_000
+
+
 def test_conll2003_all_systems_exact_column_is_conlleval(data, tmp_path):
     require("datasets")
     res = run_recipe("conll2003", tmp_path / "full", data, "--no-spacy")
@@ -71,6 +131,9 @@ def test_conll2003_all_systems_exact_column_is_conlleval(data, tmp_path):
         if name.startswith("neural/conll03_C") and m:
             assert f"{100 * r['values']['F1 exact (conlleval)']:.2f}" == f"{m.group(1)[:2]}.{m.group(1)[2:]}"
     assert len([n for n in systems if n.startswith("neural/")]) == 14
+    # every output but the two SpanNER span files is compared on eng.testb's documents: 16 + 12
+    for c in res["significance"].values():
+        assert len(c["systems"]) == 28 and {r["group"] for r in c["systems"]} >= {1, 2}
 
 
 def test_seminar_quick(data, tmp_path):
