@@ -134,19 +134,33 @@ def format_comparison(c: Comparison) -> str:
     return "\n".join(lines)
 
 
+def _system_names(names_option: str | None, paths: Sequence[str]) -> list[str]:
+    """The names of the files: ``--names`` (comma-separated, one per file, distinct) or short
+    names derived from the paths."""
+    names = names_option.split(",") if names_option else _short_names(paths)
+    if len(names) != len(paths) or len(set(names)) != len(names):
+        raise ConfigError(f"--names needs {len(paths)} distinct names; got {names_option!r}")
+    return names
+
+
+def _score_files(args: Any, cfg: Any, gold: str, pred: str) -> Report:
+    """The report of one CoNLL file pair (the gold's and the prediction's last columns)."""
+    from ..io.conll import read_conll
+    from ..scorer import Scorer
+
+    scorer = Scorer(cfg)
+    scorer.add_batch(read_conll(gold, pred, encoding=args.encoding, documents=args.documents))
+    return scorer.report()
+
+
 def main_compare(args: Any) -> int:
     """Run ``iescore compare`` on parsed ``args`` (exit status 0, or 2 on bad input)."""
     import json
     import sys
 
-    from ..io.conll import read_conll
-    from ..scorer import Scorer
-
     paths = list(args.systems)
     try:
-        names = args.names.split(",") if args.names else _short_names(paths)
-        if len(names) != len(paths) or len(set(names)) != len(names):
-            raise ConfigError(f"--names needs {len(paths)} distinct names; got {args.names!r}")
+        names = _system_names(args.names, paths)
         baseline = None
         if args.baseline is not None:
             by_path = dict(zip(paths, names))
@@ -154,11 +168,7 @@ def main_compare(args: Any) -> int:
             if baseline not in names:
                 raise ConfigError(f"unknown --baseline {args.baseline!r}; systems: {choices(names)}")
         cfg = _config_from(args)
-        reports = {}
-        for name, path in zip(names, paths):
-            scorer = Scorer(cfg)
-            scorer.add_batch(read_conll(args.gold, path, encoding=args.encoding, documents=args.documents))
-            reports[name] = scorer.report()
+        reports = {name: _score_files(args, cfg, args.gold, path) for name, path in zip(names, paths)}
         first = next(iter(reports.values()))
         wanted = [m for m in args.measures.split(",") if m]
         if wanted == ["all"]:
@@ -190,21 +200,14 @@ def main_agree(args: Any) -> int:
     import json
     import sys
 
-    from ..io.conll import read_conll
-    from ..scorer import Scorer
-
     paths = list(args.annotators)
     try:
-        names = args.names.split(",") if args.names else _short_names(paths)
-        if len(names) != len(paths) or len(set(names)) != len(names):
-            raise ConfigError(f"--names needs {len(paths)} distinct names; got {args.names!r}")
+        names = _system_names(args.names, paths)
         path = dict(zip(names, paths))
         cfg = _config_from(args)
 
         def pair(a: str, b: str) -> Report:
-            scorer = Scorer(cfg)
-            scorer.add_batch(read_conll(path[a], path[b], encoding=args.encoding, documents=args.documents))
-            return scorer.report()
+            return _score_files(args, cfg, path[a], path[b])
 
         ag = _agreement(names, pair)
     except (ConfigError, InputError) as exc:
