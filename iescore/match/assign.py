@@ -69,21 +69,30 @@ def components(u: np.ndarray, v: np.ndarray, n_u: int, n_v: int) -> np.ndarray:
 def _weights(levels: Sequence[np.ndarray], idx: np.ndarray, n_match: int) -> list[int]:
     """One exact integer per edge of ``idx`` that orders matchings (of at most ``n_match``
     edges) like their level totals compared first level first: level k is weighted by
-    more than any matching's total of the levels after it."""
+    more than any matching's total of the levels after it.
+
+    >>> _weights([np.array([1, 1, 0]), np.array([0, 2, 2])], np.arange(3), 2)
+    [5, 7, 2]
+    """
     cols = [np.asarray(x).take(idx).astype(np.int64) for x in levels]
     maxes = [int(c.max()) if len(c) else 0 for c in cols]
     bases = [1] * len(cols)
     for k in range(len(cols) - 2, -1, -1):
         bases[k] = bases[k + 1] * (n_match * maxes[k + 1] + 1)
-    if n_match * sum(m * b for m, b in zip(maxes, bases)) < 2**62:  # int64 holds every total
-        w = np.zeros(len(idx), dtype=np.int64)
-        for c, b in zip(cols, bases):
-            w += c * b
-        return w.tolist()
-    w_obj = np.zeros(len(idx), dtype=object)
-    for c, b in zip(cols, bases):
-        w_obj += c.astype(object) * b
-    return w_obj.tolist()
+    # the levels from ``split`` on in int64 (every matching's total of them fits), the
+    # ones before it, if any, added as Python integers
+    split = 0
+    while n_match * sum(m * b for m, b in zip(maxes[split:], bases[split:])) >= 2**62:
+        split += 1
+    low = np.zeros(len(idx), dtype=np.int64)
+    for c, b in zip(cols[split:], bases[split:]):
+        low += c * b
+    if split == 0:
+        return low.tolist()
+    w = low.tolist()
+    for c, b in zip(cols[:split], bases[:split]):
+        w = [x * b + y for x, y in zip(c.tolist(), w)]
+    return w
 
 
 def _interval_dp(ka: np.ndarray, kp: np.ndarray, w: list[int]) -> np.ndarray:
@@ -102,20 +111,28 @@ def _interval_dp(ka: np.ndarray, kp: np.ndarray, w: list[int]) -> np.ndarray:
     [True, False, True, False]
     """
     n = len(w)
-    nxt = np.maximum(np.searchsorted(ka, ka, "right"), np.searchsorted(kp, kp, "right")).tolist()
+    nxt = np.maximum(np.searchsorted(ka, ka, "right"), np.searchsorted(kp, kp, "right"))
     best = [0] * (n + 1)
-    for i in range(n - 1, -1, -1):
-        take = w[i] + best[nxt[i]]
-        skip = best[i + 1]
-        best[i] = take if take > skip else skip
-    keep = np.zeros(n, dtype=bool)
+    b = 0
+    nx = nxt.tolist()
+    for i, wi, ni in zip(range(n - 1, -1, -1), reversed(w), reversed(nx)):
+        t = wi + best[ni]
+        if t > b:
+            b = t
+        best[i] = b
+    # the walk from the left keeps edge i when it starts an optimum of its suffix, then
+    # jumps past the edges in conflict with it; otherwise it moves on to edge i + 1
+    starts = [wi + best[ni] == bi for wi, ni, bi in zip(w, nx, best)]
+    kept = []
     i = 0
     while i < n:
-        if w[i] + best[nxt[i]] == best[i]:
-            keep[i] = True
-            i = nxt[i]
+        if starts[i]:
+            kept.append(i)
+            i = nx[i]
         else:
             i += 1
+    keep = np.zeros(n, dtype=bool)
+    keep[kept] = True
     return keep
 
 
@@ -204,6 +221,11 @@ def _general(a: list[int], p: list[int], w: list[int]) -> list[bool]:
     return keep
 
 
+def _distinct(sorted_keys: np.ndarray) -> int:
+    """How many distinct values a non-decreasing array holds."""
+    return int(np.count_nonzero(sorted_keys[1:] != sorted_keys[:-1])) + 1 if len(sorted_keys) else 0
+
+
 def match(
     u: np.ndarray,
     v: np.ndarray,
@@ -247,7 +269,7 @@ def match(
     o = np.lexsort((rp, ra))
     a_o, p_o = ra.take(o), rp.take(o)
     if not (p_o[1:] < p_o[:-1]).any():  # the common case: nothing crosses, no components needed
-        n_match = min(len(np.unique(a_o)), len(np.unique(p_o)))
+        n_match = min(_distinct(a_o), _distinct(p_o))
         keep = _interval_dp(a_o, p_o, _weights(levels, rest.take(o), n_match))
         chosen[rest.take(o).compress(keep)] = True
         return chosen
