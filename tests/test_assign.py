@@ -259,3 +259,16 @@ def test_long_shifted_tag_chain():
     assert (r.overall.tp, r.overall.fp, r.overall.fn) == (0, K, K)
     se = r.to_dict()["slot_errors"]
     assert (se["C"], se["S"], se["D"], se["I"]) == (0, K, 0, 0)
+
+
+def test_readme_tie_example():
+    """README, Definitions: ties. Answers [1,3), [3,5); predictions [0,2), [2,4), [4,6), one
+    label, O(1,1). Each prediction overlaps its neighbouring answers with one extra and one
+    missing token (boundary error 2, a rule pair): the path P0-A0-P1-A1-P2. The largest
+    matchings {A0P0, A1P1}, {A0P0, A1P2}, {A0P1, A1P2} all have error 4; the scan keeps
+    (A0,P0), then (A1,P1): [4,6) is the FP, whatever the order of the input."""
+    gold = (Span("E", 3, 5), Span("E", 1, 3))  # listed out of order on purpose
+    for pred in ([Span("E", 0, 2), Span("E", 2, 4), Span("E", 4, 6)], [Span("E", 4, 6), Span("E", 2, 4), Span("E", 0, 2)]):
+        r = score(reference=[Document("d", ("w",) * 6, gold)], prediction=[pred], rule="O(1,1)", counting="one-to-one")
+        fp = [(i["start"], i["end"]) for i in r.items("prediction") if i["status"] == "FP"]
+        assert fp == [(4, 6)]
