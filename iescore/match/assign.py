@@ -112,17 +112,19 @@ def _interval_dp(ka: np.ndarray, kp: np.ndarray, w: list[int]) -> np.ndarray:
     """
     n = len(w)
     nxt = np.maximum(np.searchsorted(ka, ka, "right"), np.searchsorted(kp, kp, "right"))
-    best = [0] * (n + 1)
-    b = 0
     nx = nxt.tolist()
+    # best[i]: the optimum over edges i..; starts[i]: edge i begins an optimum of them
+    best = [0] * (n + 1)
+    starts = [False] * n
+    b = 0
     for i, wi, ni in zip(range(n - 1, -1, -1), reversed(w), reversed(nx)):
         t = wi + best[ni]
-        if t > b:
+        if t >= b:
             b = t
+            starts[i] = True
         best[i] = b
-    # the walk from the left keeps edge i when it starts an optimum of its suffix, then
-    # jumps past the edges in conflict with it; otherwise it moves on to edge i + 1
-    starts = [wi + best[ni] == bi for wi, ni, bi in zip(w, nx, best)]
+    # the walk from the left keeps edge i when it begins an optimum of the edges from i
+    # on, then jumps past the edges in conflict with it; otherwise it moves on to i + 1
     kept = []
     i = 0
     while i < n:
