@@ -22,9 +22,9 @@ Two solvers implement that rule:
   edges just before it, and the matching is weighted interval scheduling: a linear
   dynamic programme over suffixes, reconstructed from the left (which is the tie rule).
 * **Any other component** (:func:`_general`): the Hungarian algorithm on exact Python
-  integers, with every edge's weight shifted left by the component's edge count and
-  the bit of its place in the edge order added, so that the unique optimum is the one
-  of the tie rule. Its time is cubic in the component's size.
+  integers, every edge's weight shifted up and a digit of its place among its answer's
+  edges added, so that the unique optimum is the one of the tie rule. Its time is
+  cubic in the component's size.
 
 A lone edge (both ends of degree one) is chosen outright. The plain reference is the
 brute force of tests/test_assign.py.
@@ -194,24 +194,39 @@ def _general(a: list[int], p: list[int], w: list[int]) -> list[bool]:
     """Tie-ruled maximum-weight matching of one component of any shape.
 
     ``a``/``p`` are the edges' node keys and ``w`` their positive weights, edges given
-    in (answer, prediction) order. Edge k (of E) weighs ``w[k] * 2**E + 2**(E-1-k)``:
-    the added bits sum to less than ``2**E``, so an optimum of these weights is optimal
-    for ``w``, and among those it is the one whose 0/1 vector over the ordered edges is
-    largest, which is what keeping the earliest edges gives; it is unique. Solved by
-    the Hungarian algorithm on a dense matrix (zero: no edge).
+    in (answer, prediction) order. Two matchings that differ first at edge (x, y) of that
+    order agree on every answer before x and on x's earlier edges, so keeping the earliest
+    edges means: answer by answer, the earliest partner, and a partner before none. Edge j
+    (0-based) of the d edges of the i-th answer therefore gets the digit d - j at that
+    answer's place of a mixed-radix number (radix d + 1 per answer, the first answer
+    most significant; an unmatched answer has digit 0), and every weight is shifted
+    above the largest such number: an optimum of these weights is optimal for ``w`` and
+    is the tie rule's matching; it is unique. Solved by the Hungarian algorithm on a
+    dense matrix (zero: no edge).
     """
     n_e = len(w)
     rows = {x: i for i, x in enumerate(dict.fromkeys(a))}
     cols = {x: i for i, x in enumerate(dict.fromkeys(p))}
+    degree = [0] * len(rows)
+    for x in a:
+        degree[rows[x]] += 1
+    place = [1] * (len(rows) + 1)  # place[i + 1]: the value of one unit of answer i's digit
+    for i in range(len(rows) - 1, -1, -1):
+        place[i] = place[i + 1] * (degree[i] + 1)
+    shift = place[0]
     transpose = len(rows) > len(cols)
     n_r, n_c = (len(cols), len(rows)) if transpose else (len(rows), len(cols))
     cost = [[0] * n_c for _ in range(n_r)]
     edge_at: dict[tuple[int, int], int] = {}
+    seen = [0] * len(rows)  # edges of each answer met so far
     for k in range(n_e):
-        r, c = rows[a[k]], cols[p[k]]
+        i = rows[a[k]]
+        digit = degree[i] - seen[i]
+        seen[i] += 1
+        r, c = i, cols[p[k]]
         if transpose:
             r, c = c, r
-        wk = (w[k] << n_e) | (1 << (n_e - 1 - k))
+        wk = w[k] * shift + digit * place[i + 1]
         if -wk < cost[r][c]:
             cost[r][c] = -wk
             edge_at[(r, c)] = k
