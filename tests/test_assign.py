@@ -272,3 +272,12 @@ def test_readme_tie_example():
         r = score(reference=[Document("d", ("w",) * 6, gold)], prediction=[pred], rule="O(1,1)", counting="one-to-one")
         fp = [(i["start"], i["end"]) for i in r.items("prediction") if i["status"] == "FP"]
         assert fp == [(4, 6)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(slot_cases(), st.lists(st.integers(0, 2**58), min_size=12, max_size=12))
+def test_levels_beyond_64_bits_match_the_brute_force(case, big):
+    """A last level of values up to 2**58: the totals of the levels above it no longer fit
+    in 64 bits, so the weights are built partly as Python integers."""
+    u, v, levels, n_u, n_v, ru, rv = case
+    _check(u, v, [levels[0], levels[1], big[: len(u)]], n_u, n_v, ru, rv)
