@@ -6,7 +6,7 @@ alignment (slot errors). Edge weights are tuples of non-negative integer *levels
 compared lexicographically over the whole matching (first level first), encoded
 exactly as one Python integer per edge.
 
-Tie rule (README, Definitions: counting): order the edges by (answer rank, prediction
+Tie rule (README, Definitions: ties): order the edges by (answer rank, prediction
 rank), the canonical positions of their two units; among the optimal matchings take
 the one that keeps the earliest edges, i.e. scan the edges in that order and keep an
 edge whenever some optimal matching contains it together with the edges kept so far.
@@ -103,7 +103,7 @@ def _interval_dp(ka: np.ndarray, kp: np.ndarray, w: list[int]) -> np.ndarray:
     edges conflict exactly when they share a key, so the edges after edge i that can join
     it are those from ``nxt[i]`` on. ``best[i]`` is the optimum over edges i.., and the
     reconstruction from the left keeps each edge that some optimum with the edges kept
-    so far contains (README, Definitions: counting).
+    so far contains (README, Definitions: ties).
 
     >>> # a chain a0-p0, a0-p1, a1-p1, a1-p2 with weights 2, 3, 3, 2: {a0-p0, a1-p1} and
     >>> # {a0-p1, a1-p2} both weigh 5; the first keeps the earlier edge a0-p0
