@@ -1,13 +1,33 @@
 """Stage 3 of the pipeline (count), its matchings: deterministic maximum-weight bipartite
-matching with lexicographic weights.
+matching with lexicographic weights and one stated tie rule.
 
-Used for one-to-one counting (README, Definitions: counting) and Makhoul's slot alignment (slot errors).
-The edge list is split into connected components (vectorised label
-propagation); a component with one edge is matched outright, larger ones by
-the Hungarian algorithm on exact Python integers. Edge weights are tuples of
-non-negative integer *levels*, compared lexicographically over the whole
-matching (first level first), which the component's integer weights encode
-exactly.
+Used for one-to-one counting (README, Definitions: counting) and Makhoul's slot
+alignment (slot errors). Edge weights are tuples of non-negative integer *levels*,
+compared lexicographically over the whole matching (first level first), encoded
+exactly as one Python integer per edge.
+
+Tie rule (README, Definitions: ties): order the edges by (answer rank, prediction
+rank), the canonical positions of their two units; among the optimal matchings take
+the one that keeps the earliest edges, i.e. scan the edges in that order and keep an
+edge whenever some optimal matching contains it together with the edges kept so far.
+Equivalently: the optimal matching whose 0/1 vector over the ordered edges is
+lexicographically largest.
+
+Two solvers implement that rule:
+
+* **Non-crossing edges** (:func:`_interval_dp`): when the edges sorted by
+  (answer rank, prediction rank) have non-decreasing prediction ranks, as they always
+  do in AO when neither side's spans overlap among themselves (two overlapping pairs of
+  disjoint spans cannot cross), an edge conflicts only with a contiguous block of the
+  edges just before it, and the matching is weighted interval scheduling: a linear
+  dynamic programme over suffixes, reconstructed from the left (which is the tie rule).
+* **Any other component** (:func:`_general`): the Hungarian algorithm on exact Python
+  integers, every edge's weight shifted up and a digit of its place among its answer's
+  edges added, so that the unique optimum is the one of the tie rule. Its time is
+  cubic in the component's size.
+
+A lone edge (both ends of degree one) is chosen outright. The plain reference is the
+brute force of tests/test_assign.py.
 """
 
 from __future__ import annotations
@@ -44,6 +64,78 @@ def components(u: np.ndarray, v: np.ndarray, n_u: int, n_v: int) -> np.ndarray:
             break
         comp = new
     return comp.take(a)
+
+
+def _weights(levels: Sequence[np.ndarray], idx: np.ndarray, n_match: int) -> list[int]:
+    """One exact integer per edge of ``idx`` that orders matchings (of at most ``n_match``
+    edges) like their level totals compared first level first: level k is weighted by
+    more than any matching's total of the levels after it.
+
+    >>> _weights([np.array([1, 1, 0]), np.array([0, 2, 2])], np.arange(3), 2)
+    [5, 7, 2]
+    """
+    cols = [np.asarray(x).take(idx).astype(np.int64) for x in levels]
+    maxes = [int(c.max()) if len(c) else 0 for c in cols]
+    bases = [1] * len(cols)
+    for k in range(len(cols) - 2, -1, -1):
+        bases[k] = bases[k + 1] * (n_match * maxes[k + 1] + 1)
+    # the levels from ``split`` on in int64 (every matching's total of them fits), the
+    # ones before it, if any, added as Python integers
+    split = 0
+    while n_match * sum(m * b for m, b in zip(maxes[split:], bases[split:])) >= 2**62:
+        split += 1
+    low = np.zeros(len(idx), dtype=np.int64)
+    for c, b in zip(cols[split:], bases[split:]):
+        low += c * b
+    if split == 0:
+        return low.tolist()
+    w = low.tolist()
+    for c, b in zip(cols[:split], bases[:split]):
+        w = [x * b + y for x, y in zip(c.tolist(), w)]
+    return w
+
+
+def _interval_dp(ka: np.ndarray, kp: np.ndarray, w: list[int]) -> np.ndarray:
+    """Tie-ruled maximum-weight matching of edges in non-crossing order.
+
+    ``ka``/``kp`` are non-decreasing node keys of each edge's two ends (equal key: same
+    node; ``ka`` sorted first, ``kp`` non-decreasing too), ``w`` positive weights. Two
+    edges conflict exactly when they share a key, so the edges after edge i that can join
+    it are those from ``nxt[i]`` on. ``best[i]`` is the optimum over edges i.., and the
+    reconstruction from the left keeps each edge that some optimum with the edges kept
+    so far contains (README, Definitions: ties).
+
+    >>> # a chain a0-p0, a0-p1, a1-p1, a1-p2 with weights 2, 3, 3, 2: {a0-p0, a1-p1} and
+    >>> # {a0-p1, a1-p2} both weigh 5; the first keeps the earlier edge a0-p0
+    >>> _interval_dp(np.array([0, 0, 1, 1]), np.array([0, 1, 1, 2]), [2, 3, 3, 2]).tolist()
+    [True, False, True, False]
+    """
+    n = len(w)
+    nxt = np.maximum(np.searchsorted(ka, ka, "right"), np.searchsorted(kp, kp, "right"))
+    nx = nxt.tolist()
+    # best[i]: the optimum over edges i..; starts[i]: edge i begins an optimum of them
+    best = [0] * (n + 1)
+    starts = [False] * n
+    b = 0
+    for i, wi, ni in zip(range(n - 1, -1, -1), reversed(w), reversed(nx)):
+        t = wi + best[ni]
+        if t >= b:
+            b = t
+            starts[i] = True
+        best[i] = b
+    # the walk from the left keeps edge i when it begins an optimum of the edges from i
+    # on, then jumps past the edges in conflict with it; otherwise it moves on to i + 1
+    kept = []
+    i = 0
+    while i < n:
+        if starts[i]:
+            kept.append(i)
+            i = nx[i]
+        else:
+            i += 1
+    keep = np.zeros(n, dtype=bool)
+    keep[kept] = True
+    return keep
 
 
 def _hungarian(cost: list[list[int]]) -> list[int]:
@@ -98,6 +190,59 @@ def _hungarian(cost: list[list[int]]) -> list[int]:
     return col
 
 
+def _general(a: list[int], p: list[int], w: list[int]) -> list[bool]:
+    """Tie-ruled maximum-weight matching of one component of any shape.
+
+    ``a``/``p`` are the edges' node keys and ``w`` their positive weights, edges given
+    in (answer, prediction) order. Two matchings that differ first at edge (x, y) of that
+    order agree on every answer before x and on x's earlier edges, so keeping the earliest
+    edges means: answer by answer, the earliest partner, and a partner before none. Edge j
+    (0-based) of the d edges of the i-th answer therefore gets the digit d - j at that
+    answer's place of a mixed-radix number (radix d + 1 per answer, the first answer
+    most significant; an unmatched answer has digit 0), and every weight is shifted
+    above the largest such number: an optimum of these weights is optimal for ``w`` and
+    is the tie rule's matching; it is unique. Solved by the Hungarian algorithm on a
+    dense matrix (zero: no edge).
+    """
+    n_e = len(w)
+    rows = {x: i for i, x in enumerate(dict.fromkeys(a))}
+    cols = {x: i for i, x in enumerate(dict.fromkeys(p))}
+    degree = [0] * len(rows)
+    for x in a:
+        degree[rows[x]] += 1
+    place = [1] * (len(rows) + 1)  # place[i + 1]: the value of one unit of answer i's digit
+    for i in range(len(rows) - 1, -1, -1):
+        place[i] = place[i + 1] * (degree[i] + 1)
+    shift = place[0]
+    transpose = len(rows) > len(cols)
+    n_r, n_c = (len(cols), len(rows)) if transpose else (len(rows), len(cols))
+    cost = [[0] * n_c for _ in range(n_r)]
+    edge_at: dict[tuple[int, int], int] = {}
+    seen = [0] * len(rows)  # edges of each answer met so far
+    for k in range(n_e):
+        i = rows[a[k]]
+        digit = degree[i] - seen[i]
+        seen[i] += 1
+        r, c = i, cols[p[k]]
+        if transpose:
+            r, c = c, r
+        wk = w[k] * shift + digit * place[i + 1]
+        if -wk < cost[r][c]:
+            cost[r][c] = -wk
+            edge_at[(r, c)] = k
+    keep = [False] * n_e
+    for r, c in enumerate(_hungarian(cost)):
+        k = edge_at.get((r, c))
+        if k is not None:
+            keep[k] = True
+    return keep
+
+
+def _distinct(sorted_keys: np.ndarray) -> int:
+    """How many distinct values a non-decreasing array holds."""
+    return int(np.count_nonzero(sorted_keys[1:] != sorted_keys[:-1])) + 1 if len(sorted_keys) else 0
+
+
 def match(
     u: np.ndarray,
     v: np.ndarray,
@@ -109,13 +254,18 @@ def match(
 ) -> np.ndarray:
     """Choose a one-to-one subset of edges maximising the lexicographic sum of ``levels``.
 
-    ``u``/``v`` are the endpoints of each edge; ``rank_u``/``rank_v`` (called only
-    when some component has more than one edge) give every node's canonical rank,
-    and ties go to the lowest ranks, i.e. to earlier positions; ``levels`` are
-    non-negative integer (or boolean) arrays, one value per edge, most important
-    first, read only for edges of components with more than one edge; every
-    edge must have a positive weight in some level (callers pass a level of ones).
-    Returns a boolean mask over the edges.
+    ``u``/``v`` are the endpoints of each edge (``u`` the answers); ``rank_u``/``rank_v``
+    (called only when some edge is not alone) give every node's canonical rank, its
+    position; ties between optimal matchings follow the tie rule of the module's
+    docstring over (answer rank, prediction rank). ``levels`` are non-negative integer
+    (or boolean) arrays, one value per edge, most important first; every edge must have
+    a positive weight in some level (callers pass a level of ones). Returns a boolean
+    mask over the edges.
+
+    >>> # answer 0 overlaps predictions 0 and 1, answer 1 prediction 1: all weigh the same,
+    >>> # so the matching of two edges {a0-p0, a1-p1} is the only largest one
+    >>> match(np.array([0, 0, 1]), np.array([0, 1, 1]), [np.ones(3, dtype=np.int8)], 2, 2).tolist()
+    [True, False, True]
     """
     n_e = len(u)
     chosen = np.zeros(n_e, dtype=bool)
@@ -129,54 +279,46 @@ def match(
     del lone
     if len(rest) == 0:
         return chosen
-    comp = components(u.take(rest), v.take(rest), n_u, n_v)
-    o = np.argsort(comp, kind="stable")
-    order = rest.take(o)
-    bounds = np.flatnonzero(np.diff(comp.take(o))) + 1
-    starts = np.concatenate(([0], bounds))
-    ends = np.concatenate((bounds, [len(rest)]))
-    lv = list(levels)
     ru = rank_u() if rank_u is not None else np.arange(n_u)
     rv = rank_v() if rank_v is not None else np.arange(n_v)
-    for s, e in zip(starts.tolist(), ends.tolist()):
-        idx = order[s:e]
-        _match_component(idx, u, v, lv, chosen, ru, rv)
+    ra = ru.take(u.take(rest)).astype(np.int64)
+    rp = rv.take(v.take(rest)).astype(np.int64)
+    o = np.lexsort((rp, ra))
+    a_o, p_o = ra.take(o), rp.take(o)
+    if not (p_o[1:] < p_o[:-1]).any():  # the common case: nothing crosses, no components needed
+        n_match = min(_distinct(a_o), _distinct(p_o))
+        keep = _interval_dp(a_o, p_o, _weights(levels, rest.take(o), n_match))
+        chosen[rest.take(o).compress(keep)] = True
+        return chosen
+    comp = components(u.take(rest), v.take(rest), n_u, n_v)
+    o = np.lexsort((rp, ra, comp))
+    c_o, a_o, p_o = comp.take(o), ra.take(o), rp.take(o)
+    new_comp = np.ones(len(o), dtype=bool)
+    new_comp[1:] = c_o[1:] != c_o[:-1]
+    crossing = np.zeros(len(o), dtype=bool)
+    crossing[1:] = ~new_comp[1:] & (p_o[1:] < p_o[:-1])
+    bad = np.isin(c_o, c_o.compress(crossing))
+    # non-crossing components, all in one pass: keys count the (component, node) changes,
+    # so they are non-decreasing and equal exactly for one node of one component
+    good = np.flatnonzero(~bad)
+    if len(good):
+        gc, ga, gp = c_o.take(good), a_o.take(good), p_o.take(good)
+        step = np.ones(len(good), dtype=bool)
+        step[1:] = gc[1:] != gc[:-1]
+        ka = np.cumsum(step | np.concatenate(([True], ga[1:] != ga[:-1])))
+        kp = np.cumsum(step | np.concatenate(([True], gp[1:] != gp[:-1])))
+        n_match = min(int(ka[-1]), int(kp[-1]))
+        edges = rest.take(o.take(good))
+        keep = _interval_dp(ka, kp, _weights(levels, edges, n_match))
+        chosen[edges.compress(keep)] = True
+    hard = np.flatnonzero(bad)
+    if len(hard):
+        starts = np.flatnonzero(new_comp.take(hard))
+        bounds = np.append(starts, len(hard)).tolist()
+        for s, e in zip(bounds[:-1], bounds[1:]):
+            edges = rest.take(o.take(hard[s:e]))
+            a_k, p_k = a_o.take(hard[s:e]).tolist(), p_o.take(hard[s:e]).tolist()
+            n_match = min(len(set(a_k)), len(set(p_k)))
+            keep_k = _general(a_k, p_k, _weights(levels, edges, n_match))
+            chosen[edges.compress(keep_k)] = True
     return chosen
-
-
-def _match_component(
-    idx: np.ndarray, u: np.ndarray, v: np.ndarray, lv: list[np.ndarray], chosen: np.ndarray,
-    ru: np.ndarray, rv: np.ndarray,
-) -> None:
-    us = np.unique(u[idx])
-    us = us[np.argsort(ru[us], kind="stable")]
-    vs = np.unique(v[idx])
-    vs = vs[np.argsort(rv[vs], kind="stable")]
-    n = min(len(us), len(vs))
-    # lexicographic integer weights: base_k exceeds any matching's total of lower levels
-    maxes = [int(x[idx].max()) for x in lv]
-    bases = [1] * len(lv)
-    for k in range(len(lv) - 2, -1, -1):
-        bases[k] = bases[k + 1] * (n * maxes[k + 1] + 1)
-    ui = {int(x): i for i, x in enumerate(us)}
-    vi = {int(x): i for i, x in enumerate(vs)}
-    transpose = len(us) > len(vs)
-    rows, cols = (len(vs), len(us)) if transpose else (len(us), len(vs))
-    cost = [[0] * cols for _ in range(rows)]
-    best_edge: dict[tuple[int, int], tuple[int, int]] = {}
-    # the component's columns as Python integers, read once
-    values = [[int(w) for w in x.take(idx).tolist()] for x in lv]
-    for k, uk, vk, *ws in zip(idx.tolist(), u.take(idx).tolist(), v.take(idx).tolist(), *values):
-        w = sum(x * b for x, b in zip(ws, bases))
-        r, c = ui[uk], vi[vk]
-        if transpose:
-            r, c = c, r
-        prev = best_edge.get((r, c))
-        if prev is None or w > prev[0]:
-            best_edge[(r, c)] = (w, k)
-            cost[r][c] = -w
-    cols_of = _hungarian(cost)
-    for r, c in enumerate(cols_of):
-        hit = best_edge.get((r, c))
-        if hit is not None:
-            chosen[hit[1]] = True

@@ -3,7 +3,7 @@
 * any-match counting (De Sitter Fig. 4) from "is this unit hit by a rule pair";
 * one-to-one counting from a maximum-cardinality matching on rule pairs
   (:mod:`iescore.match.assign`), preferring exact pairs, then the smallest boundary
-  error, then position;
+  error, then position (README, Definitions: ties);
 * Makhoul's C/S/D/I from a second matching over all aligned-able pairs (the
   alignment), preferring correct pairs, then more aligned pairs, then same label,
   then closeness.

@@ -152,12 +152,15 @@ def obd_pairs(R: Units, P: Units, rule: Rule) -> Pairs:
     # most pairs of a document's strings share no token: no rule holds for them and
     # they share nothing (all zeros), so only the others are compared token by token
     tok_r, tok_p = [frozenset(k) for k in R.key], [frozenset(k) for k in P.key]
+    # a string without repeated tokens shares with another as many tokens as their sets
+    plain_r = [len(t) == len(k) for t, k in zip(tok_r, R.key)]
+    plain_p = [len(t) == len(k) for t, k in zip(tok_p, P.key)]
     for i, (ri, pi) in enumerate(zip(r.tolist(), p.tolist())):
         a, b = R.key[ri], P.key[pi]
         if a != b and tok_r[ri].isdisjoint(tok_p[pi]):
             continue
         ok[i], err[i] = sequence_match(b, a, rule)
         exact[i] = a == b
-        close[i] = _shared(a, b)
+        close[i] = len(tok_r[ri] & tok_p[pi]) if plain_r[ri] and plain_p[pi] else _shared(a, b)
     same = np.ones(len(r), dtype=bool)
     return Pairs(r, p, same, ok, exact, err, close)

@@ -1,0 +1,283 @@
+"""The matcher of one-to-one counting and slot alignment (iescore.match.assign) against a
+plain brute force: every one-to-one subset of edges, the lexicographic objective over the
+levels, and the tie rule of README, Definitions: counting (the earliest pairs in
+(answer position, prediction position) order). Random chains (non-crossing: the
+interval DP), nested and overlapping spans and OBD-like dense slots (the general
+solver), and long chains whose counts and statuses are derived by hand."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from iescore import Document, Span, score, score_tags
+from iescore.match import assign
+from iescore.match.assign import match
+
+
+# --- the plain reference -----------------------------------------------------------------
+
+def _edge_order(u, v, rank_u, rank_v):
+    """Edge indices in (answer rank, prediction rank) order (the tie rule's scan order)."""
+    return sorted(range(len(u)), key=lambda k: (rank_u[u[k]], rank_v[v[k]], k))
+
+
+def _matchings(u, v):
+    n = len(u)
+    for k in range(n + 1):
+        for sel in itertools.combinations(range(n), k):
+            if len({u[i] for i in sel}) == k and len({v[i] for i in sel}) == k:
+                yield set(sel)
+
+
+def _totals(sel, levels):
+    return tuple(sum(int(lv[i]) for i in sel) for lv in levels)
+
+
+def brute_lexmax(u, v, levels, rank_u, rank_v) -> set[int]:
+    """The optimal matching whose 0/1 vector over the ordered edges is largest."""
+    order = _edge_order(u, v, rank_u, rank_v)
+    return max(_matchings(u, v), key=lambda sel: (_totals(sel, levels), tuple(int(e in sel) for e in order)))
+
+
+def brute_greedy(u, v, levels, rank_u, rank_v) -> set[int]:
+    """The tie rule as README states it: scan the edges in order and keep an edge when some
+    optimal matching contains it together with the edges kept so far."""
+    all_m = list(_matchings(u, v))
+    best = max(_totals(m, levels) for m in all_m)
+    optimal = [m for m in all_m if _totals(m, levels) == best]
+    kept: set[int] = set()
+    for e in _edge_order(u, v, rank_u, rank_v):
+        if any(kept | {e} <= m for m in optimal):
+            kept.add(e)
+    return kept
+
+
+def _run(u, v, levels, n_u, n_v, rank_u, rank_v) -> set[int]:
+    chosen = match(np.array(u, dtype=np.int64), np.array(v, dtype=np.int64),
+                   [np.array(lv, dtype=np.int64) for lv in levels], n_u, n_v,
+                   lambda: np.array(rank_u), lambda: np.array(rank_v))
+    return set(np.flatnonzero(chosen).tolist())
+
+
+def _check(u, v, levels, n_u, n_v, rank_u, rank_v) -> set[int]:
+    want = brute_lexmax(u, v, levels, rank_u, rank_v)
+    assert brute_greedy(u, v, levels, rank_u, rank_v) == want  # the two statements agree
+    got = _run(u, v, levels, n_u, n_v, rank_u, rank_v)
+    assert got == want, (u, v, levels, rank_u, rank_v)
+    # the same graph with its edges listed in another order gives the same pairs
+    perm = list(range(len(u)))
+    random.Random(len(u)).shuffle(perm)
+    got2 = _run([u[i] for i in perm], [v[i] for i in perm], [[lv[i] for i in perm] for lv in levels],
+                n_u, n_v, rank_u, rank_v)
+    assert {(u[perm[i]], v[perm[i]]) for i in got2} == {(u[i], v[i]) for i in want}
+    return got
+
+
+def _overlap_edges(a_spans, p_spans):
+    return [(i, j) for i, (s, e) in enumerate(a_spans) for j, (t, f) in enumerate(p_spans) if s < f and t < e]
+
+
+def _ranks(spans, ids):
+    """Rank of every node id: its span's place in (start, end) order."""
+    order = sorted(range(len(spans)), key=lambda k: (spans[k], k))
+    rank = [0] * len(spans)
+    for r, k in enumerate(order):
+        rank[ids[k]] = r
+    return rank
+
+
+@st.composite
+def _levels(draw, n):
+    return [[1] * n,
+            draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)),
+            draw(st.lists(st.integers(0, 3), min_size=n, max_size=n))]
+
+
+@st.composite
+def disjoint_spans(draw, max_n=6):
+    out, pos = [], 0
+    for _ in range(draw(st.integers(1, max_n))):
+        pos += draw(st.integers(0, 2))
+        n = draw(st.integers(1, 3))
+        out.append((pos, pos + n))
+        pos += n
+    return out
+
+
+@st.composite
+def any_spans(draw, max_n=5):
+    out = []
+    for _ in range(draw(st.integers(1, max_n))):
+        s = draw(st.integers(0, 8))
+        out.append((s, s + draw(st.integers(1, 4))))
+    return out
+
+
+def _spans_case(draw, a_spans, p_spans):
+    edges = _overlap_edges(a_spans, p_spans)[:12]
+    ida = draw(st.permutations(range(len(a_spans))))  # node ids in a shuffled order
+    idp = draw(st.permutations(range(len(p_spans))))
+    u = [ida[i] for i, _ in edges]
+    v = [idp[j] for _, j in edges]
+    levels = draw(_levels(len(edges)))
+    return u, v, levels, len(a_spans), len(p_spans), _ranks(a_spans, ida), _ranks(p_spans, idp)
+
+
+@st.composite
+def chain_cases(draw):
+    return _spans_case(draw, draw(disjoint_spans()), draw(disjoint_spans()))
+
+
+@st.composite
+def nested_cases(draw):
+    return _spans_case(draw, draw(any_spans()), draw(any_spans()))
+
+
+@st.composite
+def slot_cases(draw):
+    """OBD-like: any bipartite graph (fillers of one slot), dense, ranks in any order."""
+    n_u, n_v = draw(st.integers(1, 4)), draw(st.integers(1, 4))
+    pairs = [(a, b) for a in range(n_u) for b in range(n_v)]
+    edges = [p for p in pairs if draw(st.integers(0, 3))][:12]
+    u, v = [a for a, _ in edges], [b for _, b in edges]
+    levels = draw(_levels(len(edges)))
+    return u, v, levels, n_u, n_v, draw(st.permutations(range(n_u))), draw(st.permutations(range(n_v)))
+
+
+def _count_general(monkeypatch) -> list[int]:
+    calls: list[int] = []
+    real = assign._general
+
+    def spy(a, p, w):
+        calls.append(len(w))
+        return real(a, p, w)
+
+    monkeypatch.setattr(assign, "_general", spy)
+    return calls
+
+
+@settings(max_examples=300, deadline=None)
+@given(chain_cases())
+def test_chains_match_the_brute_force_through_the_dp(case):
+    """Disjoint spans on each side: the edges never cross, so the DP alone solves them."""
+    with pytest.MonkeyPatch.context() as mp:
+        calls = _count_general(mp)
+        _check(*case)
+    assert calls == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(nested_cases())
+def test_nested_and_overlapping_spans_match_the_brute_force(case):
+    _check(*case)
+
+
+@settings(max_examples=300, deadline=None)
+@given(slot_cases())
+def test_dense_slots_match_the_brute_force(case):
+    _check(*case)
+
+
+def test_crossing_components_go_to_the_general_solver(monkeypatch):
+    """Answers [0,4) and [1,2), predictions [0,2) and [1,3) (ranks by position): the edges
+    (a0,p0) (a0,p1) (a1,p0) (a1,p1) form a square, which crosses; all weigh 1, so the
+    largest matchings are {a0-p0, a1-p1} and {a0-p1, a1-p0}, and the tie rule keeps the
+    earliest edge a0-p0, then a1-p1."""
+    calls = _count_general(monkeypatch)
+    got = _run([0, 0, 1, 1], [0, 1, 0, 1], [[1, 1, 1, 1]], 2, 2, [0, 1], [0, 1])
+    assert got == {0, 3}
+    # reversed prediction ranks: a0's earliest partner is now p1, so a0-p1 and a1-p0
+    got = _run([0, 0, 1, 1], [0, 1, 0, 1], [[1, 1, 1, 1]], 2, 2, [0, 1], [1, 0])
+    assert got == {1, 2}
+    assert calls == [4, 4]
+
+
+# --- long chains, derived by hand -------------------------------------------------------------
+
+K = 100_000
+
+
+def _tied_chain():
+    """A document of 2K+2 tokens: answers A_k = [2k+1, 2k+3) for k < K, predictions
+    P_k = [2k, 2k+2) for k <= K (K+1 of them), all of label E: P_k overlaps A_{k-1} and
+    A_k, a path P_0 - A_0 - P_1 - A_1 - ... - A_{K-1} - P_K."""
+    gold = tuple(Span("E", 2 * k + 1, 2 * k + 3) for k in range(K))
+    pred = [Span("E", 2 * k, 2 * k + 2) for k in range(K + 1)]
+    return [Document("chain", ("w",) * (2 * K + 2), gold)], [pred]
+
+
+def test_long_tied_chain_keeps_the_earliest_pairs():
+    """O(1,1): P_k vs A_k has one extra token on the left and misses one on the right
+    (e = m = 1, boundary error 2); P_{k+1} vs A_k one extra on the right, one missing on the
+    left (error 2). Every edge is a rule pair of error 2, none exact. A largest matching has
+    K pairs (K answers) and leaves out one prediction P_j (A_i-P_i for i < j, A_i-P_{i+1} for
+    i >= j): K+1 matchings, all of total error 2K, a tie. The tie rule scans (A_0,P_0),
+    (A_0,P_1), (A_1,P_1), ...: (A_0,P_0) is in an optimum (any j > 0), kept; then (A_1,P_1)
+    with it, and so on: A_i-P_i for all i, P_K left. So TP = K, FP = 1 (P_K), FN = 0.
+    The alignment (same edges; all correct, same label, one shared token each) ties the
+    same way: C = K, S = D = 0, I = 1 (P_K)."""
+    docs, preds = _tied_chain()
+    r = score(reference=docs, prediction=preds, rule="O(1,1)", counting="one-to-one")
+    assert (r.overall.tp, r.overall.fp, r.overall.fn) == (K, 1, 0)
+    assert r.prediction.status.tolist() == [0] * K + [1]  # TP ... TP, FP: only P_K
+    se = r.to_dict()["slot_errors"]
+    assert (se["C"], se["S"], se["D"], se["I"]) == (K, 0, 0, 1)
+
+
+def test_long_tied_chain_under_exact_matching():
+    """Exact rule: no pair is exact, so TP = 0, FP = K+1, FN = K. The alignment still pairs
+    every answer (aligned pairs come second): K pairs, none correct, the same tie as above,
+    A_i-P_i: S = K, I = 1 (P_K), C = D = 0; the confusion table holds E -> E K times and
+    none -> E once."""
+    docs, preds = _tied_chain()
+    r = score(reference=docs, prediction=preds)
+    assert (r.overall.tp, r.overall.fp, r.overall.fn) == (0, K + 1, K)
+    se = r.to_dict()["slot_errors"]
+    assert (se["C"], se["S"], se["D"], se["I"]) == (0, K, 0, 1)
+    assert r.confusion_table() == {"E": {"E": K}, "none": {"E": 1}}
+
+
+def test_long_shifted_tag_chain():
+    """bench/adversarial.py's chain from tags: 2K tokens, gold B-E I-E repeated (A_k =
+    [2k, 2k+2)), prediction O then B-E I-E ... B-E (P_k = [2k+1, 2k+3), the last cut to
+    [2K-1, 2K)). A_0 overlaps only P_0, so the largest matching is forced: A_k-P_k for all k
+    (K pairs), unique. O(1,1): P_k vs A_k has one extra token and one missing (error 2),
+    the last one is inside A_{K-1} (one missing): all rule pairs, TP = K, FP = FN = 0, C = K.
+    Exact: no exact pair, TP = 0, FP = FN = K; the alignment is the same K pairs: S = K."""
+    gold = [["B-E", "I-E"] * K]
+    pred = [["O"] + ["B-E", "I-E"] * (K - 1) + ["B-E"]]
+    r = score_tags(reference=gold, prediction=pred, rule="O(1,1)", counting="one-to-one")
+    assert (r.overall.tp, r.overall.fp, r.overall.fn) == (K, 0, 0)
+    assert r.to_dict()["slot_errors"]["C"] == K
+    r = score_tags(reference=gold, prediction=pred)
+    assert (r.overall.tp, r.overall.fp, r.overall.fn) == (0, K, K)
+    se = r.to_dict()["slot_errors"]
+    assert (se["C"], se["S"], se["D"], se["I"]) == (0, K, 0, 0)
+
+
+def test_readme_tie_example():
+    """README, Definitions: ties. Answers [1,3), [3,5); predictions [0,2), [2,4), [4,6), one
+    label, O(1,1). Each prediction overlaps its neighbouring answers with one extra and one
+    missing token (boundary error 2, a rule pair): the path P0-A0-P1-A1-P2. The largest
+    matchings {A0P0, A1P1}, {A0P0, A1P2}, {A0P1, A1P2} all have error 4; the scan keeps
+    (A0,P0), then (A1,P1): [4,6) is the FP, whatever the order of the input."""
+    gold = (Span("E", 3, 5), Span("E", 1, 3))  # listed out of order on purpose
+    for pred in ([Span("E", 0, 2), Span("E", 2, 4), Span("E", 4, 6)], [Span("E", 4, 6), Span("E", 2, 4), Span("E", 0, 2)]):
+        r = score(reference=[Document("d", ("w",) * 6, gold)], prediction=[pred], rule="O(1,1)", counting="one-to-one")
+        fp = [(i["start"], i["end"]) for i in r.items("prediction") if i["status"] == "FP"]
+        assert fp == [(4, 6)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(slot_cases(), st.lists(st.integers(0, 2**58), min_size=12, max_size=12))
+def test_levels_beyond_64_bits_match_the_brute_force(case, big):
+    """A last level of values up to 2**58: the totals of the levels above it no longer fit
+    in 64 bits, so the weights are built partly as Python integers."""
+    u, v, levels, n_u, n_v, ru, rv = case
+    _check(u, v, [levels[0], levels[1], big[: len(u)]], n_u, n_v, ru, rv)
