@@ -32,6 +32,7 @@ import numpy as np
 
 from .cells import CellTable, column_sums
 from .config import Config
+from .confusion import Confusion
 from .match.units import STATUS_NAMES
 from .measures import (
     Counts,
@@ -101,8 +102,10 @@ class Report:
         table: the per-document, per-label counts (:class:`~iescore.cells.CellTable`:
             the cells that hold an answer or a prediction; the others are zeros);
             ``cells`` is the same as a dense ``(docs, labels, len(fields))`` array.
-        confusion: reference-label x prediction-label counts of Makhoul's alignment;
-            the last row and column are "none" (insertions and deletions).
+        confusion_counts: reference-label x prediction-label counts of Makhoul's
+            alignment (:class:`~iescore.confusion.Confusion`: the pairs that occur;
+            label number ``len(labels)`` is "none", insertions and deletions);
+            ``confusion`` is the same as a dense table.
         reference / prediction: per-item statuses (:class:`ItemTable`).
         token_counts: per-document ``[tokens, agreeing tags, tokens not O on both
             sides, agreeing among those]`` for tag input (conlleval's token
@@ -120,7 +123,7 @@ class Report:
     labels: tuple[str, ...]
     doc_ids: Sequence[str]
     table: CellTable
-    confusion: np.ndarray
+    confusion_counts: Confusion
     reference: ItemTable
     prediction: ItemTable
     token_counts: np.ndarray | None = None
@@ -138,7 +141,6 @@ class Report:
         object.__setattr__(self, "_label_index", {lab: i for i, lab in enumerate(self.labels)})
         # per-label totals over documents, summed once (64-bit)
         object.__setattr__(self, "_label_totals", self.table.label_totals())
-        object.__setattr__(self, "confusion", _freeze(self.confusion))
         if self.token_counts is not None:
             object.__setattr__(self, "token_counts", _freeze(self.token_counts))
         object.__setattr__(self, "_summary", self._compute())
@@ -254,13 +256,16 @@ class Report:
                 "status": STATUS_NAMES[int(t.status[k])],
             }
 
+    @property
+    def confusion(self) -> np.ndarray:
+        """The confusion table as a dense ``(labels + 1, labels + 1)`` array (the last row
+        and column are "none": insertions and deletions), built on each access; with many
+        labels read :meth:`confusion_table` or ``confusion_counts`` instead."""
+        return self.confusion_counts.dense()
+
     def confusion_table(self) -> dict[str, dict[str, int]]:
         """Reference label -> prediction label -> aligned count ("none" for D and I)."""
-        names = list(self.labels) + ["none"]
-        return {
-            a: {b: int(self.confusion[i, j]) for j, b in enumerate(names) if self.confusion[i, j]}
-            for i, a in enumerate(names)
-        }
+        return self.confusion_counts.table(self.labels)
 
     # --- computation (once) ---------------------------------------------------------
     def _item_counts(self) -> tuple[np.ndarray, np.ndarray]:
@@ -274,7 +279,8 @@ class Report:
         """
         L = len(self.labels)
         if self.config.detail == "full":
-            return self.confusion[:L, :].sum(axis=1), self.confusion[:, :L].sum(axis=0)
+            c = self.confusion_counts
+            return c.row_sums()[:L], c.col_sums()[:L]
         t = self._label_totals  # type: ignore[attr-defined]
         tp, fp, fn = (t[:, self.fields.index(k)].astype(np.int64) for k in ("tp", "fp", "fn"))
         return tp + fn, tp + fp

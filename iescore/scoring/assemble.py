@@ -14,6 +14,7 @@ import numpy as np
 
 from ..cells import CellTable
 from ..config import Config
+from ..confusion import Confusion
 from ..errors import choices, warn
 from ..ids import concat_ids
 from ..measures import FIELDS
@@ -50,7 +51,7 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
     id_parts: list[Sequence[str]] = []
     n_seen = 0
     tables = []
-    conf = np.zeros((L + 1, L + 1), dtype=_I64)
+    confusions = []
     refs, preds, toks = [], [], []
     repairs: dict[str, dict[str, int]] = {}
     ts_error = None
@@ -59,8 +60,7 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
     for p in parts:
         m = np.array([index[lab] for lab in p.labels], dtype=_I64)
         tables.append((p.table, m))
-        mm = np.concatenate((m, [L]))
-        conf[np.ix_(mm, mm)] += p.confusion
+        confusions.append((p.confusion, m))
         off = n_seen
         n_seen += len(p.doc_ids)
         id_parts.append(p.doc_ids)
@@ -116,7 +116,7 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
         labels=tuple(labels),
         doc_ids=concat_ids(id_parts),
         table=table,
-        confusion=conf,
+        confusion_counts=Confusion.join(confusions, L),
         reference=cat(refs),
         prediction=cat(preds),
         token_counts=(toks[0] if len(toks) == 1 else np.concatenate(toks)) if has_tokens else None,
