@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import math
+import pickle
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -189,7 +190,9 @@ class Report:
 
     @property
     def per_label(self) -> dict[str, Counts]:
-        return {lab: self.counts(lab) for lab in self.labels}
+        fields = self.fields
+        rows = self._label_totals.tolist()  # type: ignore[attr-defined]
+        return {lab: Counts(**dict(zip(fields, row))) for lab, row in zip(self.labels, rows)}
 
     def per_document(self) -> dict[str, Counts]:
         """Counts of every document (all labels summed)."""
@@ -236,8 +239,11 @@ class Report:
         return self._summary["token_accuracy"]
 
     def to_dict(self) -> dict[str, Any]:
-        """Everything as plain JSON-able Python values (``None`` where undefined)."""
-        return json.loads(json.dumps(self._summary))
+        """Everything as plain JSON-able Python values (``None`` where undefined): a
+        fresh copy of the report's summary, equal to ``json.loads(report.to_json())``
+        (the summary holds only dicts, lists, strings, ints, floats, booleans and None,
+        so a pickle round trip copies it as the JSON one would, several times faster)."""
+        return pickle.loads(pickle.dumps(self._summary, protocol=pickle.HIGHEST_PROTOCOL))
 
     def to_json(self, **kw: Any) -> str:
         return json.dumps(self._summary, **kw)
