@@ -92,6 +92,23 @@ def _f1(p: float | None, r: float | None, beta: float = 1.0) -> float | None:
 
 
 @dataclass(frozen=True)
+class Totals:
+    """A report's counts summed over its documents: what its numbers and views need
+    when the per-document cells and the items were not kept (a :class:`~iescore.Scorer`
+    made with ``totals_only=True``, as the ``iescore score`` command makes it).
+
+    ``label_totals`` is ``(labels, len(fields))`` int64 (every label's counts, t-units
+    included); ``token_counts`` conlleval's four token counts summed (or None);
+    ``digest`` the reference digest of the documents (README, Definitions: signature).
+    """
+
+    n_docs: int
+    label_totals: np.ndarray
+    token_counts: np.ndarray | None
+    digest: int
+
+
+@dataclass(frozen=True)
 class Report:
     """The result of one evaluation.
 
@@ -115,6 +132,9 @@ class Report:
         ts_error: why the token & separator model is unavailable, if it is.
         ts_cells: per-document, per-label TS counts with per-t-unit weights applied
             (float, ``TS_FIELDS`` order), when documents carried such weights.
+        totals: set when only totals were kept (:class:`Totals`): every number and
+            view is the same, but there are no per-document counts (``table`` and
+            ``doc_ids`` are empty) and no items; asking for them raises ConfigError.
 
     ``fields`` are the :class:`Counts` fields counted (all of them, or
     ``tp``/``fp``/``fn`` under ``detail="prf"``); the others are 0.
@@ -131,6 +151,7 @@ class Report:
     repairs: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
     ts_error: str | None = None
     ts_cells: np.ndarray | None = None
+    totals: Totals | None = None
     _summary: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -141,12 +162,33 @@ class Report:
             )
         object.__setattr__(self, "_label_index", {lab: i for i, lab in enumerate(self.labels)})
         # per-label totals over documents, summed once (64-bit)
-        object.__setattr__(self, "_label_totals", self.table.label_totals())
+        kept = self.totals.label_totals if self.totals is not None else self.table.label_totals()
+        object.__setattr__(self, "_label_totals", kept)
         if self.token_counts is not None:
             object.__setattr__(self, "token_counts", _freeze(self.token_counts))
         object.__setattr__(self, "_summary", self._compute())
 
     # --- counts ------------------------------------------------------------------
+    @property
+    def n_documents(self) -> int:
+        """The number of documents scored."""
+        return self.totals.n_docs if self.totals is not None else len(self.doc_ids)
+
+    def token_sums(self) -> np.ndarray | None:
+        """conlleval's token counts summed over documents (see ``token_counts``), or None."""
+        if self.totals is not None:
+            return self.totals.token_counts
+        return None if self.token_counts is None else column_sums(self.token_counts)
+
+    def _documents_kept(self, what: str) -> None:
+        if self.totals is not None:
+            from .errors import ConfigError
+
+            raise ConfigError(
+                f"{what}: this report kept totals only (Scorer(totals_only=True), as `iescore score` "
+                "scores a file); score with a Scorer that keeps the documents"
+            )
+
     @property
     def signature(self) -> str:
         """The reproducibility signature (README, Definitions: signature)."""
@@ -175,6 +217,7 @@ class Report:
         if doc is None:
             t = self._label_totals  # type: ignore[attr-defined]
             return self._counts(t.sum(axis=0) if j is None else t[j])
+        self._documents_kept("counts of one document")
         k = doc if isinstance(doc, int) else self.doc_ids.index(doc)
         if not 0 <= k < len(self.doc_ids):
             raise IndexError(f"document #{k} is out of range: the report has {len(self.doc_ids)} documents")
@@ -196,6 +239,7 @@ class Report:
 
     def per_document(self) -> dict[str, Counts]:
         """Counts of every document (all labels summed)."""
+        self._documents_kept("per_document()")
         tot = self.table.doc_totals()
         return {d: self._counts(row) for d, row in zip(self.doc_ids, tot)}
 
@@ -250,6 +294,7 @@ class Report:
 
     def items(self, side: str = "prediction") -> Iterator[dict[str, Any]]:
         """Per-item statuses (TP, FP, FN, ignored, alternative) of ``"reference"`` or ``"prediction"``."""
+        self._documents_kept("items()")
         t = self.reference if side == "reference" else self.prediction
         for k in range(len(t)):
             yield {
@@ -379,14 +424,15 @@ class Report:
         tok = None
         tok_non_o = None
         n_tokens = None
-        if self.token_counts is not None:
-            t = column_sums(self.token_counts)
+        t = self.token_sums()
+        if t is not None:
             n_tokens = int(t[0])
             tok = None if t[0] == 0 else float(t[1]) / float(t[0])
             tok_non_o = None if t[2] == 0 else float(t[3]) / float(t[2])
         return {
-            "signature": cfg.signature(self),
-            "documents": len(self.doc_ids),
+            # (a report of totals carries its documents' digest: Config.signature appends it so)
+            "signature": cfg.signature(self) if self.totals is None else f"{cfg.signature()}|ref:{self.totals.digest:016x}",
+            "documents": self.n_documents,
             "tokens": n_tokens,
             "token_accuracy": tok,
             "token_accuracy_non_o": tok_non_o,
