@@ -27,16 +27,18 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
-from itertools import compress
+from itertools import chain, compress
+from operator import itemgetter
 from typing import IO, Any
 
 import numpy as np
 
 from ..config import Config
 from ..decode import TagArrays, Vocabulary, detect_scheme
-from ..errors import ConfigError, InputError, choices, warn
+from ..errors import ConfigError, IEScoreError, InputError, choices, warn
 from ..report import Report
 from ..scoring.batch import TaggedBatch
+from ..scoring.stream import Scorer
 from .conll import _FIELD, _LINE_END, BOUNDARY, DOC_MODES, DOCSTART, STDIN, read_conll
 
 __all__ = ["iter_conll", "score_conll", "BATCH_TOKENS"]
@@ -93,20 +95,44 @@ class _Lines:
     def block(self) -> list[str] | None:
         """The next block of lines (None after the end of the file)."""
         text = self.text()
-        if text is None:
-            return None
-        lines = _LINE_END.split(text)
-        if lines[-1] == "":
-            lines.pop()
-        return lines
+        return None if text is None else _lines_of(text)
 
 
-def _split(lines: list[str]) -> list[list[str]]:
-    """The fields of each line (runs of characters other than ASCII space and tab):
-    ``str.split`` unless some line holds another character it would split at."""
-    if any(_OTHER_SPACE.search(ln) for ln in lines if not ln.isascii() or not ln.isprintable()):
-        return [_FIELD.findall(ln) for ln in lines]
-    return list(map(str.split, lines))
+def _fields(text: str) -> tuple[list[str], np.ndarray]:
+    """All the fields of the lines of ``text`` in order (runs of characters other than
+    ASCII space and tab), and how many each line has.
+
+    ASCII text with LF line ends and no other space character is split by
+    ``str.split`` in one call, and a line's fields are counted from where fields start
+    (a byte after a space, tab or line end) and where lines end; other text line by
+    line, as :func:`~iescore.io.conll.read_conll` splits it.
+
+    >>> flat, n = _fields("a B-X  O\\n\\n\\tc O O\\nd")
+    >>> flat, n.tolist()
+    (['a', 'B-X', 'O', 'c', 'O', 'O', 'd'], [3, 0, 3, 1])
+    """
+    if text.isascii() and "\r" not in text and not _OTHER_SPACE.search(text):
+        b = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+        end = b == 10
+        space = end | (b == 32) | (b == 9)
+        start = ~space
+        start[1:] &= space[:-1]
+        n_lines = int(end.sum()) + (1 if len(b) and b[-1] != 10 else 0)
+        line_of = np.cumsum(end)  # line ends before each byte (a field start is no line end)
+        return text.split(), np.bincount(line_of[start], minlength=n_lines)
+    lines = _LINE_END.split(text)
+    if lines and lines[-1] == "":
+        lines.pop()
+    per_line = [_FIELD.findall(ln) for ln in lines]
+    return list(chain.from_iterable(per_line)), np.fromiter(map(len, per_line), dtype=np.int64, count=len(per_line))
+
+
+def _lines_of(text: str) -> list[str]:
+    """The lines of a block of text (LF, CRLF or CR ends)."""
+    lines = text.split("\n") if "\r" not in text else _LINE_END.split(text)
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
 
 
 def _has_docstart(path: str, encoding: str) -> bool:
@@ -163,32 +189,40 @@ def _batches(path: str, pred_path: str | None, encoding: str, by_docstart: bool,
         gold_src = _Lines(gfh, encoding, progress)
         pred_src = _Lines(pfh, encoding, progress) if pred_path is not None else None
         st = _State(shown[0], shown[1], by_docstart, vocab, keep_tokens or pred_path is not None)
-        gbuf: list[str] = []
+        gbuf: list[str] = []  # lines of the two files not yet read as aligned pairs
         pbuf: list[str] = []
         ncols: list[int] = []  # the file's number of columns, once known (one file)
         while True:
-            g = gold_src.block()
-            if g is not None:
-                gbuf += g
-            p = pred_src.block() if pred_src is not None else None
-            if p is not None:
-                pbuf += p
-            done = g is None and p is None
             if pred_src is None:
-                n = len(gbuf)
+                text = gold_src.text()
+                done = text is None
+                if text:
+                    st.lines(text, None, ncols)
             else:
+                g, p = gold_src.block(), pred_src.block()
+                gbuf += g or []
+                pbuf += p or []
+                done = g is None and p is None
                 n = min(len(gbuf), len(pbuf))
                 # past the end of the shorter file, the other may hold blank lines only
                 if done and any(ln.strip(" \t") for ln in gbuf[n:] + pbuf[n:]):
                     raise _Bad
-            if n:
-                st.lines(gbuf[:n], pbuf[:n] if pred_src is not None else None, ncols)
-                del gbuf[:n], pbuf[:n]
+                if n:
+                    st.lines("\n".join(gbuf[:n]) + "\n", "\n".join(pbuf[:n]) + "\n", ncols)
+                    del gbuf[:n], pbuf[:n]
             while st.n_tokens() >= batch_tokens and st.can_cut():
                 yield st.cut(batch_tokens)
             if done:
                 break
         yield from st.finish()
+
+
+def _take(items: list[str], at: np.ndarray) -> list[str]:
+    """``[items[i] for i in at]``, gathered in C."""
+    if len(at) == 0:
+        return []
+    got = itemgetter(*at.tolist())(items)
+    return [got] if len(at) == 1 else list(got)
 
 
 class _State:
@@ -217,34 +251,32 @@ class _State:
     def n_tokens(self) -> int:
         return len(self.gold)
 
-    def lines(self, glines: list[str], plines: list[str] | None, ncols: list[int]) -> None:
-        """Read a block of lines (aligned blocks of both files with a prediction file)."""
+    def lines(self, gtext: str, ptext: str | None, ncols: list[int]) -> None:
+        """Read a block of whole lines (aligned blocks of both files with a prediction file)."""
+        flat, n_f = _fields(gtext)
         base = self.line_no
-        self.line_no += len(glines)
-        fields = _split(glines)
-        n_f = np.fromiter(map(len, fields), dtype=np.int64, count=len(fields))
+        self.line_no += len(n_f)
         blank = n_f == 0
-        if plines is not None:
-            pfields = _split(plines)
-            p_blank = np.fromiter(map(len, pfields), dtype=np.int64, count=len(pfields)) == 0
-            if (blank != p_blank).any():
-                raise _Bad
-            gtag = [f[-1] for f in compress(fields, ~blank)]
-            ptag = [f[-1] for f in compress(pfields, ~blank)]
-        else:
-            if not ncols:
-                nb = np.flatnonzero(~blank)
-                if len(nb):
-                    ncols.append(int(n_f[nb[0]]))
-            if ncols and (ncols[0] < 2 or ((n_f != ncols[0]) & ~blank).any()):
-                raise _Bad
-            gtag = [f[-2] for f in compress(fields, ~blank)]
-            ptag = [f[-1] for f in compress(fields, ~blank)]
-        # line kinds among the non-blank lines: -DOCSTART-, -X- (a boundary), tokens
         nonblank = np.flatnonzero(~blank)
-        starts = [f[0] for f in compress(fields, ~blank)] if (
-            self.keep_tokens or any(DOCSTART in ln or BOUNDARY in ln for ln in glines)) else None
-        if starts is not None:
+        ends = np.cumsum(n_f)  # where each line's fields end in ``flat``
+        if ptext is not None:
+            pflat, pn_f = _fields(ptext)
+            if len(pn_f) != len(n_f) or (blank != (pn_f == 0)).any():
+                raise _Bad
+            gtag = _take(flat, ends[nonblank] - 1)
+            ptag = _take(pflat, np.cumsum(pn_f)[nonblank] - 1)
+            heads = _take(flat, (ends - n_f)[nonblank])
+        else:
+            if not ncols and len(nonblank):
+                ncols.append(int(n_f[nonblank[0]]))
+            if ncols and (ncols[0] < 2 or (n_f[nonblank] != ncols[0]).any()):
+                raise _Bad
+            k = ncols[0] if ncols else 2
+            gtag, ptag, heads = flat[k - 2 :: k], flat[k - 1 :: k], flat[::k]
+        text_has = (DOCSTART in gtext, BOUNDARY in gtext)
+        starts = heads if (self.keep_tokens or any(text_has)) else None
+        # line kinds among the non-blank lines: -DOCSTART-, -X- (a boundary), tokens
+        if starts is not None and any(text_has):
             doc_l = np.fromiter((s == DOCSTART for s in starts), dtype=bool, count=len(starts))
             bnd_l = np.fromiter((s == BOUNDARY for s in starts), dtype=bool, count=len(starts))
         else:
@@ -363,3 +395,99 @@ class _State:
         self.doc_extra = self.doc_extra[k:]
         self.n_docs += k
         return batch
+
+
+class _SchemeWatch:
+    """The scheme ``scheme="auto"`` detects on all the batches read so far (their
+    vocabulary holds every tag read; a chunk that starts with ``I-`` in any batch
+    makes B/I tags IOB1, as it would in one call: batches start at sentence starts)."""
+
+    def __init__(self) -> None:
+        self.iob1 = False
+
+    def update(self, batch: TaggedBatch) -> str:
+        found = detect_scheme(batch.reference, batch.vocab)
+        if found == "IOB1":
+            self.iob1 = True
+        elif found == "IOB2" and self.iob1:
+            found = "IOB1"
+        return found
+
+
+def score_conll(
+    path: str,
+    pred_path: str | None = None,
+    *,
+    config: Config,
+    encoding: str = "utf-8",
+    documents: str = "auto",
+    batch_tokens: int = BATCH_TOKENS,
+    progress: Callable[[int, int], None] | None = None,
+) -> Report:
+    """Score a CoNLL file (or a gold and a prediction file; ``-`` is standard input) in
+    batches, keeping totals only (:class:`~iescore.Scorer` with ``totals_only=True``):
+    the numbers, views and signature of ``Scorer(config).add_batch(read_conll(...))``,
+    in memory that does not grow with the file.
+
+    Under ``scheme="auto"`` the batches are decoded with the scheme of the first one;
+    when the whole file turns out to be of another scheme (a first ``I-`` chunk start
+    late in a file of B/I tags, say), it is read once more with that scheme, so the
+    scheme is always the one detected on the whole file. ``progress(done, total)`` is called
+    with the bytes read (of both files) after each block."""
+    with _as_file(path) as (gpath, gname), _as_file(pred_path) as (ppath, pname):
+        total = os.path.getsize(gpath) + (os.path.getsize(ppath) if ppath is not None else 0)
+        keep_tokens = config.setting == "OBD" or config.mode == "one-per-string"
+        auto = config.scheme == "auto"
+        scheme = config.scheme
+        while True:
+            done = [0]
+
+            def seen(n: int) -> None:
+                done[0] += n
+                if progress is not None:
+                    progress(done[0], total)
+
+            scorer = Scorer(config.with_(scheme=scheme) if scheme != "auto" else config, totals_only=True)
+            watch, found, failed = _SchemeWatch(), scheme, None
+            for batch in iter_conll(gpath, ppath, encoding=encoding, documents=documents, tokens=keep_tokens,
+                                    batch_tokens=batch_tokens, progress=seen, names=(gname, pname)):
+                if auto:
+                    found = watch.update(batch)
+                    if scheme == "auto":  # the first batch: its scheme, until a later one says otherwise
+                        scheme = found
+                        scorer = Scorer(config.with_(scheme=scheme), totals_only=True)
+                if failed is None:
+                    try:
+                        scorer.add_batch(batch)
+                    except IEScoreError as exc:
+                        if not auto:
+                            raise
+                        failed = exc  # (a tag of another scheme?) read on to know the file's scheme
+            if auto and found != scheme:
+                scheme = found  # the scheme of the whole file: once more with it
+                continue
+            if failed is not None:
+                raise failed
+            return scorer.report()
+
+
+class _as_file:
+    """A path as a file that can be read twice: standard input (``-``) is copied to a
+    temporary file first (deleted after). Gives ``(path, name in messages)``."""
+
+    def __init__(self, path: str | None) -> None:
+        self.path, self.tmp = path, None
+
+    def __enter__(self) -> tuple[Any, Any]:
+        if self.path != STDIN:
+            return self.path, self.path
+        if sys.stdin is None:
+            raise InputError("no standard input to read (FILE '-')")
+        fd, self.tmp = tempfile.mkstemp(prefix="iescore-stdin-")
+        with os.fdopen(fd, "wb") as out:
+            shutil.copyfileobj(sys.stdin.buffer, out, _CHUNK)
+        return self.tmp, "<stdin>"
+
+    def __exit__(self, *exc: object) -> None:
+        if self.tmp is not None:
+            os.unlink(self.tmp)
