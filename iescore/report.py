@@ -203,6 +203,7 @@ class Report:
     def cells(self) -> np.ndarray:
         """Every (document, label) cell as a dense ``(docs, labels, len(fields))`` array in
         ``fields`` order, zeros included (built from ``table`` on each access)."""
+        self._documents_kept("cells")
         return self.table.dense()
 
     def counts(self, label: str | None = None, doc: str | int | None = None) -> Counts:
@@ -294,8 +295,10 @@ class Report:
 
     def items(self, side: str = "prediction") -> Iterator[dict[str, Any]]:
         """Per-item statuses (TP, FP, FN, ignored, alternative) of ``"reference"`` or ``"prediction"``."""
-        self._documents_kept("items()")
-        t = self.reference if side == "reference" else self.prediction
+        self._documents_kept("items()")  # here, not when the iteration starts
+        return self._items(self.reference if side == "reference" else self.prediction)
+
+    def _items(self, t: ItemTable) -> Iterator[dict[str, Any]]:
         for k in range(len(t)):
             yield {
                 "doc": self.doc_ids[int(t.doc[k])],

@@ -210,7 +210,7 @@ def _batches(path: str, pred_path: str | None, encoding: str, by_docstart: bool,
                 if n:
                     st.lines("\n".join(gbuf[:n]) + "\n", "\n".join(pbuf[:n]) + "\n", ncols)
                     del gbuf[:n], pbuf[:n]
-            while st.n_tokens() >= batch_tokens and st.can_cut():
+            while st.can_cut(batch_tokens):
                 yield st.cut(batch_tokens)
             if done:
                 break
@@ -238,6 +238,7 @@ class _State:
         self.pending_extra = 0  # -DOCSTART- lines not yet given to a document (sentence mode)
         self.n_docs = 0  # documents given out in batches
         self.n_seen = 0  # tokens read
+        self.ncols = 0  # columns of the file (one file), once known
         self.same = True  # every token so far has equal tags
         # not yet given out: tags, tokens, line numbers, sentence starts, documents
         self.gold: list[str] = []
@@ -269,6 +270,7 @@ class _State:
         else:
             if not ncols and len(nonblank):
                 ncols.append(int(n_f[nonblank[0]]))
+                self.ncols = ncols[0]
             if ncols and (ncols[0] < 2 or (n_f[nonblank] != ncols[0]).any()):
                 raise _Bad
             k = ncols[0] if ncols else 2
@@ -336,14 +338,14 @@ class _State:
         self.n_seen += len(g)
         self.same = self.same and g == p
 
-    def can_cut(self) -> bool:
-        return len(self.doc_start) > 1
+    def can_cut(self, batch_tokens: int) -> bool:
+        """Do whole documents (all but the last, which may go on) hold ``batch_tokens``?"""
+        return len(self.doc_start) > 1 and self.doc_start[-1] >= batch_tokens
 
     def cut(self, batch_tokens: int) -> TaggedBatch:
         """A batch of the documents before the first one to start at ``batch_tokens`` or
-        later (at least one; never the last, which may go on)."""
-        k = int(np.searchsorted(self.doc_start, batch_tokens))
-        return self._batch(min(max(k, 1), len(self.doc_start) - 1))
+        later (see :meth:`can_cut`)."""
+        return self._batch(max(int(np.searchsorted(self.doc_start, batch_tokens)), 1))
 
     def finish(self) -> Iterator[TaggedBatch]:
         if self.pending_extra:
@@ -370,7 +372,8 @@ class _State:
         first = np.concatenate(self.first) if self.first else np.zeros(0, bool)
         lines_at = np.concatenate(self.lines_at) if self.lines_at else np.zeros(0, np.int64)
         gold, pred = self.gold[:end], self.pred[:end]
-        toks = self.toks[:end] if self.keep_tokens else None
+        # the first column is a token with three columns or more, or a prediction file
+        toks = self.toks[:end] if self.keep_tokens and (self.pred_path is not None or self.ncols >= 3) else None
         ref_ids = self.vocab.encode(gold, count=end)
         pred_ids = self.vocab.encode(pred, count=end)
         f, la = first[:end], lines_at[:end]
@@ -421,7 +424,7 @@ def score_conll(
     config: Config,
     encoding: str = "utf-8",
     documents: str = "auto",
-    batch_tokens: int = BATCH_TOKENS,
+    batch_tokens: int | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> Report:
     """Score a CoNLL file (or a gold and a prediction file; ``-`` is standard input) in
@@ -434,8 +437,9 @@ def score_conll(
     late in a file of B/I tags, say), it is read once more with that scheme, so the
     scheme is always the one detected on the whole file. ``progress(done, total)`` is called
     with the bytes read (of both files) after each block."""
+    batch_tokens = batch_tokens or BATCH_TOKENS
     with _as_file(path) as (gpath, gname), _as_file(pred_path) as (ppath, pname):
-        total = os.path.getsize(gpath) + (os.path.getsize(ppath) if ppath is not None else 0)
+        total = sum(os.path.getsize(f) for f in (gpath, ppath) if f is not None and os.path.isfile(f))
         keep_tokens = config.setting == "OBD" or config.mode == "one-per-string"
         auto = config.scheme == "auto"
         scheme = config.scheme

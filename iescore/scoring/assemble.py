@@ -30,8 +30,10 @@ def _warn_label_sets(report: Report) -> None:
     n = len(report.labels)
     if not n:
         return
-    ref = np.flatnonzero(np.bincount(report.reference.label, minlength=n))
-    pred = np.flatnonzero(np.bincount(report.prediction.label, minlength=n))
+    # the labels with reference items and with predicted items (counted, so that a report
+    # of totals, which keeps no items, warns as well)
+    support, predicted = report._item_counts()
+    ref, pred = np.flatnonzero(support), np.flatnonzero(predicted)
     if len(ref) >= 2 and len(pred) >= 2 and not np.intersect1d(ref, pred).size:
 
         def names(ix: np.ndarray) -> str:
