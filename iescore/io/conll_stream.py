@@ -13,9 +13,9 @@ input is bad (a column missing, files out of step, an undecodable byte, a
 Standard input is first copied to a temporary file, which is read like a file.
 
 :func:`score_conll` adds the batches to a :class:`~iescore.Scorer` that keeps totals
-only; under ``scheme="auto"`` it reads the file again (at most once per scheme) when a
-later batch shows that the whole file is of another scheme than the batches before
-it, so the report is the one-shot report, number for number.
+only; under ``scheme="auto"`` it reads the file once more when the whole file turns out
+to be of another scheme than its first batch, so the report is the one-shot report,
+number for number. A document is never split: one larger than a batch is held whole.
 """
 
 from __future__ import annotations
