@@ -153,14 +153,14 @@ class Scorer:
         self.config, self._fixed, self._batches = config, fixes, n
 
     def _add_part(self, part: _Part) -> None:
-        self._n_docs += len(part.doc_ids)
         if self._totals is not None:
-            self._totals.add(part)
             if isinstance(part.doc_ids, NumberedIds):  # named ids are not kept: checked within a batch only
                 self._ids.add(part.doc_ids)
-            return
-        self._ids.add(part.doc_ids)
-        self._parts.append(part)
+            self._totals.add(part)
+        else:
+            self._ids.add(part.doc_ids)
+            self._parts.append(part)
+        self._n_docs += len(part.doc_ids)
 
     def merge(self, other: Scorer) -> Scorer:
         """A new scorer holding both scorers' documents (e.g. shards of a distributed run).
