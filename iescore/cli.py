@@ -20,15 +20,17 @@ import argparse
 import json
 import os
 import sys
+import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib import resources
+from typing import Any
 
 from . import __version__
 from .config import AVERAGES, COUNTINGS, MODES, REPAIRS_CHOICES, SETTINGS, Config, Rule, parse_supertags
 from .errors import IEScoreError, IEScoreWarning
-from .io.conll import DOC_MODES, read_conll
-from .scorer import Scorer
+from .io.conll import DOC_MODES
+from .io.conll_stream import score_conll
 
 __all__ = ["main", "build_parser"]
 
@@ -104,6 +106,51 @@ def _example_path() -> str:
     return str(resources.files("iescore") / "data" / "example.conll")
 
 
+class Progress:
+    """A progress bar on ``stream`` (standard error) while a file is read: shown only
+    when the stream is a terminal and the file has taken more than ``after`` seconds,
+    redrawn at most every ``every`` seconds, erased at the end. Called as
+    ``progress(bytes_read, total_bytes)``; ``clock`` is injectable for tests.
+
+    >>> import io
+    >>> t = iter([0.0, 1.0, 3.0, 3.1])
+    >>> out = io.StringIO()
+    >>> p = Progress(out, clock=lambda: next(t), terminal=True)
+    >>> p(10, 100); p(50, 100); p(60, 100); p(100, 100)
+    >>> out.getvalue().split("\\r")[1:3]  # at 1 s nothing, at 3 s 50%, at 3.1 s nothing, then erased
+    ['iescore: reading [############------------]  50%', '                                                      ']
+    """
+
+    WIDTH = 24
+
+    def __init__(self, stream: Any, *, after: float = 2.0, every: float = 0.25,
+                 clock: Callable[[], float] = time.monotonic, terminal: bool | None = None) -> None:
+        self.stream, self.after, self.every, self.clock = stream, after, every, clock
+        try:
+            self.on = stream.isatty() if terminal is None else terminal
+        except (AttributeError, ValueError):
+            self.on = False
+        self.start = clock() if self.on else 0.0
+        self.shown = -1.0  # when the bar was last drawn (-1: never)
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.on or total <= 0:
+            return
+        if done >= total:  # finished: erase the bar if it was drawn
+            if self.shown >= 0:
+                self.stream.write("\r" + " " * (self.WIDTH + 30) + "\r")
+                self.stream.flush()
+                self.shown = -1.0
+            return
+        now = self.clock()
+        if now - self.start < self.after or (self.shown >= 0 and now - self.shown < self.every):
+            return
+        k = self.WIDTH * done // total
+        self.stream.write(f"\riescore: reading [{'#' * k}{'-' * (self.WIDTH - k)}] {100 * done // total:3d}%")
+        self.stream.flush()
+        self.shown = now
+
+
 SIGPIPE_STATUS = 141  # 128 + SIGPIPE: what a shell reports for a tool stopped by a closed pipe
 
 
@@ -160,10 +207,9 @@ def _main(argv: Sequence[str] | None) -> int:
                 token_weight=args.token_weight, separator_weight=args.separator_weight,
                 ser_weights=args.ser_weights,
             )
-            batch = read_conll(args.file, args.pred_file, encoding=args.encoding, documents=args.documents)
-            scorer = Scorer(cfg)
-            scorer.add_batch(batch)
-            report = scorer.report()
+            # read and scored in batches: memory does not grow with the file
+            report = score_conll(args.file, args.pred_file, config=cfg, encoding=args.encoding,
+                                 documents=args.documents, progress=Progress(sys.stderr))
         except IEScoreError as exc:
             print(f"iescore: error: {exc}", file=sys.stderr)
             return 2

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import math
+import pickle
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,6 +33,7 @@ import numpy as np
 
 from .cells import CellTable, column_sums
 from .config import Config
+from .confusion import Confusion
 from .match.units import STATUS_NAMES
 from .measures import (
     Counts,
@@ -90,6 +92,23 @@ def _f1(p: float | None, r: float | None, beta: float = 1.0) -> float | None:
 
 
 @dataclass(frozen=True)
+class Totals:
+    """A report's counts summed over its documents: what its numbers and views need
+    when the per-document cells and the items were not kept (a :class:`~iescore.Scorer`
+    made with ``totals_only=True``, as the ``iescore score`` command makes it).
+
+    ``label_totals`` is ``(labels, len(fields))`` int64 (every label's counts, t-units
+    included); ``token_counts`` conlleval's four token counts summed (or None);
+    ``digest`` the reference digest of the documents (README, Definitions: signature).
+    """
+
+    n_docs: int
+    label_totals: np.ndarray
+    token_counts: np.ndarray | None
+    digest: int
+
+
+@dataclass(frozen=True)
 class Report:
     """The result of one evaluation.
 
@@ -101,8 +120,10 @@ class Report:
         table: the per-document, per-label counts (:class:`~iescore.cells.CellTable`:
             the cells that hold an answer or a prediction; the others are zeros);
             ``cells`` is the same as a dense ``(docs, labels, len(fields))`` array.
-        confusion: reference-label x prediction-label counts of Makhoul's alignment;
-            the last row and column are "none" (insertions and deletions).
+        confusion_counts: reference-label x prediction-label counts of Makhoul's
+            alignment (:class:`~iescore.confusion.Confusion`: the pairs that occur;
+            label number ``len(labels)`` is "none", insertions and deletions);
+            ``confusion`` is the same as a dense table.
         reference / prediction: per-item statuses (:class:`ItemTable`).
         token_counts: per-document ``[tokens, agreeing tags, tokens not O on both
             sides, agreeing among those]`` for tag input (conlleval's token
@@ -111,6 +132,9 @@ class Report:
         ts_error: why the token & separator model is unavailable, if it is.
         ts_cells: per-document, per-label TS counts with per-t-unit weights applied
             (float, ``TS_FIELDS`` order), when documents carried such weights.
+        totals: set when only totals were kept (:class:`Totals`): every number and
+            view is the same, but there are no per-document counts (``table`` and
+            ``doc_ids`` are empty) and no items; asking for them raises ConfigError.
 
     ``fields`` are the :class:`Counts` fields counted (all of them, or
     ``tp``/``fp``/``fn`` under ``detail="prf"``); the others are 0.
@@ -120,13 +144,14 @@ class Report:
     labels: tuple[str, ...]
     doc_ids: Sequence[str]
     table: CellTable
-    confusion: np.ndarray
+    confusion_counts: Confusion
     reference: ItemTable
     prediction: ItemTable
     token_counts: np.ndarray | None = None
     repairs: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
     ts_error: str | None = None
     ts_cells: np.ndarray | None = None
+    totals: Totals | None = None
     _summary: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -137,13 +162,33 @@ class Report:
             )
         object.__setattr__(self, "_label_index", {lab: i for i, lab in enumerate(self.labels)})
         # per-label totals over documents, summed once (64-bit)
-        object.__setattr__(self, "_label_totals", self.table.label_totals())
-        object.__setattr__(self, "confusion", _freeze(self.confusion))
+        kept = self.totals.label_totals if self.totals is not None else self.table.label_totals()
+        object.__setattr__(self, "_label_totals", kept)
         if self.token_counts is not None:
             object.__setattr__(self, "token_counts", _freeze(self.token_counts))
         object.__setattr__(self, "_summary", self._compute())
 
     # --- counts ------------------------------------------------------------------
+    @property
+    def n_documents(self) -> int:
+        """The number of documents scored."""
+        return self.totals.n_docs if self.totals is not None else len(self.doc_ids)
+
+    def token_sums(self) -> np.ndarray | None:
+        """conlleval's token counts summed over documents (see ``token_counts``), or None."""
+        if self.totals is not None:
+            return self.totals.token_counts
+        return None if self.token_counts is None else column_sums(self.token_counts)
+
+    def _documents_kept(self, what: str) -> None:
+        if self.totals is not None:
+            from .errors import ConfigError
+
+            raise ConfigError(
+                f"{what}: this report kept totals only (Scorer(totals_only=True), as `iescore score` "
+                "scores a file); score with a Scorer that keeps the documents"
+            )
+
     @property
     def signature(self) -> str:
         """The reproducibility signature (README, Definitions: signature)."""
@@ -158,6 +203,7 @@ class Report:
     def cells(self) -> np.ndarray:
         """Every (document, label) cell as a dense ``(docs, labels, len(fields))`` array in
         ``fields`` order, zeros included (built from ``table`` on each access)."""
+        self._documents_kept("cells")
         return self.table.dense()
 
     def counts(self, label: str | None = None, doc: str | int | None = None) -> Counts:
@@ -172,6 +218,7 @@ class Report:
         if doc is None:
             t = self._label_totals  # type: ignore[attr-defined]
             return self._counts(t.sum(axis=0) if j is None else t[j])
+        self._documents_kept("counts of one document")
         k = doc if isinstance(doc, int) else self.doc_ids.index(doc)
         if not 0 <= k < len(self.doc_ids):
             raise IndexError(f"document #{k} is out of range: the report has {len(self.doc_ids)} documents")
@@ -187,10 +234,13 @@ class Report:
 
     @property
     def per_label(self) -> dict[str, Counts]:
-        return {lab: self.counts(lab) for lab in self.labels}
+        fields = self.fields
+        rows = self._label_totals.tolist()  # type: ignore[attr-defined]
+        return {lab: Counts(**dict(zip(fields, row))) for lab, row in zip(self.labels, rows)}
 
     def per_document(self) -> dict[str, Counts]:
         """Counts of every document (all labels summed)."""
+        self._documents_kept("per_document()")
         tot = self.table.doc_totals()
         return {d: self._counts(row) for d, row in zip(self.doc_ids, tot)}
 
@@ -234,15 +284,21 @@ class Report:
         return self._summary["token_accuracy"]
 
     def to_dict(self) -> dict[str, Any]:
-        """Everything as plain JSON-able Python values (``None`` where undefined)."""
-        return json.loads(json.dumps(self._summary))
+        """Everything as plain JSON-able Python values (``None`` where undefined): a
+        fresh copy of the report's summary, equal to ``json.loads(report.to_json())``
+        (the summary holds only dicts, lists, strings, ints, floats, booleans and None,
+        so a pickle round trip copies it as the JSON one would, several times faster)."""
+        return pickle.loads(pickle.dumps(self._summary, protocol=pickle.HIGHEST_PROTOCOL))
 
     def to_json(self, **kw: Any) -> str:
         return json.dumps(self._summary, **kw)
 
     def items(self, side: str = "prediction") -> Iterator[dict[str, Any]]:
         """Per-item statuses (TP, FP, FN, ignored, alternative) of ``"reference"`` or ``"prediction"``."""
-        t = self.reference if side == "reference" else self.prediction
+        self._documents_kept("items()")  # here, not when the iteration starts
+        return self._items(self.reference if side == "reference" else self.prediction)
+
+    def _items(self, t: ItemTable) -> Iterator[dict[str, Any]]:
         for k in range(len(t)):
             yield {
                 "doc": self.doc_ids[int(t.doc[k])],
@@ -254,13 +310,16 @@ class Report:
                 "status": STATUS_NAMES[int(t.status[k])],
             }
 
+    @property
+    def confusion(self) -> np.ndarray:
+        """The confusion table as a dense ``(labels + 1, labels + 1)`` array (the last row
+        and column are "none": insertions and deletions), built on each access; with many
+        labels read :meth:`confusion_table` or ``confusion_counts`` instead."""
+        return self.confusion_counts.dense()
+
     def confusion_table(self) -> dict[str, dict[str, int]]:
         """Reference label -> prediction label -> aligned count ("none" for D and I)."""
-        names = list(self.labels) + ["none"]
-        return {
-            a: {b: int(self.confusion[i, j]) for j, b in enumerate(names) if self.confusion[i, j]}
-            for i, a in enumerate(names)
-        }
+        return self.confusion_counts.table(self.labels)
 
     # --- computation (once) ---------------------------------------------------------
     def _item_counts(self) -> tuple[np.ndarray, np.ndarray]:
@@ -274,7 +333,8 @@ class Report:
         """
         L = len(self.labels)
         if self.config.detail == "full":
-            return self.confusion[:L, :].sum(axis=1), self.confusion[:, :L].sum(axis=0)
+            c = self.confusion_counts
+            return c.row_sums()[:L], c.col_sums()[:L]
         t = self._label_totals  # type: ignore[attr-defined]
         tp, fp, fn = (t[:, self.fields.index(k)].astype(np.int64) for k in ("tp", "fp", "fn"))
         return tp + fn, tp + fp
@@ -367,14 +427,15 @@ class Report:
         tok = None
         tok_non_o = None
         n_tokens = None
-        if self.token_counts is not None:
-            t = column_sums(self.token_counts)
+        t = self.token_sums()
+        if t is not None:
             n_tokens = int(t[0])
             tok = None if t[0] == 0 else float(t[1]) / float(t[0])
             tok_non_o = None if t[2] == 0 else float(t[3]) / float(t[2])
         return {
-            "signature": cfg.signature(self),
-            "documents": len(self.doc_ids),
+            # (a report of totals carries its documents' digest: Config.signature appends it so)
+            "signature": cfg.signature(self) if self.totals is None else f"{cfg.signature()}|ref:{self.totals.digest:016x}",
+            "documents": self.n_documents,
             "tokens": n_tokens,
             "token_accuracy": tok,
             "token_accuracy_non_o": tok_non_o,

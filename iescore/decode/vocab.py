@@ -58,6 +58,8 @@ class Vocabulary:
         self.label_ids: dict[str, int] = {}
         self.labels: list[str] = []
         self._parsed: list[tuple[str, str] | None] = []  # (prefix letter, label) or None for O
+        # roles() of the tags so far, per (scheme, check): one pass per new tag, not per call
+        self._roles: dict[tuple, tuple[int, np.ndarray, np.ndarray]] = {}
 
     def label_id(self, label: str) -> int:
         """The id of ``label``, assigning a new one if unseen."""
@@ -124,7 +126,8 @@ class Vocabulary:
             return None
         if tag == "":
             return "an empty tag"
-        for ch in tag:
+        # a printable string holds no control, format or space character other than " "
+        for ch in ("" if tag.isprintable() and "\ufeff" not in tag else tag):
             if ch == "\ufeff":
                 name = "a byte-order mark"
             elif unicodedata.category(ch) in ("Cc", "Cf"):
@@ -166,9 +169,15 @@ class Vocabulary:
         ([1, 2, 0], ['', ''])
         """
         n = len(self.tags)
-        role = np.zeros(n, dtype=np.int8)
-        lab = np.full(n, -1, dtype=np.int32)
-        for i, parsed in enumerate(self._parsed):
+        key = (scheme.name, tuple(scheme.letters.items()), scheme.bare, check)
+        done, role, lab = self._roles.get(key, (0, np.zeros(0, np.int8), np.zeros(0, np.int32)))
+        if done == n:
+            return role, lab
+        # the tags added since the last call, appended to its arrays (read-only: shared)
+        role = np.concatenate((role, np.zeros(n - done, dtype=np.int8)))
+        lab = np.concatenate((lab, np.full(n - done, -1, dtype=np.int32)))
+        for i in range(done, n):
+            parsed = self._parsed[i]
             if parsed is None:
                 continue
             problem = self._problem(i, scheme)
@@ -181,6 +190,9 @@ class Vocabulary:
                 )
             prefix, label = parsed
             role[i], lab[i] = (I if prefix == "" else scheme.letters[prefix]), self.label_id(label)
+        role.setflags(write=False)
+        lab.setflags(write=False)
+        self._roles[key] = (n, role, lab)
         return role, lab
 
 

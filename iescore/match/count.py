@@ -107,13 +107,16 @@ def _slot_cells(out: np.ndarray, R: Units, P: Units, a_r: np.ndarray, a_p: np.nd
     out[:, 6] = _per_cell(P.cell, m, ~aligned_p)
 
 
-def _confusion(R: Units, P: Units, a_r: np.ndarray, a_p: np.ndarray, L: int) -> np.ndarray:
-    conf = np.zeros((L + 1, L + 1), dtype=_I64)
-    np.add.at(conf, (R.label[a_r], P.label[a_p]), 1)
+def _confusion(R: Units, P: Units, a_r: np.ndarray, a_p: np.ndarray, L: int):  # -> iescore.confusion.Confusion
+    """The aligned pairs' labels, the unaligned answers under none's column and the
+    unaligned predictions under none's row, for the label pairs that occur."""
+    from ..confusion import Confusion
+
     aligned_r = np.zeros(len(R), dtype=bool)
     aligned_r[a_r] = True
     aligned_p = np.zeros(len(P), dtype=bool)
     aligned_p[a_p] = True
-    conf[:L, L] += np.bincount(R.label[~aligned_r], minlength=L)[:L]
-    conf[L, :L] += np.bincount(P.label[~aligned_p], minlength=L)[:L]
-    return conf
+    deleted, inserted = R.label[~aligned_r], P.label[~aligned_p]
+    ref = np.concatenate((R.label[a_r], deleted, np.full(len(inserted), L)))
+    pred = np.concatenate((P.label[a_p], np.full(len(deleted), L), inserted))
+    return Confusion.of_pairs(ref, pred, L)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..cells import column_sums
 
 if TYPE_CHECKING:
     from ..report import Report
@@ -60,14 +59,14 @@ def conlleval_lines(report: Report) -> list[str]:
         return f"precision: {p:6.2f}%; recall: {r:6.2f}%; FB1: {f:6.2f}"
 
     if s["tokens"] is None:
-        lines = [f"{len(report.doc_ids)} documents with {o['support']} phrases; "
+        lines = [f"{report.n_documents} documents with {o['support']} phrases; "
                  f"found: {o['predicted']} phrases; correct: {o['tp']}.", prf(o)]
     else:
         lines = [f"processed {s['tokens']} tokens with {o['support']} phrases; "
                  f"found: {o['predicted']} phrases; correct: {o['tp']}."]
         if s["tokens"] > 0:
-            assert report.token_counts is not None
-            t = column_sums(report.token_counts)
+            t = report.token_sums()
+            assert t is not None
             lines.append(f"accuracy: {100 * int(t[1]) / int(t[0]):6.2f}%; {prf(o)}")
     for lab in sorted(report.labels):
         e = s["per_label"][lab]

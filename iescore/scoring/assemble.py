@@ -12,12 +12,13 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ..cells import CellTable
+from ..cells import UNIT_FIELDS, CellTable, column_sums
 from ..config import Config
-from ..errors import choices, warn
-from ..ids import concat_ids
+from ..confusion import Confusion
+from ..errors import ConfigError, choices, warn
+from ..ids import concat_ids, reference_digest
 from ..measures import FIELDS
-from ..report import ItemTable, Report
+from ..report import ItemTable, Report, Totals
 from ..ts import TS_FIELDS
 from .part import _I64, _PRF_FIELDS, _empty_items, _Part, _scaled_ts
 
@@ -29,8 +30,10 @@ def _warn_label_sets(report: Report) -> None:
     n = len(report.labels)
     if not n:
         return
-    ref = np.flatnonzero(np.bincount(report.reference.label, minlength=n))
-    pred = np.flatnonzero(np.bincount(report.prediction.label, minlength=n))
+    # the labels with reference items and with predicted items (counted, so that a report
+    # of totals, which keeps no items, warns as well)
+    support, predicted = report._item_counts()
+    ref, pred = np.flatnonzero(support), np.flatnonzero(predicted)
     if len(ref) >= 2 and len(pred) >= 2 and not np.intersect1d(ref, pred).size:
 
         def names(ix: np.ndarray) -> str:
@@ -50,7 +53,7 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
     id_parts: list[Sequence[str]] = []
     n_seen = 0
     tables = []
-    conf = np.zeros((L + 1, L + 1), dtype=_I64)
+    confusions = []
     refs, preds, toks = [], [], []
     repairs: dict[str, dict[str, int]] = {}
     ts_error = None
@@ -59,8 +62,7 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
     for p in parts:
         m = np.array([index[lab] for lab in p.labels], dtype=_I64)
         tables.append((p.table, m))
-        mm = np.concatenate((m, [L]))
-        conf[np.ix_(mm, mm)] += p.confusion
+        confusions.append((p.confusion, m))
         off = n_seen
         n_seen += len(p.doc_ids)
         id_parts.append(p.doc_ids)
@@ -116,7 +118,7 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
         labels=tuple(labels),
         doc_ids=concat_ids(id_parts),
         table=table,
-        confusion=conf,
+        confusion_counts=Confusion.join(confusions, L),
         reference=cat(refs),
         prediction=cat(preds),
         token_counts=(toks[0] if len(toks) == 1 else np.concatenate(toks)) if has_tokens else None,
@@ -124,3 +126,84 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
         ts_error=ts_error,
         ts_cells=ts_cells,
     )
+
+
+class _Totals:
+    """Batches' parts summed over their documents as they come (``Scorer(totals_only=True)``):
+    per label name its counts, the t-units, conlleval's token counts, the document count,
+    the reference digest, the confusion table and the repairs. Memory grows with the
+    labels, not with the documents or items; :meth:`report` gives the report that
+    :func:`_assemble` gives for the same parts, less the per-document counts and items."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+        self.index: dict[str, int] = {}
+        self.fields: tuple[str, ...] | None = None
+        self.values = np.zeros((0, 0), dtype=_I64)  # per label (in order of first sight)
+        self.units = np.zeros(2, dtype=_I64)  # tokens, separators of all documents
+        self.tokens: np.ndarray | None = np.zeros(4, dtype=_I64)  # None once a part has none
+        self.n_docs = 0
+        self.digest = 0
+        self.confusion = Confusion.empty(0)
+        self.repairs: dict[str, dict[str, int]] = {}
+        self.ts_error: str | None = None
+
+    def add(self, p: _Part) -> None:
+        if p.unit_totals is not None or p.ts_weighted is not None:
+            raise ConfigError("per-t-unit weights need the documents: use a Scorer without totals_only=True")
+        fields = p.table.fields
+        if self.fields is None:
+            self.fields = fields
+            self.values = np.zeros((0, len(fields)), dtype=_I64)
+        elif fields != self.fields:
+            raise ConfigError(f"batches counted different fields ({self.fields} vs {fields})")
+        m = np.array([self.index.setdefault(lab, len(self.index)) for lab in p.labels], dtype=_I64)
+        self.names.extend(list(self.index)[len(self.names):])
+        L = len(self.names)
+        if len(self.values) < L:
+            self.values = np.concatenate((self.values, np.zeros((L - len(self.values), len(fields)), _I64)))
+        units = [i for i, f in enumerate(fields) if f in UNIT_FIELDS]
+        per_label = p.table.label_totals()
+        per_label[:, units] = 0  # the t-units are summed once, below, and given to every label at the end
+        self.values[m] += per_label  # m: distinct labels
+        if units and p.table.doc_tokens is not None:
+            tok = p.table.doc_tokens.astype(_I64)
+            self.units += (int(tok.sum()), int(np.maximum(tok - 1, 0).sum()))
+        self.tokens = None if self.tokens is None or p.token_counts is None else self.tokens + column_sums(p.token_counts)
+        self.n_docs += len(p.doc_ids)
+        self.digest = (self.digest + reference_digest(_PartData(p))) % 2**64
+        self.confusion = Confusion.join([(self.confusion, np.arange(self.confusion.n_labels)), (p.confusion, m)], L)
+        for side, rep in p.repairs.items():
+            d = self.repairs.setdefault(side, {})
+            for k, v in rep.items():
+                d[k] = d.get(k, 0) + v
+        self.ts_error = self.ts_error or p.ts_error
+
+    def report(self, cfg: Config, notes: Mapping[str, int] | None = None) -> Report:
+        labels = sorted(self.names)
+        L = len(labels)
+        fields = self.fields or (FIELDS[:_PRF_FIELDS] if cfg.detail == "prf" else FIELDS)
+        order = np.array([self.index[lab] for lab in labels], dtype=_I64)
+        values = self.values[order] if L else np.zeros((0, len(fields)), dtype=_I64)
+        for i, f in enumerate(fields):
+            if f in UNIT_FIELDS:
+                values[:, i] = self.units[UNIT_FIELDS.index(f)]
+        new = np.empty(L, dtype=_I64)  # own label number -> the report's
+        new[order] = np.arange(L)
+        repairs = {k: dict(v) for k, v in self.repairs.items()}
+        if notes:
+            repairs["adapter"] = dict(sorted(notes.items()))
+        return Report(
+            config=cfg, labels=tuple(labels), doc_ids=(), table=CellTable.empty(fields, L),
+            confusion_counts=Confusion.join([(self.confusion, new)], L),
+            reference=_empty_items(), prediction=_empty_items(), repairs=repairs, ts_error=self.ts_error,
+            totals=Totals(self.n_docs, values, self.tokens, self.digest),
+        )
+
+
+class _PartData:
+    """A part seen as the report :func:`~iescore.ids.reference_digest` reads."""
+
+    def __init__(self, p: _Part) -> None:
+        self.doc_ids, self.table, self.token_counts, self.reference, self.labels = (
+            p.doc_ids, p.table, p.token_counts, p.ref, p.labels)

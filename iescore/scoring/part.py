@@ -17,6 +17,7 @@ import numpy as np
 
 from ..cells import CellTable
 from ..config import Config, get_normaliser
+from ..confusion import Confusion
 from ..errors import ConfigError, InputError
 from ..match import SPAN_FIELDS, Units, ao_pairs, cell_index, collapse, count, exact_disjoint, obd_pairs
 from ..measures import FIELDS
@@ -35,7 +36,7 @@ class _Part:
     labels: list[str]
     doc_ids: Sequence[str]
     table: CellTable
-    confusion: np.ndarray
+    confusion: Confusion
     ref: ItemTable
     pred: ItemTable
     token_counts: np.ndarray | None
@@ -116,13 +117,15 @@ def _score_units(
                 "detail='prf' computes exact-match counts of tag input only "
                 "(setting='AO', rule='E', mode='match-all'); use detail='full' for the rest"
             )
-        res = exact_disjoint(R, P, n_cells, L, n_fields=_PRF_FIELDS, dtype=_CELL, hits=hits)
+        # no alignment, so no confusion table: n_labels=0 keeps exact_disjoint's (all-zero,
+        # dense) table 1 x 1 rather than (L + 1) x (L + 1)
+        res = exact_disjoint(R, P, n_cells, 0, n_fields=_PRF_FIELDS, dtype=_CELL, hits=hits)
         # tp, fp, fn: the only counts computed
         table = cell_table(res.cells, FIELDS[:_PRF_FIELDS])
         # no confidences: a read-only all-NaN view, no memory per item
         ref_items = ItemTable(R.doc, R.label, R.start, R.end, res.ref_status, np.broadcast_to(np.nan, len(R)), None)
         pred_items = ItemTable(P.doc, P.label, P.start, P.end, res.pred_status, np.broadcast_to(np.nan, len(P)), None)
-        return _Part(labels, doc_ids, table, res.confusion, ref_items, pred_items, None, {},
+        return _Part(labels, doc_ids, table, Confusion.empty(L), ref_items, pred_items, None, {},
                      "not computed (detail='prf')")
     best = cfg.mode == "match-best"
     if best and P.score is not None and len(P):
@@ -183,7 +186,9 @@ def _score_units(
     totals = None
     if unit_weights is not None and doc_tokens is not None:
         totals = unit_totals(unit_weights[0], unit_weights[1], doc_tokens)
-    return _Part(labels, doc_ids, cell_table(cells, FIELDS), res.confusion, ref_items, pred_items, None, {},
+    # match-best builds its (small) table dense; matching gives the pairs that occur
+    conf = res.confusion if isinstance(res.confusion, Confusion) else Confusion.of_dense(res.confusion)
+    return _Part(labels, doc_ids, cell_table(cells, FIELDS), conf, ref_items, pred_items, None, {},
                  ts_error, weighted, totals)
 
 

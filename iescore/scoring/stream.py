@@ -16,10 +16,10 @@ from typing import Any
 from ..config import PREPARATION, Config
 from ..decode import detect_scheme
 from ..errors import ConfigError, InputError, choices
-from ..ids import IdRegistry
+from ..ids import IdRegistry, NumberedIds
 from ..model import Document, Span, Template
 from ..report import Report
-from .assemble import _assemble, _warn_label_sets
+from .assemble import _assemble, _Totals, _warn_label_sets
 from .batch import TaggedBatch, tagged_batch
 from .part import _Part
 from .spans import _documents_part, _templates_part
@@ -31,6 +31,11 @@ class Scorer:
     Args:
         config: a :class:`Config`; or give its fields as keyword arguments
             (``rule="O(1,1)"``, ``counting="one-to-one"``, ``scheme="IOB1"``...).
+        totals_only: sum each batch's counts over its documents as it is added and
+            keep only those totals (memory grows with the labels, not with the data):
+            the report has every number and view of the full one but no per-document
+            counts and no items (:class:`~iescore.report.Totals`). Document ids are then
+            checked for repeats within a batch only. ``iescore score`` scores so.
 
     Example:
         >>> s = Scorer(scheme="IOB2")
@@ -41,12 +46,14 @@ class Scorer:
         (1, 1, 0.6666666666666666)
     """
 
-    def __init__(self, config: Config | None = None, **options: Any) -> None:
+    def __init__(self, config: Config | None = None, *, totals_only: bool = False, **options: Any) -> None:
         config = Config.from_options(config, **options)
         if config.unit_weights is not None:  # a digest of the data this scorer is given
             config = config.with_(unit_weights=None)
         self.config = config
         self._parts: list[_Part] = []
+        self._totals = _Totals() if totals_only else None
+        self._n_docs = 0
         self._ids = IdRegistry()
         self._notes: dict[str, int] = {}
         self._unit: int | None = None  # digest of the per-t-unit weights seen (Config.unit_weights)
@@ -103,7 +110,7 @@ class Scorer:
         tokens: Sequence[Sequence[str]] | None = None,
     ) -> None:
         """Add tag sequences, one sequence per document."""
-        self.add_batch(tagged_batch(reference, prediction, doc_ids=doc_ids, tokens=tokens, id_offset=len(self._ids)))
+        self.add_batch(tagged_batch(reference, prediction, doc_ids=doc_ids, tokens=tokens, id_offset=self._n_docs))
 
     def add_batch(self, batch: TaggedBatch) -> None:
         """Add an integer-coded :class:`TaggedBatch` (the fast path).
@@ -146,15 +153,23 @@ class Scorer:
         self.config, self._fixed, self._batches = config, fixes, n
 
     def _add_part(self, part: _Part) -> None:
-        self._ids.add(part.doc_ids)
-        self._parts.append(part)
+        if self._totals is not None:
+            if isinstance(part.doc_ids, NumberedIds):  # named ids are not kept: checked within a batch only
+                self._ids.add(part.doc_ids)
+            self._totals.add(part)
+        else:
+            self._ids.add(part.doc_ids)
+            self._parts.append(part)
+        self._n_docs += len(part.doc_ids)
 
     def merge(self, other: Scorer) -> Scorer:
         """A new scorer holding both scorers' documents (e.g. shards of a distributed run).
 
-        The options must agree. Under ``scheme="auto"`` the schemes the two fixed must
+        The options must agree; a scorer that keeps totals only cannot merge. Under ``scheme="auto"`` the schemes the two fixed must
         be the same (else :class:`~iescore.errors.ConfigError`: pass ``scheme=``); per-t-unit
         weight digests and the recorded input preparation combine."""
+        if self._totals is not None or other._totals is not None:
+            raise ConfigError("a scorer made with totals_only=True cannot merge: it kept no documents")
         if _comparable(other.config) != _comparable(self.config):
             raise ConfigError(
                 f"cannot merge scorers with different options: {self.config.signature()} vs {other.config.signature()}"
@@ -190,7 +205,10 @@ class Scorer:
     def report(self) -> Report:
         """Assemble the report from all batches' counts (warning when reference and
         prediction have no label in common)."""
-        report = _assemble(self._parts, self.config, self._notes)
+        if self._totals is not None:
+            report = self._totals.report(self.config, self._notes)
+        else:
+            report = _assemble(self._parts, self.config, self._notes)
         _warn_label_sets(report)
         return report
 

@@ -1,0 +1,497 @@
+"""Before the pipeline (readers), CoNLL column files read as a stream of batches, and a
+file scored batch by batch in bounded memory (the ``iescore score`` command).
+
+:func:`iter_conll` reads what :func:`~iescore.io.conll.read_conll` reads (the same
+lines, fields, sentences, documents, ``-DOCSTART-`` counts, ids, line numbers and
+warnings) a block of lines at a time, and yields it as consecutive
+:class:`~iescore.scoring.batch.TaggedBatch` es of whole documents over one
+:class:`~iescore.decode.Vocabulary`. Its fields are split a block at a time
+(``str.split`` where that splits as the ASCII spaces and tabs do), so it is the fast
+path; :func:`~iescore.io.conll.read_conll` is its plain reference, and whenever the
+input is bad (a column missing, files out of step, an undecodable byte, a
+``-DOCSTART-`` line with a tag) the reference reads it again to raise its exact error.
+Standard input is first copied to a temporary file, which is read like a file.
+
+:func:`score_conll` adds the batches to a :class:`~iescore.Scorer` that keeps totals
+only; under ``scheme="auto"`` it reads the file once more when the whole file turns out
+to be of another scheme than its first batch, so the report is the one-shot report,
+number for number. A document is never split: one larger than a batch is held whole.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import re
+import shutil
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from itertools import chain, compress
+from operator import itemgetter
+from typing import IO, Any
+
+import numpy as np
+
+from ..config import Config
+from ..decode import TagArrays, Vocabulary, detect_scheme
+from ..errors import ConfigError, IEScoreError, InputError, choices, warn
+from ..report import Report
+from ..scoring.batch import TaggedBatch
+from ..scoring.stream import Scorer
+from .conll import _FIELD, _LINE_END, BOUNDARY, DOC_MODES, DOCSTART, STDIN, read_conll
+
+__all__ = ["iter_conll", "score_conll", "BATCH_TOKENS"]
+
+BATCH_TOKENS = 1 << 19  # tokens per batch (a batch is cut at the next document start)
+_CHUNK = 1 << 20  # bytes read at a time
+# the characters other than space and tab that str.split() splits at (\n and \r end lines)
+_OTHER_SPACE = re.compile("[\x0b\x0c\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
+_HAS_DOCSTART = re.compile(r"(?:^|[\r\n])[ \t]*-DOCSTART-(?=[ \t\r\n]|$)")
+
+
+class _Bad(Exception):
+    """The input is bad: the reference reader reads it again for its exact error."""
+
+
+class _Lines:
+    """A text file's lines, a block at a time (ends LF, CRLF or CR; no byte-order mark).
+    An undecodable byte raises :class:`_Bad`."""
+
+    def __init__(self, fh: IO[bytes], encoding: str, seen: Callable[[int], None] | None = None) -> None:
+        try:
+            self.decoder = codecs.getincrementaldecoder(encoding)()
+        except LookupError:
+            raise ConfigError(f"unknown encoding {encoding!r}") from None
+        self.fh, self.seen = fh, seen
+        self.carry = ""  # the start of a line that goes on in the next block
+        self.start = True
+        self.done = False
+
+    def text(self) -> str | None:
+        """The next block of whole lines as text (None after the end of the file)."""
+        if self.done:
+            return None
+        data = self.fh.read(_CHUNK)
+        if self.seen is not None:
+            self.seen(len(data))
+        try:
+            text = self.decoder.decode(data, final=not data)
+        except UnicodeDecodeError:
+            raise _Bad from None
+        if self.start and text:
+            self.start = False
+            if text.startswith("\ufeff"):
+                text = text[1:]  # a byte-order mark, not data
+        text = self.carry + text
+        if not data:
+            self.done, self.carry = True, ""
+            return text
+        # up to the last line end (a final CR may be the first half of a CRLF)
+        cut = max(text.rfind("\n"), text.rfind("\r", 0, len(text) - 1))
+        self.carry = text[cut + 1 :]
+        return text[: cut + 1]
+
+    def block(self) -> list[str] | None:
+        """The next block of lines (None after the end of the file)."""
+        text = self.text()
+        return None if text is None else _lines_of(text)
+
+
+def _fields(text: str) -> tuple[list[str], np.ndarray]:
+    """All the fields of the lines of ``text`` in order (runs of characters other than
+    ASCII space and tab), and how many each line has.
+
+    ASCII text with LF line ends and no other space character is split by
+    ``str.split`` in one call, and a line's fields are counted from where fields start
+    (a byte after a space, tab or line end) and where lines end; other text line by
+    line, as :func:`~iescore.io.conll.read_conll` splits it.
+
+    >>> flat, n = _fields("a B-X  O\\n\\n\\tc O O\\nd")
+    >>> flat, n.tolist()
+    (['a', 'B-X', 'O', 'c', 'O', 'O', 'd'], [3, 0, 3, 1])
+    """
+    if text.isascii() and "\r" not in text and not _OTHER_SPACE.search(text):
+        b = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+        end = b == 10
+        space = end | (b == 32) | (b == 9)
+        start = ~space
+        start[1:] &= space[:-1]
+        n_lines = int(end.sum()) + (1 if len(b) and b[-1] != 10 else 0)
+        line_of = np.cumsum(end)  # line ends before each byte (a field start is no line end)
+        return text.split(), np.bincount(line_of[start], minlength=n_lines)
+    lines = _LINE_END.split(text)
+    if lines and lines[-1] == "":
+        lines.pop()
+    per_line = [_FIELD.findall(ln) for ln in lines]
+    return list(chain.from_iterable(per_line)), np.fromiter(map(len, per_line), dtype=np.int64, count=len(per_line))
+
+
+def _lines_of(text: str) -> list[str]:
+    """The lines of a block of text (LF, CRLF or CR ends)."""
+    lines = text.split("\n") if "\r" not in text else _LINE_END.split(text)
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def _has_docstart(path: str, encoding: str) -> bool:
+    """Does some line of the file have ``-DOCSTART-`` as its first field?"""
+    with open(path, "rb") as fh:
+        src = _Lines(fh, encoding)
+        while (text := src.text()) is not None:
+            if DOCSTART in text and _HAS_DOCSTART.search(text):
+                return True
+    return False
+
+
+def iter_conll(
+    path: str,
+    pred_path: str | None = None,
+    *,
+    encoding: str = "utf-8",
+    documents: str = "auto",
+    vocab: Vocabulary | None = None,
+    tokens: bool = True,
+    batch_tokens: int = BATCH_TOKENS,
+    progress: Callable[[int], None] | None = None,
+    names: tuple[str, str | None] | None = None,
+) -> Iterator[TaggedBatch]:
+    """The batches of :func:`~iescore.io.conll.read_conll`'s batch: its documents in order,
+    about ``batch_tokens`` tokens per batch (whole documents), over one vocabulary.
+    ``tokens=False`` leaves out the token column (when only tags are scored);
+    ``progress(n)`` is called with the bytes of each block read; ``names`` are the
+    files' names in messages and ids (``<stdin>`` for a copy of standard input).
+    Paths are files (:func:`score_conll` copies standard input to one)."""
+    if documents not in DOC_MODES:
+        raise ConfigError(f"unknown documents mode {documents!r}; valid: {choices(DOC_MODES)}")
+    shown = names or (path, pred_path)
+    try:
+        by_docstart = documents == "docstart" or (documents == "auto" and _has_docstart(path, encoding))
+        yield from _batches(path, pred_path, encoding, by_docstart, vocab or Vocabulary(), tokens,
+                            batch_tokens, progress, shown)
+    except (_Bad, OSError):
+        try:
+            read_conll(path, pred_path, encoding=encoding, documents=documents)  # raises the exact error
+        except InputError as exc:
+            message = str(exc)
+            for real, name in ((path, shown[0]), (pred_path, shown[1])):
+                if real is not None and name is not None and name != real:
+                    message = message.replace(real, name)
+            raise InputError(message) from None
+        raise InputError(f"{shown[0]}: cannot be read as a CoNLL file") from None
+
+
+def _batches(path: str, pred_path: str | None, encoding: str, by_docstart: bool, vocab: Vocabulary,
+             keep_tokens: bool, batch_tokens: int, progress: Callable[[int], None] | None,
+             shown: tuple[str, str | None]) -> Iterator[TaggedBatch]:
+    with open(path, "rb") as gfh, (open(pred_path, "rb") if pred_path is not None else open(os.devnull, "rb")) as pfh:
+        gold_src = _Lines(gfh, encoding, progress)
+        pred_src = _Lines(pfh, encoding, progress) if pred_path is not None else None
+        st = _State(shown[0], shown[1], by_docstart, vocab, keep_tokens or pred_path is not None)
+        gbuf: list[str] = []  # lines of the two files not yet read as aligned pairs
+        pbuf: list[str] = []
+        ncols: list[int] = []  # the file's number of columns, once known (one file)
+        while True:
+            if pred_src is None:
+                text = gold_src.text()
+                done = text is None
+                if text:
+                    st.lines(text, None, ncols)
+            else:
+                g, p = gold_src.block(), pred_src.block()
+                gbuf += g or []
+                pbuf += p or []
+                done = g is None and p is None
+                n = min(len(gbuf), len(pbuf))
+                # past the end of the shorter file, the other may hold blank lines only
+                if done and any(ln.strip(" \t") for ln in gbuf[n:] + pbuf[n:]):
+                    raise _Bad
+                if n:
+                    st.lines("\n".join(gbuf[:n]) + "\n", "\n".join(pbuf[:n]) + "\n", ncols)
+                    del gbuf[:n], pbuf[:n]
+            while st.can_cut(batch_tokens):
+                yield st.cut(batch_tokens)
+            if done:
+                break
+        yield from st.finish()
+
+
+def _take(items: list[str], at: np.ndarray) -> list[str]:
+    """``[items[i] for i in at]``, gathered in C."""
+    if len(at) == 0:
+        return []
+    got = itemgetter(*at.tolist())(items)
+    return [got] if len(at) == 1 else list(got)
+
+
+class _State:
+    """Tokens read and not yet given out in a batch, and the reader's running state."""
+
+    def __init__(self, path: str, pred_path: str | None, by_docstart: bool, vocab: Vocabulary,
+                 keep_tokens: bool) -> None:
+        self.name = os.path.basename(path)
+        self.path, self.pred_path = path, pred_path
+        self.by_docstart, self.vocab, self.keep_tokens = by_docstart, vocab, keep_tokens
+        self.line_no = 0  # lines read so far
+        self.new_sentence = True
+        self.pending_extra = 0  # -DOCSTART- lines not yet given to a document (sentence mode)
+        self.n_docs = 0  # documents given out in batches
+        self.n_seen = 0  # tokens read
+        self.ncols = 0  # columns of the file (one file), once known
+        self.same = True  # every token so far has equal tags
+        # not yet given out: tags, tokens, line numbers, sentence starts, documents
+        self.gold: list[str] = []
+        self.pred: list[str] = []
+        self.toks: list[str] = []
+        self.lines_at: list[np.ndarray] = []
+        self.first: list[np.ndarray] = []
+        self.doc_start: list[int] = []  # token offset (in the pending tokens) of each open document
+        self.doc_extra: list[int] = []
+
+    def n_tokens(self) -> int:
+        return len(self.gold)
+
+    def lines(self, gtext: str, ptext: str | None, ncols: list[int]) -> None:
+        """Read a block of whole lines (aligned blocks of both files with a prediction file)."""
+        flat, n_f = _fields(gtext)
+        base = self.line_no
+        self.line_no += len(n_f)
+        blank = n_f == 0
+        nonblank = np.flatnonzero(~blank)
+        ends = np.cumsum(n_f)  # where each line's fields end in ``flat``
+        if ptext is not None:
+            pflat, pn_f = _fields(ptext)
+            if len(pn_f) != len(n_f) or (blank != (pn_f == 0)).any():
+                raise _Bad
+            gtag = _take(flat, ends[nonblank] - 1)
+            ptag = _take(pflat, np.cumsum(pn_f)[nonblank] - 1)
+            heads = _take(flat, (ends - n_f)[nonblank])
+        else:
+            if not ncols and len(nonblank):
+                ncols.append(int(n_f[nonblank[0]]))
+                self.ncols = ncols[0]
+            if ncols and (ncols[0] < 2 or (n_f[nonblank] != ncols[0]).any()):
+                raise _Bad
+            k = ncols[0] if ncols else 2
+            gtag, ptag, heads = flat[k - 2 :: k], flat[k - 1 :: k], flat[::k]
+        text_has = (DOCSTART in gtext, BOUNDARY in gtext)
+        starts = heads if (self.keep_tokens or any(text_has)) else None
+        # line kinds among the non-blank lines: -DOCSTART-, -X- (a boundary), tokens
+        if starts is not None and any(text_has):
+            doc_l = np.fromiter((s == DOCSTART for s in starts), dtype=bool, count=len(starts))
+            bnd_l = np.fromiter((s == BOUNDARY for s in starts), dtype=bool, count=len(starts))
+        else:
+            doc_l = bnd_l = np.zeros(len(nonblank), dtype=bool)
+        if doc_l.any():
+            at = np.flatnonzero(doc_l)
+            if any(gtag[i] != "O" or ptag[i] != "O" for i in at.tolist()):
+                raise _Bad
+        tok_l = ~(doc_l | bnd_l)
+        # breaks before each non-blank line: blank lines, -DOCSTART- and -X- lines
+        brk = blank.copy()
+        brk[nonblank] = ~tok_l
+        before = np.cumsum(brk) - brk  # breaks strictly before each line
+        tok_lines = nonblank[tok_l]
+        keep = tok_l.tolist() if not tok_l.all() else None
+        g = gtag if keep is None else list(compress(gtag, keep))
+        p = ptag if keep is None else list(compress(ptag, keep))
+        n0 = len(self.gold)
+        # a token starts a sentence when a break came since the previous token (or before it)
+        b = before[tok_lines]
+        first = np.empty(len(tok_lines), dtype=bool)
+        if len(first):
+            first[0] = self.new_sentence or b[0] > 0
+            first[1:] = b[1:] > b[:-1]
+        # documents: opened by -DOCSTART- lines, or by sentence starts; tokens before any document open one
+        doc_lines = nonblank[doc_l]
+        if self.by_docstart:
+            opens = [(int(np.searchsorted(tok_lines, d)), 1) for d in doc_lines.tolist()]
+            if len(first) and not self.doc_start and self.n_docs == 0 and (not opens or opens[0][0] > 0):
+                opens.insert(0, (0, 0))
+            for at_tok, extra in opens:
+                self.doc_start.append(n0 + at_tok)
+                self.doc_extra.append(extra)
+        else:
+            heads = np.flatnonzero(first)
+            if len(first) and not len(heads) and not self.doc_start and self.n_docs == 0:
+                heads = np.zeros(1, dtype=np.int64)  # (never: the first token starts a sentence)
+            # -DOCSTART- lines before each sentence start, since the one before it
+            ds_before = np.searchsorted(doc_lines, tok_lines[heads])
+            prev = 0
+            for h, k in zip(heads.tolist(), ds_before.tolist()):
+                self.doc_start.append(n0 + h)
+                self.doc_extra.append(self.pending_extra + k - prev)
+                self.pending_extra, prev = 0, k
+            self.pending_extra += len(doc_lines) - prev
+        if len(tok_lines):
+            self.new_sentence = False
+        if len(brk) and (not len(tok_lines) or brk[tok_lines[-1] + 1:].any()):
+            self.new_sentence = True
+        self.gold += g
+        self.pred += p
+        if self.keep_tokens:
+            assert starts is not None
+            self.toks += starts if keep is None else list(compress(starts, keep))
+        self.lines_at.append(tok_lines + (base + 1))
+        self.first.append(first)
+        self.n_seen += len(g)
+        self.same = self.same and g == p
+
+    def can_cut(self, batch_tokens: int) -> bool:
+        """Do whole documents (all but the last, which may go on) hold ``batch_tokens``?"""
+        return len(self.doc_start) > 1 and self.doc_start[-1] >= batch_tokens
+
+    def cut(self, batch_tokens: int) -> TaggedBatch:
+        """A batch of the documents before the first one to start at ``batch_tokens`` or
+        later (see :meth:`can_cut`)."""
+        return self._batch(max(int(np.searchsorted(self.doc_start, batch_tokens)), 1))
+
+    def finish(self) -> Iterator[TaggedBatch]:
+        if self.pending_extra:
+            if not self.doc_start and self.n_docs == 0:
+                self.doc_start.append(len(self.gold))
+                self.doc_extra.append(0)
+            if self.doc_start:
+                self.doc_extra[-1] += self.pending_extra
+            self.pending_extra = 0
+        if not self.n_seen:
+            warn(f"{self.path}: no tokens (the file is empty, blank or only -DOCSTART- lines)")
+        elif self.same:
+            what = f"{self.pred_path}: its last column equals that of {self.path}" if self.pred_path is not None else (
+                f"{self.path}: the predicted column equals the gold column")
+            warn(f"{what} on every token ({self.n_seen}); is the same column given twice?")
+        if self.doc_start or self.n_docs == 0:
+            yield self._batch(len(self.doc_start))
+
+    def _batch(self, k: int) -> TaggedBatch:
+        """A batch of the first ``k`` open documents (all pending tokens when ``k`` is all)."""
+        end = self.doc_start[k] if k < len(self.doc_start) else len(self.gold)
+        starts = np.array(self.doc_start[:k], dtype=np.int64)
+        extra = np.array(self.doc_extra[:k], dtype=np.int64)
+        first = np.concatenate(self.first) if self.first else np.zeros(0, bool)
+        lines_at = np.concatenate(self.lines_at) if self.lines_at else np.zeros(0, np.int64)
+        gold, pred = self.gold[:end], self.pred[:end]
+        # the first column is a token with three columns or more, or a prediction file
+        toks = self.toks[:end] if self.keep_tokens and (self.pred_path is not None or self.ncols >= 3) else None
+        ref_ids = self.vocab.encode(gold, count=end)
+        pred_ids = self.vocab.encode(pred, count=end)
+        f, la = first[:end], lines_at[:end]
+        ids = tuple(f"{self.name}#{self.n_docs + j + 1}" for j in range(k))
+        path, pname = self.path, self.pred_path or self.path
+
+        def where(flat: int, side: str) -> str:
+            return f"{pname if side == 'prediction' else path}:{int(la[flat])} ({side})"
+
+        batch = TaggedBatch(
+            vocab=self.vocab, reference=TagArrays(ref_ids, f), prediction=TagArrays(pred_ids, f),
+            doc_offsets=starts - (starts[0] if k else 0), doc_ids=ids, tokens=toks,
+            extra=np.stack([extra, extra], axis=1), where=where,
+            options={"documents": "docstart" if self.by_docstart else "sentence"},
+        )
+        # what stays: the documents from the k-th on
+        del self.gold[:end], self.pred[:end]
+        if self.keep_tokens:
+            del self.toks[:end]
+        self.first, self.lines_at = [first[end:]], [lines_at[end:]]
+        self.doc_start = [s - end for s in self.doc_start[k:]]
+        self.doc_extra = self.doc_extra[k:]
+        self.n_docs += k
+        return batch
+
+
+class _SchemeWatch:
+    """The scheme ``scheme="auto"`` detects on all the batches read so far (their
+    vocabulary holds every tag read; a chunk that starts with ``I-`` in any batch
+    makes B/I tags IOB1, as it would in one call: batches start at sentence starts)."""
+
+    def __init__(self) -> None:
+        self.iob1 = False
+
+    def update(self, batch: TaggedBatch) -> str:
+        found = detect_scheme(batch.reference, batch.vocab)
+        if found == "IOB1":
+            self.iob1 = True
+        elif found == "IOB2" and self.iob1:
+            found = "IOB1"
+        return found
+
+
+def score_conll(
+    path: str,
+    pred_path: str | None = None,
+    *,
+    config: Config,
+    encoding: str = "utf-8",
+    documents: str = "auto",
+    batch_tokens: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Report:
+    """Score a CoNLL file (or a gold and a prediction file; ``-`` is standard input) in
+    batches, keeping totals only (:class:`~iescore.Scorer` with ``totals_only=True``):
+    the numbers, views and signature of ``Scorer(config).add_batch(read_conll(...))``,
+    in memory that does not grow with the file.
+
+    Under ``scheme="auto"`` the batches are decoded with the scheme of the first one;
+    when the whole file turns out to be of another scheme (a first ``I-`` chunk start
+    late in a file of B/I tags, say), it is read once more with that scheme, so the
+    scheme is always the one detected on the whole file. ``progress(done, total)`` is called
+    with the bytes read (of both files) after each block."""
+    batch_tokens = batch_tokens or BATCH_TOKENS
+    with _as_file(path) as (gpath, gname), _as_file(pred_path) as (ppath, pname):
+        total = sum(os.path.getsize(f) for f in (gpath, ppath) if f is not None and os.path.isfile(f))
+        keep_tokens = config.setting == "OBD" or config.mode == "one-per-string"
+        auto = config.scheme == "auto"
+        scheme = config.scheme
+        while True:
+            done = [0]
+
+            def seen(n: int) -> None:
+                done[0] += n
+                if progress is not None:
+                    progress(done[0], total)
+
+            scorer = Scorer(config.with_(scheme=scheme) if scheme != "auto" else config, totals_only=True)
+            watch, found, failed = _SchemeWatch(), scheme, None
+            for batch in iter_conll(gpath, ppath, encoding=encoding, documents=documents, tokens=keep_tokens,
+                                    batch_tokens=batch_tokens, progress=seen, names=(gname, pname)):
+                if auto:
+                    found = watch.update(batch)
+                    if scheme == "auto":  # the first batch: its scheme, until a later one says otherwise
+                        scheme = found
+                        scorer = Scorer(config.with_(scheme=scheme), totals_only=True)
+                if failed is None:
+                    try:
+                        scorer.add_batch(batch)
+                    except IEScoreError as exc:
+                        if not auto:
+                            raise
+                        failed = exc  # (a tag of another scheme?) read on to know the file's scheme
+            if auto and found != scheme:
+                scheme = found  # the scheme of the whole file: once more with it
+                continue
+            if failed is not None:
+                raise failed
+            return scorer.report()
+
+
+class _as_file:
+    """A path as a file that can be read twice: standard input (``-``) is copied to a
+    temporary file first (deleted after). Gives ``(path, name in messages)``."""
+
+    def __init__(self, path: str | None) -> None:
+        self.path, self.tmp = path, None
+
+    def __enter__(self) -> tuple[Any, Any]:
+        if self.path != STDIN:
+            return self.path, self.path
+        if sys.stdin is None:
+            raise InputError("no standard input to read (FILE '-')")
+        fd, self.tmp = tempfile.mkstemp(prefix="iescore-stdin-")
+        with os.fdopen(fd, "wb") as out:
+            shutil.copyfileobj(sys.stdin.buffer, out, _CHUNK)
+        return self.tmp, "<stdin>"
+
+    def __exit__(self, *exc: object) -> None:
+        if self.tmp is not None:
+            os.unlink(self.tmp)

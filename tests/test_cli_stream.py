@@ -1,0 +1,270 @@
+"""`iescore score` streams: the file is read in batches into a Scorer that keeps totals,
+and every number, view and signature is the one-shot report's.
+
+The reference is the one-shot path (``read_conll`` read whole, one ``Scorer``), whose
+numbers are themselves checked against conlleval.out (tests/test_conlleval_official.py)
+and the brute-force scorer (tests/test_front_ends.py); the official conlleval.out numbers
+are also checked here on the streaming path directly. Small blocks and batches force
+many of both.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+import sys
+import warnings
+
+import pytest
+
+import iescore.io.conll_stream as cs
+from iescore import Config, ConfigError, InputError, Scorer
+from iescore.cli import Progress, main
+from iescore.io.conll import read_conll
+from iescore.io.conll_stream import _fields, iter_conll, score_conll
+
+from test_conlleval_official import official, pct
+
+
+def one_shot(path, pred=None, documents="auto", **options):
+    s = Scorer(Config(scheme="auto").with_(**options))
+    s.add_batch(read_conll(str(path), None if pred is None else str(pred), documents=documents))
+    return s.report()
+
+
+def streamed(path, pred=None, documents="auto", batch_tokens=37, **options):
+    return score_conll(str(path), None if pred is None else str(pred), config=Config(scheme="auto").with_(**options),
+                       documents=documents, batch_tokens=batch_tokens)
+
+
+def same(a, b):
+    assert a.to_dict() == b.to_dict()
+    assert a.format_table() == b.format_table()
+    assert a.signature == b.signature
+
+
+@pytest.fixture(autouse=True)
+def small_blocks(monkeypatch):
+    monkeypatch.setattr(cs, "_CHUNK", 997)  # blocks end mid-line: lines go on across blocks
+
+
+OPTIONS = [
+    {},
+    {"scheme": "IOB1"},
+    {"scheme": "IOB2"},
+    {"detail": "prf"},
+    {"rule": "O(1,1)", "counting": "one-to-one"},
+    {"mode": "match-best"},
+    {"mode": "one-per-string"},
+    {"average": "macro", "beta": 2.0, "supertags": (("PER", "NE"), ("ORG", "NE"))},
+]
+
+
+@pytest.mark.parametrize("documents", ["auto", "docstart", "sentence"])
+@pytest.mark.parametrize("options", OPTIONS, ids=str)
+def test_two_files_stream_as_one_shot(data, options, documents):
+    gold = data / "conll2003-eng" / "eng.testa"  # -DOCSTART- lines, IOB1
+    pred = data / "conll2003-shared-task-outputs" / "results" / "klein" / "eng.testa"
+    same(streamed(gold, pred, documents, batch_tokens=4000, **options), one_shot(gold, pred, documents, **options))
+
+
+@pytest.mark.parametrize("name", ["conll03_CflairWglove_lstmCrf_1_test_9302.txt",  # -DOCSTART- lines
+                                  "conll03_CflairWnon_lstmCrf_1_test_9241.txt"])
+@pytest.mark.parametrize("scheme", ["auto", "IOB2", "IOB1"])
+def test_one_file_streams_as_one_shot(data, name, scheme):
+    path = data / "conll2003-neural-outputs-spanner" / name
+    for documents in ("auto", "sentence"):
+        same(streamed(path, None, documents, batch_tokens=2500, scheme=scheme),
+             one_shot(path, None, documents, scheme=scheme))
+
+
+@pytest.mark.parametrize("team", ["florian", "klein", "whitelaw"])
+def test_the_streaming_path_reproduces_conlleval_out(data, team):
+    # the official conlleval.out numbers (an independent tool), on many batches
+    out = data / "conll2003-shared-task-outputs" / "results" / team
+    (tokens, phrases, found, correct), acc, types = official(out / "conlleval.out", "eng.testb")
+    r = streamed(data / "conll2003-eng" / "eng.testb", out / "eng.testb", batch_tokens=3000)
+    d = r.to_dict()
+    assert (d["tokens"], r.overall.N, r.overall.M, r.overall.tp) == (tokens, phrases, found, correct)
+    got = (pct(d["token_accuracy"]), pct(d["overall"]["precision"]), pct(d["overall"]["recall"]), pct(d["overall"]["f1"]))
+    assert got == acc
+    for label, (p, rc, f) in types.items():
+        e = d["per_label"][label]
+        assert (pct(e["precision"]), pct(e["recall"]), pct(e["f1"])) == (p, rc, f), label
+
+
+def _random_file(rng, scheme_letters, n_lines, *, docstart, crlf, tokens=True):
+    labels = ["PER", "LOC", "ORG"]
+    out = []
+    for _ in range(n_lines):
+        r = rng.random()
+        if r < 0.08:
+            out.append("" if rng.random() < 0.8 else " \t")
+        elif r < 0.1 and docstart:
+            out.append("-DOCSTART- O O" if tokens else "O O")
+        elif r < 0.11:
+            out.append("-X- O O" if tokens else "O O")
+        else:
+            def tag():
+                if rng.random() < 0.5:
+                    return "O"
+                return f"{rng.choice(scheme_letters)}-{rng.choice(labels)}"
+            line = f"{tag()} {tag()}"
+            out.append(f"w{rng.randrange(50)}\t{line}" if tokens else line)
+    out += [""] * rng.randrange(3)  # trailing blank lines
+    end = "\r\n" if crlf else "\n"
+    return end.join(out) + (end if rng.random() < 0.5 else "")
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_generated_files_stream_as_one_shot(tmp_path, seed):
+    """Property: random files (IOB1/IOB2/IOBES letters, -DOCSTART- and -X- lines, blank
+    lines of spaces, CRLF ends, trailing blanks, two or three columns), every
+    documents mode and scheme, tiny blocks and batches: the one-shot report."""
+    rng = random.Random(seed)
+    letters = [["B", "I"], ["I"], ["B", "I", "E", "S"]][seed % 3]
+    text = _random_file(rng, letters, rng.randrange(1, 400), docstart=seed % 2 == 0, crlf=seed % 4 == 1,
+                        tokens=seed % 5 != 0)
+    path = tmp_path / "x.conll"
+    path.write_bytes(text.encode())
+    for documents in ("auto", "docstart", "sentence"):
+        for scheme in ("auto", "IOBES" if "S" in letters else "IOB1"):
+            for bt in (1, 13):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # (a file of O tags only: the same-column warning)
+                    a = streamed(path, None, documents, batch_tokens=bt, scheme=scheme)
+                    b = one_shot(path, None, documents, scheme=scheme)
+                same(a, b)
+
+
+def test_a_late_i_chunk_start_reads_the_file_again_as_iob1(tmp_path):
+    # the first 300 sentences are B-/I- tags whose chunks all start with B- (IOB2 by
+    # themselves); the last starts a chunk with I-: the whole file is IOB1, as one call says
+    sent = "a B-PER B-PER\nb I-PER I-PER\nc O B-LOC\n\n"
+    path = tmp_path / "late.conll"
+    path.write_text(sent * 300 + "d I-LOC I-LOC\ne B-LOC O\n\n" + sent * 100)  # (IOB2-like batches after it)
+    r = streamed(path, batch_tokens=50)
+    assert r.signature.split("|")[5] == "scheme:IOB1"
+    same(r, one_shot(path))
+
+
+@pytest.mark.filterwarnings("ignore:.*the same column")
+def test_a_late_s_tag_reads_the_file_again_as_iobes(tmp_path):
+    # S- is no IOB2 tag: the first batches, IOB2 by themselves, cannot be kept
+    sent = "a B-PER B-PER\nb E-PER E-PER\n\n"
+    path = tmp_path / "late.conll"
+    path.write_text(sent * 200 + "c S-LOC S-LOC\n")
+    r = streamed(path, batch_tokens=30)
+    assert r.signature.split("|")[5] == "scheme:IOBES"
+    # 201 gold chunks (200 PER of two tokens, one LOC), all predicted exactly
+    assert (r.overall.tp, r.overall.fp, r.overall.fn) == (201, 0, 0)
+    same(r, one_shot(path))
+
+
+def test_a_block_that_starts_with_a_blank_line_starts_a_sentence(tmp_path, monkeypatch):
+    # blocks of 10 bytes: the first block is line 1; the second, "\nb O O\n", starts
+    # with the blank line, so "b" starts a sentence: two sentences, two documents
+    monkeypatch.setattr(cs, "_CHUNK", 10)
+    path = tmp_path / "x.conll"
+    path.write_text("a B-X B-X\n\nb O O\n")
+    batches = list(iter_conll(str(path), documents="sentence"))
+    assert [list(b.doc_ids) for b in batches] == [["x.conll#1", "x.conll#2"]]
+    assert batches[0].reference.first.tolist() == [True, True]
+
+
+def test_bad_input_gives_the_one_shot_error(data, tmp_path, monkeypatch):
+    path = tmp_path / "bad.conll"
+    path.write_text("a O O\n" * 500 + "b O\n")
+    with pytest.raises(InputError) as streaming:
+        streamed(path)
+    with pytest.raises(InputError) as whole:
+        one_shot(path)
+    assert str(streaming.value) == str(whole.value) == f"{path}:501: 2 columns where earlier lines have 3: 'b O'"
+
+
+def test_stdin_streams_as_the_file(data, monkeypatch, capsys):
+    path = data / "conll2003-neural-outputs-spanner" / "conll03_CflairWglove_lstmCrf_1_test_9302.txt"
+    assert main(["score", "--json", str(path)]) == 0
+    from_file = json.loads(capsys.readouterr().out)
+    monkeypatch.setattr(cs, "BATCH_TOKENS", 5000)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(path.read_bytes())))
+    assert main(["score", "--json", "-"]) == 0
+    from_stdin = json.loads(capsys.readouterr().out)
+    # the same counts; the ids (and so the digest) name <stdin>, as one call names them
+    assert {k: v for k, v in from_stdin.items() if k != "signature"} == {
+        k: v for k, v in from_file.items() if k != "signature"}
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(path.read_bytes())))
+    s = Scorer(scheme="auto")
+    s.add_batch(read_conll("-"))
+    assert from_stdin == s.report().to_dict()
+
+
+def test_the_cli_table_is_the_one_shot_table(data, monkeypatch, capsys):
+    gold = data / "conll2003-eng" / "eng.testb"
+    pred = data / "conll2003-shared-task-outputs" / "results" / "chieu" / "eng.testb"
+    monkeypatch.setattr(cs, "BATCH_TOKENS", 1000)
+    assert main(["score", str(gold), str(pred), "--rule", "O(1,1)", "--counting", "one-to-one"]) == 0
+    table = capsys.readouterr().out
+    assert table == one_shot(gold, pred, rule="O(1,1)", counting="one-to-one").format_table() + "\n"
+
+
+def test_a_totals_report_keeps_no_documents(data):
+    r = streamed(data / "conll2003-eng" / "eng.testb",
+                 data / "conll2003-shared-task-outputs" / "results" / "florian" / "eng.testb")
+    assert r.n_documents == 231 and len(r.doc_ids) == 0
+    for ask in (lambda: r.items(), r.per_document, lambda: r.counts(doc=0), lambda: r.cells):
+        with pytest.raises(ConfigError, match="kept totals only"):
+            ask()
+    s = Scorer(totals_only=True)
+    with pytest.raises(ConfigError, match="cannot merge"):
+        s.merge(Scorer())
+
+
+def test_iter_conll_batches_are_whole_documents(data):
+    path = data / "conll2003-eng" / "eng.testb"
+    pred = data / "conll2003-shared-task-outputs" / "results" / "florian" / "eng.testb"
+    batches = list(iter_conll(str(path), str(pred), batch_tokens=2000))
+    one = read_conll(str(path), str(pred))
+    assert sum(len(b.doc_ids) for b in batches) == len(one.doc_ids) == 231
+    assert sum(b.n_tokens for b in batches) == one.n_tokens
+    assert all(b.n_tokens >= 2000 for b in batches[:-1])  # cut at the first document start past 2000
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_fields_split_as_the_reference_reader(seed):
+    """Property: the block splitter's fields are read_conll's (runs of characters other
+    than ASCII space and tab), whatever other space characters the text holds."""
+    from iescore.io.conll import _fields as one_line
+
+    rng = random.Random(seed)
+    alphabet = ["a", "B-X", " ", "\t", "\n"]  # ASCII: split in one call (every other seed)
+    if seed % 2:
+        alphabet += ["\x0b", "\x1c", "\xa0", "\u2003", "é", "\x85", "\u3000"]
+    text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(60)))
+    flat, n = _fields(text)
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    assert flat == [f for ln in lines for f in one_line(ln)]
+    assert n.tolist() == [len(one_line(ln)) for ln in lines]
+
+
+def test_progress_shows_only_on_a_terminal_after_two_seconds():
+    clock = iter([0.0, 1.9, 2.5, 2.6, 3.0])
+    out = io.StringIO()
+    p = Progress(out, clock=lambda: next(clock), terminal=True)
+    p(10, 100)  # 1.9 s: not yet
+    assert out.getvalue() == ""
+    p(25, 100)  # 2.5 s: a quarter of the bytes read -> 6 of 24 marks
+    assert out.getvalue() == "\riescore: reading [######------------------]  25%"
+    p(30, 100)  # 2.6 s: redrawn at most every 0.25 s
+    p(75, 100)  # 3.0 s
+    assert out.getvalue().endswith("\riescore: reading [##################------]  75%")
+    p(100, 100)  # done: erased
+    assert out.getvalue().endswith("\r" + " " * 54 + "\r")
+    quiet = io.StringIO()
+    q = Progress(quiet, clock=lambda: 10.0, terminal=False)
+    q(50, 100)
+    assert quiet.getvalue() == ""
+    assert not Progress(io.StringIO()).on  # a StringIO is no terminal
