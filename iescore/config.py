@@ -21,7 +21,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, get_args
+from typing import Any, cast, get_args
 
 from . import __version__
 from .errors import ConfigError, choices
@@ -264,7 +264,7 @@ def parse_supertags(value: object) -> tuple[tuple[str, str], ...]:
     for p in pairs:
         if len(p) != 2 or not all(isinstance(x, str) for x in p):
             raise ConfigError(f"a supertag must be a pair of label strings (label, supertag), got {p!r}")
-        a, b = p  # type: ignore[misc]
+        a, b = cast("tuple[str, str]", p)
         if out.get(a, b) != b:
             raise ConfigError(f"label {a!r} is merged into two supertags: {out[a]!r} and {b!r}")
         out[a] = b
@@ -331,14 +331,15 @@ class Config:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "rule", Rule.parse(self.rule))
-        for name, value, valid in (
+        checks: tuple[tuple[str, object, tuple[str, ...]], ...] = (
             ("setting", self.setting, SETTINGS),
             ("counting", self.counting, COUNTINGS),
             ("mode", self.mode, MODES),
             ("average", self.average, AVERAGES),
             ("repair", self.repair, REPAIRS_CHOICES),
             ("detail", self.detail, DETAILS),
-        ):
+        )
+        for name, value, valid in checks:
             if value not in valid:
                 raise ConfigError(f"unknown {name} {value!r}{_did_you_mean(value, valid)}; valid: {choices(valid)}")
         for name, value, valid in (

@@ -188,7 +188,8 @@ class Template:
     """
 
     id: str
-    slots: Mapping[str, tuple[tuple[str, ...], ...]]
+    # as given: token sequences or strings (a str is a Sequence[str]); stored as token tuples
+    slots: Mapping[str, Sequence[Sequence[str]]]
     scores: Mapping[str, tuple[float, ...]] | None = None
 
     def __post_init__(self) -> None:
@@ -219,4 +220,4 @@ class Template:
         for label, fills in self.slots.items():
             scores: Sequence[float] | None = (self.scores or {}).get(label)
             for k, f in enumerate(fills):
-                yield label, f, (scores[k] if scores else None)
+                yield label, tuple(f), (scores[k] if scores else None)

@@ -151,8 +151,10 @@ def test_mypy_strict_on_the_package_and_the_readme_examples(tmp_path):
     typos.write_text(TYPOS, encoding="utf-8")
     env = {**os.environ, "MYPYPATH": str(site)}
     cmd = [sys.executable, "-m", "mypy", "--strict", "--config-file", str(ROOT / "pyproject.toml"),
-           "--cache-dir", str(tmp_path / "cache"), "-p", "iescore", *map(str, files), str(typos)]
-    out = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600).stdout
+           "--cache-dir", str(tmp_path / "cache"), str(site / "iescore"), *map(str, files), str(typos)]
+    run = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600)
+    out = run.stdout + run.stderr
+    assert "Found 3 errors in 1 file" in out, out
     errors = [line for line in out.splitlines() if ": error:" in line]
     expected = [line for line in errors if line.startswith("typos.py")]
     assert [line for line in errors if not line.startswith("typos.py")] == [], out

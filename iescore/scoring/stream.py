@@ -84,8 +84,8 @@ class Scorer:
     ) -> None:
         """Add documents: reference Documents with predicted Documents (same ids and
         tokens) or per-document span lists; or, in OBD, Templates on both sides."""
-        reference = list(reference)
-        prediction = list(prediction)
+        reference = list(reference)  # type: ignore[assignment]
+        prediction = list(prediction)  # type: ignore[assignment]
         if len(reference) != len(prediction):
             raise InputError(f"{len(reference)} reference documents but {len(prediction)} predictions")
         if reference and isinstance(reference[0], Template):
