@@ -31,6 +31,7 @@ from iescore.errors import ConfigError, InputError, choices
 from iescore.ids import NumberedIds
 from iescore.model import Document, Span
 from iescore.decode import TagArrays, Vocabulary, decode_tags
+from iescore.options import Misaligned, SchemeName
 from iescore.scorer import Scorer, TaggedBatch
 from iescore.text import char_to_token_span
 
@@ -59,8 +60,8 @@ def pipeline_to_spans(
     outputs: Sequence[Mapping[str, Any]],
     reference: Document,
     *,
-    misaligned: str = "expand",
-    scheme: str = "IOB2",
+    misaligned: Misaligned = "expand",
+    scheme: SchemeName = "IOB2",
     labels: Iterable[str] | None = None,
     scorer: Scorer | None = None,
 ) -> tuple[list[Span], dict[str, int]]:

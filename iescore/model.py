@@ -87,9 +87,11 @@ class Document:
         separators: the text between consecutive tokens (``len(tokens) - 1`` items);
             defaults to single spaces.
         char_offsets: ``(start, end)`` character offsets of every token in ``text``.
-        token_weights / separator_weights: per-t-unit weights for the token &
-            separator model (``len(tokens)`` and ``len(tokens) - 1`` non-negative
-            numbers); a document without them uses the configured scalar weights.
+        token_weights: per-token weights for the token & separator model
+            (``len(tokens)`` non-negative numbers); a document without them uses the
+            configured scalar ``token_weight``.
+        separator_weights: per-separator weights (``len(tokens) - 1`` non-negative
+            numbers), likewise.
     """
 
     id: str

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from conftest import require
+from test_docs import docs_build
 
 import iescore
 from iescore import Config, ConfigError, Scorer, score_tags
@@ -126,23 +127,11 @@ def _readme_python_blocks() -> list[str]:
     return re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(encoding="utf-8"), flags=re.S)
 
 
-def _package_tree(tmp: Path) -> Path:
-    """The installed layout of the package as links (what ``pip install -e .`` with
-    ``editable_mode=strict`` builds): ``iescore/`` with ``adapters/`` and ``metric_card/``
-    inside it, so that mypy sees ``iescore.adapters`` and ``iescore.metric_card``."""
-    pkg = tmp / "site" / "iescore"
-    pkg.mkdir(parents=True)
-    for item in (ROOT / "iescore").iterdir():
-        if item.name != "__pycache__":
-            (pkg / item.name).symlink_to(item)
-    (pkg / "adapters").symlink_to(ROOT / "adapters")
-    (pkg / "metric_card").symlink_to(ROOT / "metric_card")
-    return tmp / "site"
-
-
 def test_mypy_strict_on_the_package_and_the_readme_examples(tmp_path):
     require("mypy")
-    site = _package_tree(tmp_path)
+    # the package as installed (what `pip install -e . --config-settings editable_mode=strict`
+    # builds: iescore/ with adapters/ and metric_card/ inside, as links)
+    site = docs_build().package_tree(tmp_path / "site")
     files = []
     for k, block in enumerate(_readme_python_blocks()):
         files.append(tmp_path / f"readme_{k}.py")
