@@ -20,6 +20,7 @@ from test_docs import docs_build
 import iescore
 from iescore import Config, ConfigError, Scorer, score_tags
 from iescore.config import PREPARATION, SCHEMES, Rule, canonical_scheme
+from iescore.errors import choices
 from iescore.options import Options, SchemeName, ScoringOptions
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,8 +56,10 @@ def test_each_literal_value_is_what_config_accepts(name):
         assert getattr(Config(**{name: value}), name) == value
     # and a value one letter off is refused, naming the typed value it is nearest to
     wrong = values[-1][:-1] + "#"
+    # and the error lists exactly the typed values as valid (no hand-written list drifted)
     with pytest.raises(ConfigError, match=rf"unknown {name} '{re.escape(wrong)}' \(did you mean "
-                                           rf"'{re.escape(values[-1])}'\?\); valid: "):
+                                           rf"'{re.escape(values[-1])}'\?\); valid: "
+                                           rf"{re.escape(choices(values))}( \(or None: not used\))?$"):
         Config(**{name: wrong})
 
 
