@@ -31,6 +31,7 @@ from iescore.errors import ConfigError, InputError, choices
 from iescore.ids import NumberedIds
 from iescore.model import Document, Span
 from iescore.decode import TagArrays, Vocabulary, decode_tags
+from iescore.options import Misaligned, SchemeName
 from iescore.scorer import Scorer, TaggedBatch
 from iescore.text import char_to_token_span
 
@@ -59,8 +60,8 @@ def pipeline_to_spans(
     outputs: Sequence[Mapping[str, Any]],
     reference: Document,
     *,
-    misaligned: str = "expand",
-    scheme: str = "IOB2",
+    misaligned: Misaligned = "expand",
+    scheme: SchemeName = "IOB2",
     labels: Iterable[str] | None = None,
     scorer: Scorer | None = None,
 ) -> tuple[list[Span], dict[str, int]]:
@@ -189,8 +190,9 @@ def _vocab(names: list[str]) -> Vocabulary:
 
 def _softmax(x: np.ndarray) -> np.ndarray:
     z = x - x.max(axis=-1, keepdims=True)
-    e = np.exp(z)
-    return e / e.sum(axis=-1, keepdims=True)
+    e: np.ndarray = np.exp(z)
+    out: np.ndarray = e / e.sum(axis=-1, keepdims=True)
+    return out
 
 
 def _check_ids(arr: np.ndarray, side: str, n_lab: int) -> None:
@@ -298,18 +300,18 @@ def trainer_batch(
                 seen.setdefault(int(w), []).append(pos)
             r_row, p_row = [], []
             for w in sorted(seen):
-                pos = seen[w]
-                if row_l[pos[0]] == IGNORE:
+                at = seen[w]  # the positions of word w's sub-words
+                if row_l[at[0]] == IGNORE:
                     continue
-                r_row.append(int(row_l[pos[0]]))
+                r_row.append(int(row_l[at[0]]))
                 if preds.ndim == 2:
-                    p_row.append(int(preds[b, pos[0]]))
+                    p_row.append(int(preds[b, at[0]]))
                 elif strategy == "first":
-                    p_row.append(int(preds[b, pos[0]].argmax()))
+                    p_row.append(int(preds[b, at[0]].argmax()))
                 elif strategy == "max":
-                    p_row.append(int(preds[b, pos].max(axis=0).argmax()))
+                    p_row.append(int(preds[b, at].max(axis=0).argmax()))
                 else:
-                    p_row.append(int(_softmax(preds[b, pos]).mean(axis=0).argmax()))
+                    p_row.append(int(_softmax(preds[b, at]).mean(axis=0).argmax()))
             ref_parts.append(r_row)
             pred_parts.append(p_row)
             lens.append(len(r_row))

@@ -22,13 +22,18 @@ spaCy is imported by the caller's objects, not by this module's import.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from iescore.config import MISSING
 from iescore.errors import ConfigError, InputError, choices
 from iescore.model import Document, Span
 from iescore.scorer import Scorer
+from iescore.options import Misaligned, Missing
+from iescore.report import Report
 from iescore.text import char_to_token_span
+
+if TYPE_CHECKING:
+    from iescore.options import ScoringOptions, Unpack
 
 __all__ = ["doc_to_document", "examples_to_documents", "score_examples", "MISSING"]
 
@@ -64,8 +69,8 @@ def examples_to_documents(
     examples: Iterable[Any],
     *,
     spans_key: str | None = None,
-    misaligned: str = "expand",
-    missing: str = "ignore",
+    misaligned: Misaligned = "expand",
+    missing: Missing = "ignore",
     doc_ids: Sequence[str] | None = None,
     id_offset: int = 0,
 ) -> tuple[list[Document], list[list[Span]], dict[str, int]]:
@@ -121,12 +126,13 @@ def score_examples(
     examples: Iterable[Any],
     *,
     spans_key: str | None = None,
-    misaligned: str = "expand",
-    missing: str = "ignore",
+    misaligned: Misaligned = "expand",
+    missing: Missing = "ignore",
     scorer: Scorer | None = None,
-    **options: Any,
-) -> Any:
-    """Score spaCy ``Example``s; returns an :class:`iescore.Report`. Options as in :class:`iescore.Config`.
+    **options: Unpack[ScoringOptions],
+) -> Report:
+    """Score spaCy ``Example``s; returns an :class:`iescore.Report`. Options as in :class:`iescore.Config`
+    (typed by :class:`iescore.options.ScoringOptions`).
 
     The signature records ``misaligned`` and, for ``doc.ents``, ``missing``."""
     s = scorer or Scorer(**options)

@@ -52,7 +52,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from iescore.adapters.spacy import score_examples
-
+from iescore.options import Average, Counting, Misaligned, Missing, Mode, ScoringOptions, Setting
 from iescore.render.flat import as_float
 
 __all__ = ["make_spans_scorer", "make_templates_scorer", "spacy_scores"]
@@ -92,22 +92,22 @@ def _one_minus(rate: float | None) -> float | None:
     return None if rate is None else 1.0 - rate
 
 
-def _make(setting: str, default_suffix: str) -> Callable[..., Callable[..., dict[str, Any]]]:
+def _make(setting: Setting, default_suffix: str) -> Callable[..., Callable[..., dict[str, Any]]]:
     def factory(
         spans_key: str | None = None,
         rule: str = "E",
-        counting: str = "any",
-        mode: str = "match-all",
-        average: str = "micro",
+        counting: Counting = "any",
+        mode: Mode = "match-all",
+        average: Average = "micro",
         beta: float = 1.0,
         normaliser: str = "identity",
-        misaligned: str = "expand",
-        missing: str = "ignore",
+        misaligned: Misaligned = "expand",
+        missing: Missing = "ignore",
         prefix: str | None = None,
         zero_division: float = 0.0,
     ) -> Callable[..., dict[str, Any]]:
         key_prefix = prefix or ((f"spans_{spans_key}" if spans_key else "ents") + default_suffix)
-        options = dict(
+        options = ScoringOptions(
             setting=setting, rule=rule, counting=counting, mode=mode, average=average, beta=beta,
             normaliser=normaliser,
         )

@@ -27,12 +27,16 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from iescore.adapters.hf import id2label_list, trainer_batch
 
 from iescore.render.flat import flat_metrics
+from iescore.options import Options
 from iescore.scorer import Scorer
+
+if TYPE_CHECKING:
+    from iescore.options import Unpack
 
 __all__ = ["ComputeMetrics", "compute_metrics"]
 
@@ -54,12 +58,12 @@ class ComputeMetrics:
         *,
         zero_division: float = 0.0,
         per_label: bool = True,
-        **options: Any,
+        **options: Unpack[Options],
     ) -> None:
         self.label_names = id2label_list(label_names)
         self.zero_division = zero_division
         self.per_label = per_label
-        self.options = {"scheme": "auto", **options}
+        self.options: Options = {"scheme": "auto", **options}
         Scorer(**self.options)  # validate the options now, not at the first evaluation
         self._scorer: Scorer | None = None
         self._seen = 0
@@ -88,6 +92,14 @@ class ComputeMetrics:
         return flat_metrics(report, zero_division=self.zero_division, per_label=self.per_label)
 
 
-def compute_metrics(label_names: Mapping[int, str] | Sequence[str], **options: Any) -> ComputeMetrics:
-    """Build a Trainer ``compute_metrics`` hook from the label names and scoring options."""
-    return ComputeMetrics(label_names, **options)
+def compute_metrics(
+    label_names: Mapping[int, str] | Sequence[str],
+    *,
+    zero_division: float = 0.0,
+    per_label: bool = True,
+    **options: Unpack[Options],
+) -> ComputeMetrics:
+    """Build a Trainer ``compute_metrics`` hook from the label names and scoring options
+    (:class:`iescore.options.Options`): undefined values become ``zero_division``; with
+    ``per_label``, each label's measures are returned too (``<LABEL>_f1``...)."""
+    return ComputeMetrics(label_names, zero_division=zero_division, per_label=per_label, **options)

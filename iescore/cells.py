@@ -47,14 +47,16 @@ def column_sums(x: np.ndarray) -> np.ndarray:
     n, rest = x.shape[0], x.shape[1:]
     k = int(np.prod(rest, dtype=np.int64))
     if n == 0 or k == 0 or k > 256 or not x.flags.c_contiguous:
-        return x.sum(axis=0, dtype=_I64)
+        total: np.ndarray = x.sum(axis=0, dtype=_I64)
+        return total
     g = max(1, 2048 // k)  # rows per wide row
     m = n // g * g
     flat = x.reshape(n, k)
-    out = np.add.reduce(flat[:m].reshape(-1, g * k), axis=0, dtype=_I64).reshape(g, k).sum(axis=0)
+    out: np.ndarray = np.add.reduce(flat[:m].reshape(-1, g * k), axis=0, dtype=_I64).reshape(g, k).sum(axis=0)
     if m < n:
         out += flat[m:].sum(axis=0, dtype=_I64)
-    return out.reshape(rest)
+    result: np.ndarray = out.reshape(rest)
+    return result
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:
@@ -190,11 +192,12 @@ class CellTable:
             vals = vals[labs == label]
         else:
             units = units * self.n_labels
-        return self._expand(vals.sum(axis=0, dtype=_I64)[None], units[None])[0]
+        cell: np.ndarray = self._expand(vals.sum(axis=0, dtype=_I64)[None], units[None])[0]
+        return cell
 
     def dense(self, dtype: type = np.int32) -> np.ndarray:
         """The ``(n_docs, n_labels, len(fields))`` array of every cell (zeros included)."""
-        out = np.zeros((self.n_docs, self.n_labels, len(self.fields)), dtype=dtype)
+        out: np.ndarray = np.zeros((self.n_docs, self.n_labels, len(self.fields)), dtype=dtype)
         values, unit_pos = self._layout()
         units = self._units()
         for i, c in unit_pos:

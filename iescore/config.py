@@ -20,12 +20,14 @@ import math
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
 from dataclasses import dataclass, field, fields, replace
+from typing import Any, cast, get_args
 
 from . import __version__
 from .errors import ConfigError, choices
 from .decode.tables import SCHEMES, get_scheme
+from .options import (Average, Counting, Detail, Documents, Misaligned, Missing, Mode, Repair,
+                      Setting, Subwords)
 from .text import MISALIGNED
 
 __all__ = [
@@ -46,15 +48,15 @@ __all__ = [
     "parse_supertags",
 ]
 
-SETTINGS = ("AO", "OBD")
-COUNTINGS = ("any", "one-to-one")
-MODES = ("match-all", "match-best", "one-per-string")
-AVERAGES = ("micro", "macro", "weighted")
-REPAIRS_CHOICES = ("conlleval", "strict", "discard")
-DETAILS = ("full", "prf")
-DOCUMENTS = ("docstart", "sentence")  # CoNLL files: what a document is ("auto" resolved)
-SUBWORDS = ("first", "max", "average")  # a word's predicted tag from its sub-words
-MISSING = ("ignore", "outside")  # unannotated gold tokens (spaCy's ent_iob 0)
+SETTINGS: tuple[Setting, ...] = get_args(Setting)
+COUNTINGS: tuple[Counting, ...] = get_args(Counting)
+MODES: tuple[Mode, ...] = get_args(Mode)
+AVERAGES: tuple[Average, ...] = get_args(Average)
+REPAIRS_CHOICES: tuple[Repair, ...] = get_args(Repair)
+DETAILS: tuple[Detail, ...] = get_args(Detail)
+DOCUMENTS: tuple[Documents, ...] = get_args(Documents)
+SUBWORDS: tuple[Subwords, ...] = get_args(Subwords)
+MISSING: tuple[Missing, ...] = get_args(Missing)
 # options that record how the input was prepared (None: not used)
 PREPARATION = ("documents", "subwords", "misaligned", "missing")
 _PREPARATION_KEYS = (("documents", "docs"), ("subwords", "subwords"), ("misaligned", "misaligned"),
@@ -262,7 +264,7 @@ def parse_supertags(value: object) -> tuple[tuple[str, str], ...]:
     for p in pairs:
         if len(p) != 2 or not all(isinstance(x, str) for x in p):
             raise ConfigError(f"a supertag must be a pair of label strings (label, supertag), got {p!r}")
-        a, b = p  # type: ignore[misc]
+        a, b = cast("tuple[str, str]", p)
         if out.get(a, b) != b:
             raise ConfigError(f"label {a!r} is merged into two supertags: {out[a]!r} and {b!r}")
         out[a] = b
@@ -307,13 +309,13 @@ class Config:
             which numbers are computed, never their values.
     """
 
-    setting: str = "AO"
+    setting: Setting = "AO"
     rule: Rule = field(default_factory=Rule)
-    counting: str = "any"
-    mode: str = "match-all"
+    counting: Counting = "any"
+    mode: Mode = "match-all"
     scheme: str = "spans"
-    repair: str = "conlleval"
-    average: str = "micro"
+    repair: Repair = "conlleval"
+    average: Average = "micro"
     normaliser: str = "identity"
     beta: float = 1.0
     supertags: tuple[tuple[str, str], ...] = ()
@@ -321,24 +323,25 @@ class Config:
     separator_weight: float = 1.0
     ser_weights: tuple[float, float, float] = (1.0, 1.0, 1.0)
     unit_weights: str | None = None
-    documents: str | None = None
-    subwords: str | None = None
-    misaligned: str | None = None
-    missing: str | None = None
-    detail: str = "full"
+    documents: Documents | None = None
+    subwords: Subwords | None = None
+    misaligned: Misaligned | None = None
+    missing: Missing | None = None
+    detail: Detail = "full"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "rule", Rule.parse(self.rule))
-        for name, value, valid in (
+        checks: tuple[tuple[str, object, tuple[str, ...]], ...] = (
             ("setting", self.setting, SETTINGS),
             ("counting", self.counting, COUNTINGS),
             ("mode", self.mode, MODES),
             ("average", self.average, AVERAGES),
             ("repair", self.repair, REPAIRS_CHOICES),
             ("detail", self.detail, DETAILS),
-        ):
+        )
+        for name, value, valid in checks:
             if value not in valid:
-                raise ConfigError(f"unknown {name} {value!r}; valid: {choices(valid)}")
+                raise ConfigError(f"unknown {name} {value!r}{_did_you_mean(value, valid)}; valid: {choices(valid)}")
         for name, value, valid in (
             ("documents", self.documents, DOCUMENTS),
             ("subwords", self.subwords, SUBWORDS),
@@ -346,7 +349,9 @@ class Config:
             ("missing", self.missing, MISSING),
         ):
             if value is not None and value not in valid:
-                raise ConfigError(f"unknown {name} {value!r}; valid: {choices(valid)} (or None: not used)")
+                raise ConfigError(
+                    f"unknown {name} {value!r}{_did_you_mean(value, valid)}; valid: {choices(valid)} (or None: not used)"
+                )
         if self.unit_weights is not None and not re.fullmatch(r"[0-9a-f]{16}", str(self.unit_weights)):
             raise ConfigError(f"unit_weights must be None or a digest of 16 hex digits, got {self.unit_weights!r}")
         object.__setattr__(self, "scheme", canonical_scheme(self.scheme))
@@ -479,6 +484,14 @@ def _check_option_names(names: Iterable[str]) -> None:
     valid = [f.name for f in fields(Config)]
     for name in names:
         if name not in valid:
-            near = difflib.get_close_matches(name, valid, n=1)
-            hint = f" (did you mean {near[0]!r}?)" if near else ""
-            raise ConfigError(f"unknown option {name!r}{hint}; valid: {choices(valid)}")
+            raise ConfigError(f"unknown option {name!r}{_did_you_mean(name, valid)}; valid: {choices(valid)}")
+
+
+def _did_you_mean(value: object, valid: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` naming the valid string nearest to a misspelt one, or ``""``.
+
+    >>> _did_you_mean("one-two-one", ["any", "one-to-one"]), _did_you_mean(3, ["any"])
+    (" (did you mean 'one-to-one'?)", '')
+    """
+    near = difflib.get_close_matches(value, list(valid), n=1) if isinstance(value, str) else []
+    return f" (did you mean {near[0]!r}?)" if near else ""

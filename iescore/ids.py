@@ -206,7 +206,7 @@ def mix64(x: np.ndarray) -> np.ndarray:
     >>> int(mix64(np.array([0], dtype=np.uint64))[0])
     16294208416658607535
     """
-    z = x.astype(_U64) + _U64(0x9E3779B97F4A7C15)
+    z: np.ndarray = x.astype(_U64) + _U64(0x9E3779B97F4A7C15)
     z ^= z >> _U64(30)
     z *= _U64(0xBF58476D1CE4E5B9)
     z ^= z >> _U64(27)

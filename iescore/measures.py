@@ -79,7 +79,7 @@ class Counts:
     def __radd__(self, other: object) -> Counts:
         if other == 0:  # sum() starts at 0
             return self
-        return NotImplemented  # type: ignore[return-value]
+        return NotImplemented
 
     @classmethod
     def total(cls, items: Iterable[Counts]) -> Counts:

@@ -87,9 +87,11 @@ class Document:
         separators: the text between consecutive tokens (``len(tokens) - 1`` items);
             defaults to single spaces.
         char_offsets: ``(start, end)`` character offsets of every token in ``text``.
-        token_weights / separator_weights: per-t-unit weights for the token &
-            separator model (``len(tokens)`` and ``len(tokens) - 1`` non-negative
-            numbers); a document without them uses the configured scalar weights.
+        token_weights: per-token weights for the token & separator model
+            (``len(tokens)`` non-negative numbers); a document without them uses the
+            configured scalar ``token_weight``.
+        separator_weights: per-separator weights (``len(tokens) - 1`` non-negative
+            numbers), likewise.
     """
 
     id: str
@@ -188,7 +190,8 @@ class Template:
     """
 
     id: str
-    slots: Mapping[str, tuple[tuple[str, ...], ...]]
+    # as given: token sequences or strings (a str is a Sequence[str]); stored as token tuples
+    slots: Mapping[str, Sequence[Sequence[str]]]
     scores: Mapping[str, tuple[float, ...]] | None = None
 
     def __post_init__(self) -> None:
@@ -219,4 +222,4 @@ class Template:
         for label, fills in self.slots.items():
             scores: Sequence[float] | None = (self.scores or {}).get(label)
             for k, f in enumerate(fills):
-                yield label, f, (scores[k] if scores else None)
+                yield label, tuple(f), (scores[k] if scores else None)

@@ -27,13 +27,16 @@ Example (De Sitter et al. 2004, Example 6, with the papers' 1-based positions):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .config import Config
 from .model import Document, Span, Template
 from .report import Report
 from .scoring.batch import TaggedBatch, tagged_batch
 from .scoring.stream import Scorer
+
+if TYPE_CHECKING:
+    from .options import Options, Unpack
 
 __all__ = ["Scorer", "score", "score_tags", "score_templates", "TaggedBatch", "tagged_batch"]
 
@@ -43,9 +46,10 @@ def score(
     reference: Sequence[Document] | Sequence[Template],
     prediction: Sequence[Document] | Sequence[Sequence[Span]] | Sequence[Template],
     config: Config | None = None,
-    **options: Any,
+    **options: Unpack[Options],
 ) -> Report:
-    """Score documents (or OBD templates) in one call. Options as in :class:`Config`."""
+    """Score documents (or OBD templates) in one call. Options as in :class:`Config`
+    (their names and values are typed by :class:`iescore.options.Options`)."""
     s = Scorer(Config.from_options(config, **options))
     s.add(reference=reference, prediction=prediction)
     return s.report()
@@ -58,7 +62,7 @@ def score_tags(
     doc_ids: Sequence[str] | None = None,
     tokens: Sequence[Sequence[str]] | None = None,
     config: Config | None = None,
-    **options: Any,
+    **options: Unpack[Options],
 ) -> Report:
     """Score tag sequences (one sequence per document) in one call.
 
@@ -69,7 +73,6 @@ def score_tags(
     >>> r.f, r.signature.split("|")[5]
     (1.0, 'scheme:IOB2')
     """
-    options = dict(options)
     options.setdefault("scheme", "auto")
     cfg = Config.from_options(config, **options)
     s = Scorer(cfg)
@@ -78,9 +81,12 @@ def score_tags(
 
 
 def score_templates(
-    *, reference: Sequence[Template], prediction: Sequence[Template], config: Config | None = None, **options: Any
+    *,
+    reference: Sequence[Template],
+    prediction: Sequence[Template],
+    config: Config | None = None,
+    **options: Unpack[Options],
 ) -> Report:
     """Score OBD templates (``setting="OBD"`` is implied)."""
-    options = dict(options)
     options.setdefault("setting", "OBD")
     return score(reference=reference, prediction=prediction, config=config, **options)

@@ -28,9 +28,11 @@ import bisect
 import functools
 import re
 from collections.abc import Callable, Sequence
+from typing import get_args
 
 from .errors import ConfigError, InputError, choices
 from .model import Document, Span
+from .options import Misaligned
 
 __all__ = [
     "MISALIGNED",
@@ -40,7 +42,7 @@ __all__ = [
     "char_to_token_span",
 ]
 
-MISALIGNED = ("expand", "contract", "error")
+MISALIGNED: tuple[Misaligned, ...] = get_args(Misaligned)
 _REGEX = re.compile(r"\w+|[^\w\s]")
 _WS = re.compile(r"\S+")
 

@@ -90,12 +90,14 @@ def ts_weighted(
     tok_off, sep_off, seps, Wt, Ws = _weight_prefix(tok_w, sep_w, n_tokens)
 
     def tok(doc: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return Wt[tok_off[doc] + b] - Wt[tok_off[doc] + a]
+        out: np.ndarray = Wt[tok_off[doc] + b] - Wt[tok_off[doc] + a]
+        return out
 
     def sep(doc: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         # separators a .. b-2 lie inside tokens [a, b)
         hi = np.maximum(b - 1, a)
-        return Ws[sep_off[doc] + hi] - Ws[sep_off[doc] + a]
+        out: np.ndarray = Ws[sep_off[doc] + hi] - Ws[sep_off[doc] + a]
+        return out
 
     same = pairs.same
     r, p = pairs.r[same], pairs.p[same]
@@ -121,7 +123,7 @@ def _ts_table(tok: tuple[np.ndarray, ...], sep: tuple[np.ndarray, ...], dtype: t
     """TS_FIELDS from (shared positives, reference positives, predicted positives, t-units)
     of tokens and of separators, per (document, label); t-units per document."""
     n_docs, L = tok[0].shape
-    out = np.zeros((n_docs, L, len(TS_FIELDS)), dtype=dtype)
+    out: np.ndarray = np.zeros((n_docs, L, len(TS_FIELDS)), dtype=dtype)
     for k, (tp, ref, pred, units) in ((0, tok), (4, sep)):
         out[:, :, k] = tp
         out[:, :, k + 1] = pred - tp

@@ -136,7 +136,7 @@ class SeqevalDifferenceWarning(UserWarning):
     conlleval.pl (and from iescore's default, which follows conlleval.pl)."""
 
 
-class IEScore(evaluate.Metric):
+class IEScore(evaluate.Metric):  # type: ignore[misc]  # evaluate has no type information
     """The iescore metric (see the card)."""
 
     def _info(self) -> evaluate.MetricInfo:
@@ -174,7 +174,7 @@ class IEScore(evaluate.Metric):
         if supertags:
             cfg["supertags"] = tuple(supertags.items())
         first = references[0] if references else None
-        spans_input = isinstance(first, dict) or (bool(first) and isinstance(first[0], dict))
+        spans_input = isinstance(first, dict) or (first is not None and bool(first) and isinstance(first[0], dict))
         if spans_input:
             if mode == "strict" or suffix:
                 raise iescore.ConfigError(
@@ -206,7 +206,7 @@ class IEScore(evaluate.Metric):
             scorer.add_tags(reference=refs, prediction=preds, tokens=tokens)
             report = scorer.report()
         if zero_division != "warn":
-            return _seqeval_view(report, zero_division)
+            return _seqeval_view(report, float(zero_division))
         out = _seqeval_view(report, 0.0)
         _warn_undefined(out, _seqeval_view(report, 1.0))
         return out
@@ -244,7 +244,7 @@ def _refuse_sample_weight(sample_weight: Any) -> None:
 def _iescore_mode(mode: Any) -> str:
     if mode not in _IESCORE_MODES:
         raise iescore.ConfigError(f"unknown mode {mode!r}; valid: {choices(_SEQEVAL_MODES + _IESCORE_MODES)}")
-    return mode
+    return str(mode)
 
 
 def _prefix_form(docs: list[list[str]]) -> list[list[str]]:

@@ -58,7 +58,7 @@ def _role_boundaries(conlleval: bool) -> np.ndarray:
     even when both are inside with the same label? (README, Ill-formed tag sequences; the decoding policies above)."""
     p = np.arange(6)[:, None]
     c = np.arange(6)[None, :]
-    bnd = (p == S) | (c == S) | (p == L)
+    bnd: np.ndarray = (p == S) | (c == S) | (p == L)
     if conlleval:
         bnd = bnd | ((c == B) & (p != E)) | ((p == E) & (c != B))
     else:

@@ -280,8 +280,8 @@ def _decode_pair_piece(
     del covered
     np.cumsum(run, out=run)
     g = group[: ne - 1]
-    last = np.flatnonzero(np.not_equal(g[1:], g[:-1], out=mask[: ne - 2]))
-    last = np.append(last, ne - 2)
+    last = np.flatnonzero(np.not_equal(g[1:], g[:-1], out=mask[: ne - 2]))  # type: ignore[assignment]
+    last = np.append(last, ne - 2)  # type: ignore[assignment]
     total = np.zeros(n_groups + 1, dtype=np.int64)
     total[g.take(last) + 1] = run.take(last)
     np.maximum.accumulate(total, out=total)

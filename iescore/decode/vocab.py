@@ -93,7 +93,7 @@ class Vocabulary:
             if len(ids) < 256 and (fresh is not None or isinstance(tags, Sequence)):
                 ids.limit = 256
                 try:
-                    out = np.frombuffer(bytes(map(ids.__getitem__, fresh() if fresh else tags)), dtype=np.uint8)
+                    out = np.frombuffer(bytes(map(ids.__getitem__, fresh() if fresh else tags)), dtype=np.uint8)  # type: ignore[arg-type]
                     if count >= 0 and len(out) != count:
                         raise InputError(f"expected {count} tags, got {len(out)}")
                     return out
@@ -101,7 +101,7 @@ class Vocabulary:
                     pass
                 finally:
                     ids.limit = None
-            return np.fromiter(map(ids.__getitem__, fresh() if fresh else tags), dtype=np.int32, count=count)
+            return np.fromiter(map(ids.__getitem__, fresh() if fresh else tags), dtype=np.int32, count=count)  # type: ignore[arg-type]
         finally:
             ids.new = None
             for tag in new:
@@ -235,7 +235,7 @@ class TagArrays:
     def segments(self) -> np.ndarray:
         """Positions of the segment starts (sorted)."""
         if self._segments is None:
-            object.__setattr__(self, "_segments", np.flatnonzero(self._first))
+            object.__setattr__(self, "_segments", np.flatnonzero(self._first))  # type: ignore[arg-type]
         assert self._segments is not None
         return self._segments
 

@@ -164,7 +164,7 @@ def _hungarian(cost: list[list[int]]) -> list[int]:
                     if mv is None or cur < mv:
                         minv[j] = mv = cur
                         way[j] = j0
-                    if delta is None or mv < delta:  # type: ignore[operator]
+                    if delta is None or mv < delta:
                         delta = mv
                         j1 = j
             assert delta is not None

@@ -64,7 +64,7 @@ def _exact_hits(R: Units, P: Units) -> tuple[np.ndarray, np.ndarray]:
     keys = np.empty(n_r + len(P), dtype=_I64)
     for U, k in ((R, keys[:n_r]), (P, keys[n_r:])):
         np.multiply(U.doc, span, out=k)
-        k += U.start
+        k += U.start  # type: ignore[arg-type]  # spans: start is set
     # a key is unique within a side (disjoint spans), so equal neighbours in the merged
     # order are one answer and one prediction; a stable sort of two sorted runs is a merge
     order = np.argsort(keys, kind="stable")

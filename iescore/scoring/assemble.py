@@ -54,7 +54,7 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
     n_seen = 0
     tables = []
     confusions = []
-    refs, preds, toks = [], [], []
+    refs, preds, toks = [], [], []  # type: list[ItemTable], list[ItemTable], list[np.ndarray]
     repairs: dict[str, dict[str, int]] = {}
     ts_error = None
     has_tokens = bool(parts) and all(p.token_counts is not None for p in parts)
@@ -86,7 +86,7 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
     if any(p.unit_totals is not None for p in parts):
         blocks = []
         for p in parts:
-            m = [index[lab] for lab in p.labels]
+            m = [index[lab] for lab in p.labels]  # type: ignore[assignment]
             w = np.zeros((len(p.doc_ids), L, len(TS_FIELDS)))
             if p.unit_totals is not None:
                 if p.ts_weighted is not None:  # None when the TS model is unavailable (ts_error)
@@ -108,8 +108,8 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
         if len(tabs) == 1:
             return tabs[0]
         texts = None if any(t.text is None for t in tabs) else tuple(x for t in tabs for x in (t.text or ()))
-        return ItemTable(
-            *(np.concatenate([getattr(t, f) for t in tabs]) for f in ("doc", "label", "start", "end", "status", "score")),
+        return ItemTable(  # type: ignore[misc]
+            *(np.concatenate([getattr(t, f) for t in tabs]) for f in ("doc", "label", "start", "end", "status", "score")),  # type: ignore[arg-type]
             text=texts,
         )
 

@@ -19,7 +19,8 @@ from ..cells import CellTable
 from ..config import Config, get_normaliser
 from ..confusion import Confusion
 from ..errors import ConfigError, InputError
-from ..match import SPAN_FIELDS, Units, ao_pairs, cell_index, collapse, count, exact_disjoint, obd_pairs
+from ..match import SPAN_FIELDS, Units, ao_pairs, cell_index, collapse, exact_disjoint, obd_pairs
+from ..match.count import count
 from ..measures import FIELDS
 from ..report import ItemTable
 from ..ts import TS_CELL_FIELDS, check_multi_instance, ts_counts, ts_weighted, unit_totals
@@ -121,11 +122,11 @@ def _score_units(
         # dense) table 1 x 1 rather than (L + 1) x (L + 1)
         res = exact_disjoint(R, P, n_cells, 0, n_fields=_PRF_FIELDS, dtype=_CELL, hits=hits)
         # tp, fp, fn: the only counts computed
-        table = cell_table(res.cells, FIELDS[:_PRF_FIELDS])
+        prf_table = cell_table(res.cells, FIELDS[:_PRF_FIELDS])
         # no confidences: a read-only all-NaN view, no memory per item
-        ref_items = ItemTable(R.doc, R.label, R.start, R.end, res.ref_status, np.broadcast_to(np.nan, len(R)), None)
-        pred_items = ItemTable(P.doc, P.label, P.start, P.end, res.pred_status, np.broadcast_to(np.nan, len(P)), None)
-        return _Part(labels, doc_ids, table, Confusion.empty(L), ref_items, pred_items, None, {},
+        ref_items = ItemTable(R.doc, R.label, R.start, R.end, res.ref_status, np.broadcast_to(np.nan, len(R)), None)  # type: ignore[arg-type]
+        pred_items = ItemTable(P.doc, P.label, P.start, P.end, res.pred_status, np.broadcast_to(np.nan, len(P)), None)  # type: ignore[arg-type]
+        return _Part(labels, doc_ids, prf_table, Confusion.empty(L), ref_items, pred_items, None, {},
                      "not computed (detail='prf')")
     best = cfg.mode == "match-best"
     if best and P.score is not None and len(P):
@@ -133,7 +134,7 @@ def _score_units(
         if finite.any() and not finite.all():
             i = int(np.flatnonzero(~finite)[0])
             what = f"filler {' '.join(P.key[i])!r}" if P.key is not None and P.start is None else (
-                f"span ({labels[int(P.label[i])]!r}, {int(P.start[i])}, {int(P.end[i])})" if P.start is not None else f"item {i}"
+                f"span ({labels[int(P.label[i])]!r}, {int(P.start[i])}, {int(P.end[i])})" if P.start is not None else f"item {i}"  # type: ignore[index]
             )
             raise InputError(
                 f"match-best needs a confidence on every prediction or on none: document "

@@ -71,12 +71,12 @@ def _documents_part(reference: list[Document], prediction: list[Any], cfg: Confi
     unit = None
     weighted = [d.token_weights is not None or d.separator_weights is not None for d in reference]
     if any(weighted):
-        tw, sw = [], []
+        tw, sw = [], []  # type: list[float], list[float]
         for d in reference:
             n = len(d.tokens)
             tw.extend(d.token_weights if d.token_weights is not None else (cfg.token_weight,) * n)
             sw.extend(d.separator_weights if d.separator_weights is not None else (cfg.separator_weight,) * max(n - 1, 0))
-        unit = (np.asarray(tw, dtype=float), np.asarray(sw, dtype=float))
+        unit = (np.asarray(tw, dtype=np.float64), np.asarray(sw, dtype=np.float64))
     part = _score_units(
         R, P, cfg=cfg, labels=labels, doc_ids=ids, doc_tokens=doc_tokens,
         texts_r=lambda i: reference[rflat[i][0]].span_text(rflat[i][1]),

@@ -10,7 +10,7 @@ was prepared, fixes the scheme under ``scheme="auto"``, and assembles the report
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 
 from ..config import PREPARATION, Config
@@ -24,6 +24,9 @@ from .batch import TaggedBatch, tagged_batch
 from .part import _Part
 from .spans import _documents_part, _templates_part
 from .tags import _tags_part
+
+if TYPE_CHECKING:
+    from ..options import Options, Unpack
 
 class Scorer:
     """A streaming scorer: ``add`` batches, ``merge`` shards, then ``report()``.
@@ -46,7 +49,7 @@ class Scorer:
         (1, 1, 0.6666666666666666)
     """
 
-    def __init__(self, config: Config | None = None, *, totals_only: bool = False, **options: Any) -> None:
+    def __init__(self, config: Config | None = None, *, totals_only: bool = False, **options: Unpack[Options]) -> None:
         config = Config.from_options(config, **options)
         if config.unit_weights is not None:  # a digest of the data this scorer is given
             config = config.with_(unit_weights=None)
@@ -88,8 +91,8 @@ class Scorer:
     ) -> None:
         """Add documents: reference Documents with predicted Documents (same ids and
         tokens) or per-document span lists; or, in OBD, Templates on both sides."""
-        reference = list(reference)
-        prediction = list(prediction)
+        reference = list(reference)  # type: ignore[assignment]
+        prediction = list(prediction)  # type: ignore[assignment]
         if len(reference) != len(prediction):
             raise InputError(f"{len(reference)} reference documents but {len(prediction)} predictions")
         if reference and isinstance(reference[0], Template):

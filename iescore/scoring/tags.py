@@ -177,7 +177,7 @@ def _tags_part(batch: TaggedBatch, cfg: Config) -> tuple[_Part, str]:
     tc = np.zeros((n_docs, 4), dtype=_CELL)
     tc[:, 0] = doc_tokens
     if token_sums is not None:
-        full = slice(None)
+        full: slice | np.ndarray = slice(None)
         differ, tagged = token_sums
     else:
         full = np.flatnonzero(doc_tokens > 0)

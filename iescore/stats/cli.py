@@ -53,7 +53,8 @@ def add_stats_parsers(sub: Any, score_parser: Any) -> None:
 
 def main_stats(args: Any) -> int:
     """Run ``iescore compare`` or ``iescore agree``."""
-    return args.stats_main(args)
+    status: int = args.stats_main(args)
+    return status
 
 
 def add_compare_parser(sub: Any, score_parser: Any) -> Any:

@@ -104,7 +104,7 @@ def folds(reports: Sequence[Report], *, measures: Sequence[str] | None = None, l
             raise ConfigError(f"unknown measure {m!r}; choices: {choices(sorted(known))}")
     out: dict[str, dict[str, Any]] = {}
     for m in names:
-        vals = [p[m] for p in points if p.get(m) is not None]
+        vals = [v for p in points if (v := p.get(m)) is not None]
         n = len(vals)
         mean = sum(vals) / n if n else None
         sd = math.sqrt(sum((v - mean) ** 2 for v in vals) / (n - 1)) if n > 1 and mean is not None else None

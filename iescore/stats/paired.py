@@ -139,7 +139,7 @@ def compare(reports: Mapping[str, Report], *, baseline: str | None = None, test:
     X = np.concatenate([t.X for t in tabs], axis=1)
     K, D = tabs[0].X.shape[1], tabs[0].n_docs
     dt = _exact_dtype(X, D, all(r.ts_cells is None for r in reports.values()))
-    Xd = X.astype(dt)
+    Xd: np.ndarray = X.astype(dt)
     wanted = frozenset(shown)
     n_bs = 1000 if exact else int(resamples)
     rng = np.random.default_rng(seed)
@@ -216,10 +216,11 @@ def compare(reports: Mapping[str, Report], *, baseline: str | None = None, test:
         ivs = _intervals(dists[s], points[s], level, method, jack[s])
         for k in shown:
             row[k] = points[s][k]
-            row[f"{k}_ci"] = None if ivs[k] is None else list(ivs[k])
+            iv = ivs[k]
+            row[f"{k}_ci"] = None if iv is None else list(iv)
         row["p_value"] = raw[s]
-        row["p_value_holm"] = adj[s]
-        row["significant"] = None if adj[s] is None else adj[s] < alpha
+        row["p_value_holm"] = p_holm = adj[s]
+        row["significant"] = None if p_holm is None else p_holm < alpha
         row["group"] = group[s]
         rows.append(row)
     sig = reports[baseline].signature + f"|test:{test}|n:{resamples}|seed:{seed}|measure:{measure}" \

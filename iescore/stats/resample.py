@@ -201,10 +201,10 @@ def bootstrap(report: Report, *, resamples: int = 1000, seed: int = 12345, metho
     tab = _table(report)
     rng = np.random.default_rng(seed)
     dt = _exact_dtype(tab.X, tab.n_docs, report.ts_cells is None)
-    Xd = tab.X.astype(dt)
+    Xd: np.ndarray = tab.X.astype(dt)
     dist: dict[str, list[np.ndarray]] = {k: [] for k in names}
     for a, b in _chunks(resamples, tab.n_docs):
-        W = bootstrap_counts(tab.n_docs, b - a, rng).astype(dt)
+        W: np.ndarray = bootstrap_counts(tab.n_docs, b - a, rng).astype(dt)
         for k, v in _measures((W @ Xd).astype(np.float64), tab, only=wanted).items():
             dist[k].append(v)
     point = _point(report)

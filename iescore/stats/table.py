@@ -50,7 +50,7 @@ class _Table:
 
     @property
     def n_docs(self) -> int:
-        return self.X.shape[0]
+        return int(self.X.shape[0])
 
 
 def _table(report: Report, labels: Sequence[str] | None = None) -> _Table:

@@ -1,0 +1,94 @@
+"""Carried through the whole pipeline: the names and value types of the options, for type
+checkers and IDEs (one typed source for :class:`~iescore.config.Config` and every entry point).
+
+Every entry point that takes options as keywords -- :func:`iescore.score`,
+:func:`iescore.score_tags`, :func:`iescore.score_templates`, :class:`iescore.Scorer`,
+the adapters and the Trainer hook -- types them as ``**options: Unpack[Options]``
+(PEP 692), so mypy and IDEs complete the names and flag ``rulez="E"`` or
+``counting="one-two-one"``. At run time the same mistakes are a
+:class:`~iescore.errors.ConfigError` that suggests the nearest valid name or value.
+
+The value types below are the one source of the valid values: ``iescore.config``'s
+tuples (``SETTINGS``, ``COUNTINGS``, ...) are their arguments, and a test checks that
+:class:`Options` has exactly :class:`~iescore.config.Config`'s fields and that the
+command line offers the same choices.
+
+Example:
+    >>> from typing import get_args
+    >>> get_args(Counting)
+    ('any', 'one-to-one')
+    >>> sorted(ScoringOptions.__optional_keys__)[:4]
+    ['average', 'beta', 'counting', 'detail']
+
+``Unpack`` comes from :mod:`typing` on Python 3.11 and later; on Python 3.10 type
+checkers take it from ``typing_extensions``, which their own stubs bundle (nothing is
+imported at run time: annotations stay strings under ``from __future__ import
+annotations``), so numpy remains the only dependency.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Literal, TypedDict
+
+if TYPE_CHECKING:
+    from .config import Rule
+
+    if sys.version_info >= (3, 11):
+        from typing import Unpack as Unpack
+    else:
+        from typing_extensions import Unpack as Unpack
+
+__all__ = [
+    "Options", "ScoringOptions", "Setting", "Counting", "Mode", "Average", "Repair", "Detail",
+    "Documents", "Subwords", "Misaligned", "Missing", "SchemeName",
+]
+
+Setting = Literal["AO", "OBD"]
+Counting = Literal["any", "one-to-one"]
+Mode = Literal["match-all", "match-best", "one-per-string"]
+Average = Literal["micro", "macro", "weighted"]
+Repair = Literal["conlleval", "strict", "discard"]
+Detail = Literal["full", "prf"]
+Documents = Literal["docstart", "sentence"]  # CoNLL files: what a document is ("auto" resolved)
+Subwords = Literal["first", "max", "average"]  # a word's predicted tag from its sub-words
+Misaligned = Literal["expand", "contract", "error"]  # predicted character spans onto reference tokens
+Missing = Literal["ignore", "outside"]  # unannotated gold tokens (spaCy's ent_iob 0)
+# tag schemes: the canonical names, their aliases (case does not matter at run time),
+# "auto" (detected from the reference tags) and "spans" (the input is not tags)
+SchemeName = Literal[
+    "auto", "spans", "IO", "IOB1", "IOB2", "IOE1", "IOE2", "IOBES", "BMES", "BILOU", "BIO", "BIOES", "BILUO",
+]
+
+
+class ScoringOptions(TypedDict, total=False):
+    """The options a user sets (:class:`~iescore.config.Config`'s fields, see there),
+    all optional."""
+
+    setting: Setting
+    rule: str | Rule
+    counting: Counting
+    mode: Mode
+    scheme: SchemeName
+    repair: Repair
+    average: Average
+    normaliser: str
+    beta: float
+    supertags: Mapping[str, str] | Iterable[tuple[str, str]] | str
+    token_weight: float
+    separator_weight: float
+    ser_weights: tuple[float, float, float]
+    detail: Detail
+
+
+class Options(ScoringOptions, total=False):
+    """Every :class:`~iescore.config.Config` field: :class:`ScoringOptions` and the
+    options that record how the input was prepared (the readers and adapters set them;
+    None means not used)."""
+
+    unit_weights: str | None
+    documents: Documents | None
+    subwords: Subwords | None
+    misaligned: Misaligned | None
+    missing: Missing | None
