@@ -213,12 +213,18 @@ class _Job:
             except IEScoreError as exc:  # the batch's ids or tokens: every run fails here
                 errors.update({p.name: errors.get(p.name, exc) for p in self.plans})
                 continue
+            values: dict[str, list[Any]] = {}  # each column read once per batch, whatever the runs
+
+            def column(name: str) -> list[Any]:
+                if name not in values:
+                    values[name] = self._column(batch, name, ids)
+                return values[name]
+
             for p in self.plans:
                 if p.name in errors:
                     continue
                 try:
-                    _add(scorers[p.name], p, self._column(batch, p.reference, ids),
-                         self._column(batch, p.prediction, ids), ids, toks)
+                    _add(scorers[p.name], p, column(p.reference), column(p.prediction), ids, toks)
                 except IEScoreError as exc:
                     errors[p.name] = exc
             n_docs += batch.num_rows
