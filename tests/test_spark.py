@@ -130,18 +130,16 @@ def test_partitions_empty_or_one_document_each(spark, data):
     rows = [{k: r[k] for k in ("id", "tokens", "gold", "florian")} for r in _sentences(data)[:12]]
     gold, pred = [r["gold"] for r in rows], [r["florian"] for r in rows]
     one = score_tags(reference=gold, prediction=pred, rule="O(1,1)")  # numbered documents
-    for partitions, layout in ((12, [1] * 12), (20, None)):
+    for partitions, keep in ((12, "items"), (20, "counts")):
         df = _frame(spark, rows, partitions)
         sizes = df.rdd.glom().map(len).collect()
-        assert sum(sizes) == 12 and (layout is None or sizes == layout)
-        if layout is None:
-            assert sizes.count(0) == 8  # 20 partitions for 12 documents
-        for keep in ("items", "counts"):
-            r = score_dataframe(df, reference="gold", prediction="florian", keep=keep, rule="O(1,1)")
-            assert r.to_dict() == one.to_dict(), (partitions, keep)
-            if keep == "items":  # numbered across partitions in the DataFrame's order
-                assert list(r.doc_ids) == [str(k) for k in range(12)]
-                assert list(r.items()) == list(one.items())
+        # one document in each of 12 partitions; 12 documents in 20 partitions: 8 empty
+        assert sizes == [1] * 12 if partitions == 12 else (sum(sizes) == 12 and sizes.count(0) == 8)
+        r = score_dataframe(df, reference="gold", prediction="florian", keep=keep, rule="O(1,1)")
+        assert r.to_dict() == one.to_dict(), (partitions, keep)
+        if keep == "items":  # numbered across partitions in the DataFrame's order
+            assert list(r.doc_ids) == [str(k) for k in range(12)]
+            assert list(r.items()) == list(one.items())
     # every partition empty: the report of no documents
     empty = _frame(spark, rows, 3).limit(0)
     r = score_dataframe(empty, reference="gold", prediction="florian")
