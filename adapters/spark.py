@@ -102,6 +102,8 @@ def score_runs(
     columns = sorted({c for p in plans for c in (p.reference, p.prediction)} | {c for c in (doc_id, tokens) if c})
     if not hasattr(df, "mapInArrow"):
         raise ConfigError("iescore.adapters.spark needs DataFrame.mapInArrow (pyspark >= 3.3)")
+    if keep == "counts" and doc_id is not None:  # items carry their ids; counts need this check
+        _check_unique(df, doc_id)
     job = _Job(tuple(plans), doc_id, tokens, keep)
     table = df.select(*columns).mapInArrow(job, _OUT)
     rows = table.toArrow().to_pylist() if hasattr(table, "toArrow") else [r.asDict() for r in table.collect()]
@@ -181,6 +183,15 @@ def _plan(df: Any, name: str, run: dict[str, Any], doc_id: str | None, tokens: s
     return _Plan(name, ref_col, pred_col, kind, Config.from_options(config, **run))
 
 
+def _check_unique(df: Any, doc_id: str) -> None:
+    """An InputError naming a document id that two rows share (one Spark query: the ids
+    are counted where they are, only repeated ones reach the driver)."""
+    dup = df.groupBy(doc_id).count().where("count > 1").limit(1).collect()
+    if dup:
+        raise InputError(f"duplicate document id {str(dup[0][0])!r} (doc_id column {doc_id!r}: "
+                         f"{dup[0]['count']} rows)")
+
+
 # --- in each partition ----------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -197,6 +208,7 @@ class _Job:
         import pyarrow as pa
         from pyspark import TaskContext
 
+        from ..scoring.state import dump_state
         from ..scoring.stream import Scorer
 
         ctx = TaskContext.get()
@@ -241,8 +253,8 @@ class _Job:
         for p in self.plans:
             state = None
             if p.name not in errors:
-                try:
-                    state = scorers[p.name].to_state(keep=self.keep)
+                try:  # the driver checks explicit ids for duplicates with one Spark query
+                    state = dump_state(scorers[p.name], self.keep, id_hashes=False)
                 except IEScoreError as exc:
                     errors[p.name] = exc
             if p.name in errors:

@@ -213,6 +213,11 @@ def test_missing_and_mistyped_columns(spark):
         score_dataframe(df, reference="gold", prediction="pred", tokens="s")
     with pytest.raises(ConfigError, match="unknown option 'rulez'"):
         score_dataframe(df, reference="gold", prediction="pred", rulez="E")
+    twice = spark.createDataFrame(pa.table({"id": ["a", "b", "a"], "gold": [["O"]] * 3, "pred": [["O"]] * 3}))
+    with pytest.raises(InputError, match=r"duplicate document id 'a' \(doc_id column 'id': 2 rows\)"):
+        score_dataframe(twice, reference="gold", prediction="pred", doc_id="id", keep="counts")
+    with pytest.raises(InputError, match="duplicate document id 'a'"):
+        score_dataframe(twice.repartition(2), reference="gold", prediction="pred", doc_id="id")
     nulls = spark.createDataFrame(pa.table({"id": ["a", "b"], "gold": [["B-PER"], None], "pred": [["O"], ["O"]]}))
     with pytest.raises(InputError, match="column 'gold' is null for document 'b'"):
         score_dataframe(nulls, reference="gold", prediction="pred", doc_id="id")

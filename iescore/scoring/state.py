@@ -230,8 +230,10 @@ class Totals:
     hashes: np.ndarray = field(repr=False)  # uint64: a hash of every other document id, sorted
 
     @classmethod
-    def of(cls, scorer: Scorer) -> Totals:
-        """The summed counts of a scorer's documents."""
+    def of(cls, scorer: Scorer, *, id_hashes: bool = True) -> Totals:
+        """The summed counts of a scorer's documents; without ``id_hashes`` the explicit
+        document ids are not hashed, and merging cannot find an id in two shards (the
+        caller checks them otherwise, as the Spark adapter does with one Spark query)."""
         report = scorer.report() if scorer._parts else None
         if report is not None and report.ts_cells is not None:
             raise ConfigError("keep='counts' cannot sum per-t-unit TS weights exactly (they are float sums "
@@ -254,7 +256,7 @@ class Totals:
                    np.array(sums[:, _value_columns(report.fields)], dtype=np.int64),
                    report.table._units().sum(axis=0).astype(np.int64), np.array(report.confusion, dtype=np.int64),
                    tokens, repairs, report.ts_error, len(report.doc_ids), reference_digest(report),
-                   np.array(runs, dtype=np.int64).reshape(-1, 2), _id_hashes(names))
+                   np.array(runs, dtype=np.int64).reshape(-1, 2), _id_hashes(names if id_hashes else []))
 
     def renumbered(self, offset: int) -> Totals:
         """The same counts with numbered document ids moved up by ``offset``."""
@@ -390,13 +392,14 @@ def _load_totals(r: Reader, h: dict[str, Any]) -> Totals:
 
 # --- entry points -----------------------------------------------------------------------
 
-def dump_state(scorer: Scorer, keep: str = "items") -> bytes:
-    """A scorer as bytes (see the module docstring); ``keep`` is ``"items"`` or ``"counts"``."""
+def dump_state(scorer: Scorer, keep: str = "items", *, id_hashes: bool = True) -> bytes:
+    """A scorer as bytes (see the module docstring); ``keep`` is ``"items"`` or ``"counts"``
+    (``id_hashes``: see :meth:`Totals.of`)."""
     if keep not in KEEP:
         raise ConfigError(f"unknown keep {keep!r}; valid: {choices(KEEP)}")
     w = Writer()
     if keep == "counts":
-        return pack("counts", {"totals": _dump_totals(w, Totals.of(scorer))}, w)
+        return pack("counts", {"totals": _dump_totals(w, Totals.of(scorer, id_hashes=id_hashes))}, w)
     header = {**_head(scorer), "parts": [_dump_part(w, p) for p in scorer._parts]}
     return pack("items", header, w)
 
