@@ -15,7 +15,8 @@ Each size is scored with ``keep="counts"``, ``scheme="IOB2"``, exact matching:
 
 Every report is checked to equal the one-process report (``to_dict()``). The overhead per
 partition is measured on a DataFrame of one-token documents in 2 and in 202 partitions
-(``local[2]``): (t202 - t2) / 200. Writes bench/out/spark.md.
+(``local[2]``): (t202 - t2) / 200; the driver's part of it (loading and merging counts
+states) is timed apart. Writes bench/out/spark.md.
 """
 
 from __future__ import annotations
@@ -110,6 +111,23 @@ def per_partition(spark) -> tuple[float, float, float]:
     return times[0], times[1], (times[1] - times[0]) / 200
 
 
+def driver_merge(n: int = 2000) -> tuple[float, int]:
+    """The driver's share per partition: load and merge ``n`` counts states (one document
+    each, 4 labels) into one report; seconds per state, and bytes of one state."""
+    from iescore import Scorer
+    from iescore.scoring.state import dump_state, load_state, merge_states
+
+    states = []
+    for k in range(n):
+        s = Scorer(**OPTIONS)
+        s.add_tags(reference=[["B-PER", "I-PER", "B-LOC", "B-ORG", "B-MISC"]],
+                   prediction=[["B-PER", "O", "B-LOC", "B-ORG", "B-PER"]], doc_ids=[f"d{k}"])
+        states.append(dump_state(s, "counts", id_hashes=False))
+    t = time.perf_counter()
+    merge_states([load_state(b) for b in states]).report()
+    return (time.perf_counter() - t) / n, len(states[0])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--tokens", type=float, nargs="+", default=[5e6, 50e6])
@@ -151,6 +169,7 @@ def main() -> None:
                 f"{row['local[1]'][0]:.1f} ({row['local[1]'][1]}) | {row['local[2]'][0]:.1f} ({row['local[2]'][1]}) | "
                 f"{counts_bytes:,} | {items_bytes / 1e6:.0f} |")
     t2, t202, each = starts["overhead"]
+    merge_each, state_bytes = driver_merge()
     lines += [
         "",
         f"Session start: local[1] {starts['local[1]']:.1f} s, local[2] {starts['local[2]']:.1f} s.",
@@ -158,6 +177,9 @@ def main() -> None:
         f"Overhead per partition (local[2], one-token documents): 2 partitions {t2:.2f} s, 202 partitions "
         f"{t202:.2f} s: **{1000 * each:.0f} ms per partition** (a Python worker's task, an empty Scorer's "
         "counts state, its row to the driver, one merge).",
+        "",
+        f"The driver's share of it: loading and merging 2,000 counts states (4 labels, {state_bytes:,} bytes "
+        f"each) takes {1000 * merge_each:.2f} ms per state.",
     ]
     OUT.write_text("\n".join(lines) + "\n")
     print("\n".join(lines))

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -56,13 +57,24 @@ KEEP = ("items", "counts")
 
 
 def _config(header: dict[str, Any]) -> Config:
-    return Config.from_signature(header["config"]).with_(detail=header["detail"])
+    return _rebuilt(header["config"], header["detail"])
+
+
+@lru_cache(maxsize=64)  # a driver merges thousands of states of one configuration
+def _rebuilt(signature: str, detail: str) -> Config:
+    return Config.from_signature(signature).with_(detail=detail)
+
+
+@lru_cache(maxsize=64)
+def _config_header_of(config: Config) -> tuple[str, str]:
+    if _rebuilt(config.signature(), config.detail) != config:
+        raise ConfigError(f"options that the signature does not rebuild cannot be sent as a state: {config!r}")
+    return config.signature(), config.detail
 
 
 def _config_header(config: Config) -> dict[str, Any]:
-    if Config.from_signature(config.signature()).with_(detail=config.detail) != config:
-        raise ConfigError(f"options that the signature does not rebuild cannot be sent as a state: {config!r}")
-    return {"config": config.signature(), "detail": config.detail}
+    signature, detail = _config_header_of(config)
+    return {"config": signature, "detail": detail}
 
 
 # --- the scorer's own fields -------------------------------------------------------------
