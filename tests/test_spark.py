@@ -243,3 +243,28 @@ def test_schemes_decided_across_partitions_as_the_scorer_merges(spark):
     # an ill-formed chunk under repair="strict" is the InputError of one call, naming the document
     with pytest.raises(InputError, match=r"document 's2'.*\(Spark partition 1\)"):
         score_dataframe(df, reference="gold", prediction="pred", doc_id="id", repair="strict", scheme="IOB1")
+
+
+def test_readme_worked_example_runs(spark, data, tmp_path, monkeypatch, capsys):
+    """The README's `score_predictions.py` on a Parquet file of 200 eng.testb sentences
+    (florian's tags) prints the report of one call (its signature names the same data)."""
+    import re
+    from pathlib import Path
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    block = re.search(r"```py\n(# score_predictions\.py.*?)```", text, flags=re.S)
+    assert block, "the README shows score_predictions.py"
+    rows = _sentences(data)[:200]
+    path = tmp_path / "predictions.parquet"
+    pq.write_table(pa.table({"id": [r["id"] for r in rows], "gold": [r["gold"] for r in rows],
+                             "pred": [r["florian"] for r in rows]}), path)
+    monkeypatch.setattr(sys, "argv", ["score_predictions.py", str(path)])
+    exec(compile(block.group(1), "README.md", "exec"), {})  # getOrCreate() finds the test session
+    out = capsys.readouterr().out
+    one = score_tags(reference=[r["gold"] for r in rows], prediction=[r["florian"] for r in rows],
+                     doc_ids=[r["id"] for r in rows], rule="O(1,1)", counting="one-to-one")
+    assert f"signature: {one.signature}" in out
+    assert out.startswith(one.format_conlleval())
