@@ -34,10 +34,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..config import Config
-from ..errors import ConfigError, IEScoreError, InputError, choices
-from ..model import Document, Span, Template
-from ..report import Report
+from iescore.config import Config
+from iescore.errors import ConfigError, IEScoreError, InputError, choices
+from iescore.model import Document, Span, Template
+from iescore.report import Report
 
 __all__ = ["score_dataframe", "score_runs", "column_kind", "KINDS"]
 
@@ -92,7 +92,7 @@ def score_runs(
 
     Useful to compare several systems' columns against one reference, or one system under
     several rules, reading a large table once."""
-    from ..scoring.state import KEEP
+    from iescore.scoring.state import KEEP
 
     if keep not in KEEP:
         raise ConfigError(f"unknown keep {keep!r}; valid: {choices(KEEP)}")
@@ -208,8 +208,8 @@ class _Job:
         import pyarrow as pa
         from pyspark import TaskContext
 
-        from ..scoring.state import dump_state
-        from ..scoring.stream import Scorer
+        from iescore.scoring.state import dump_state
+        from iescore.scoring.stream import Scorer
 
         ctx = TaskContext.get()
         part = ctx.partitionId() if ctx is not None else 0
@@ -308,7 +308,7 @@ def _add(scorer: Any, plan: _Plan, ref: list[Any], pred: list[Any], ids: list[st
 def _merge(plan: _Plan, rows: Sequence[dict[str, Any]], *, numbered: bool) -> Report:
     """The run's states merged in partition order (numbered documents renumbered from the
     counts of the partitions before); the first partition's error raised."""
-    from ..scoring.state import load_state, merge_states, renumber
+    from iescore.scoring.state import load_state, merge_states, renumber
 
     by_part: dict[int, list[dict[str, Any]]] = {}
     for r in rows:
@@ -325,7 +325,7 @@ def _merge(plan: _Plan, rows: Sequence[dict[str, Any]], *, numbered: bool) -> Re
         states.append(renumber(state, offset) if numbered else state)
         offset += int(chunks[0]["docs"])
     if not states:  # a DataFrame with no partitions: the report of no documents
-        from ..scoring.stream import Scorer
+        from iescore.scoring.stream import Scorer
 
         return Scorer(plan.config).report()
     return merge_states(states).report()
