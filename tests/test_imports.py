@@ -10,7 +10,9 @@ def test_import_is_light():
     code = (
         "import sys, iescore, iescore.cli, iescore.adapters.hf, iescore.adapters.spacy, iescore.adapters.inline\n"
         "import iescore.adapters.spacy_scorer, iescore.adapters.trainer  # the spacy_scorers entry point's module too\n"
-        "heavy = [m for m in ('spacy', 'torch', 'transformers', 'datasets', 'evaluate') if m in sys.modules]\n"
+        "import iescore.adapters.spark, iescore.scoring.state\n"
+        "heavy = [m for m in ('spacy', 'torch', 'transformers', 'datasets', 'evaluate', 'pyspark', 'pyarrow') "
+        "if m in sys.modules]\n"
         "assert not heavy, heavy\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -204,6 +204,25 @@ class Scorer:
             out.config = out.config.with_(unit_weights=f"{out._unit:016x}")
         return out
 
+    def to_state(self, keep: str = "items") -> bytes:
+        """This scorer as bytes, to merge elsewhere (:mod:`iescore.scoring.state`): ``keep="items"``
+        keeps everything, ``keep="counts"`` only the summed counts (no items)."""
+        from .state import dump_state
+
+        return dump_state(self, keep)
+
+    @classmethod
+    def from_state(cls, data: bytes) -> Scorer:
+        """The scorer that :meth:`to_state` (``keep="items"``) wrote; a counts state loads
+        with :func:`iescore.scoring.state.load_state`."""
+        from .state import load_state
+
+        out = load_state(data)
+        if not isinstance(out, Scorer):
+            raise ConfigError("a state kept with keep='counts' holds summed counts, not a scorer: "
+                              "load it with iescore.scoring.state.load_state")
+        return out
+
     # --- the report --------------------------------------------------------------------
     def report(self) -> Report:
         """Assemble the report from all batches' counts (warning when reference and
