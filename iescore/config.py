@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, fields, replace
 from . import __version__
 from .errors import ConfigError, choices
 from .decode.tables import SCHEMES, get_scheme
-from .text import MISALIGNED
+from .text import MISALIGNED, TOKENIZERS
 
 __all__ = [
     "Rule",
@@ -41,6 +41,8 @@ __all__ = [
     "SUBWORDS",
     "MISALIGNED",
     "MISSING",
+    "LEVELS",
+    "TOKENIZER_NAMES",
     "get_normaliser",
     "canonical_scheme",
     "parse_supertags",
@@ -55,10 +57,13 @@ DETAILS = ("full", "prf")
 DOCUMENTS = ("docstart", "sentence")  # CoNLL files: what a document is ("auto" resolved)
 SUBWORDS = ("first", "max", "average")  # a word's predicted tag from its sub-words
 MISSING = ("ignore", "outside")  # unannotated gold tokens (spaCy's ent_iob 0)
+LEVELS = ("characters", "tokens")  # what character-offset input is scored on (iescore.io.chars)
+TOKENIZER_NAMES = (*TOKENIZERS, "given", "custom")  # the tokens of level="tokens"
 # options that record how the input was prepared (None: not used)
-PREPARATION = ("documents", "subwords", "misaligned", "missing")
+PREPARATION = ("documents", "subwords", "misaligned", "missing", "level", "tokenizer")
 _PREPARATION_KEYS = (("documents", "docs"), ("subwords", "subwords"), ("misaligned", "misaligned"),
-                     ("missing", "missing"))  # (Config field, signature key)
+                     ("missing", "missing"), ("level", "level"),
+                     ("tokenizer", "tokenizer"))  # (Config field, signature key)
 
 _INF = math.inf
 
@@ -325,6 +330,8 @@ class Config:
     subwords: str | None = None
     misaligned: str | None = None
     missing: str | None = None
+    level: str | None = None
+    tokenizer: str | None = None
     detail: str = "full"
 
     def __post_init__(self) -> None:
@@ -344,6 +351,8 @@ class Config:
             ("subwords", self.subwords, SUBWORDS),
             ("misaligned", self.misaligned, MISALIGNED),
             ("missing", self.missing, MISSING),
+            ("level", self.level, LEVELS),
+            ("tokenizer", self.tokenizer, TOKENIZER_NAMES),
         ):
             if value is not None and value not in valid:
                 raise ConfigError(f"unknown {name} {value!r}; valid: {choices(valid)} (or None: not used)")
