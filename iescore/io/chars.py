@@ -272,8 +272,11 @@ def text_template(doc: TextDocument, *, level: str, tokenizer: Tokenizer = "rege
     slots: dict[str, list[tuple[str, ...]]] = {}
     for sp in doc.spans:
         fill = filler_tokens(doc.span_text(sp), level=level, tokenizer=tokenizer)
+        if not fill:
+            raise InputError(f"document {doc.id!r}: span ({sp.label!r}, {sp.start}, {sp.end}) "
+                             f"{doc.span_text(sp)!r} holds no token to compare as a filler")
         lst = slots.setdefault(sp.label, [])
-        if fill and fill not in lst:
+        if fill not in lst:
             lst.append(fill)
     return Template(doc.id, {k: tuple(v) for k, v in slots.items()})
 
