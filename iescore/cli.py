@@ -28,6 +28,7 @@ from . import __version__
 from .config import AVERAGES, COUNTINGS, MODES, REPAIRS_CHOICES, SETTINGS, Config, Rule, parse_supertags
 from .errors import IEScoreError, IEScoreWarning
 from .io.conll import DOC_MODES, read_conll
+from .io.formats import add_input_options, score_files, uses_formats
 from .scorer import Scorer
 
 __all__ = ["main", "build_parser"]
@@ -93,6 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--documents", choices=DOC_MODES, default="auto",
                    help="document boundaries: -DOCSTART- lines, sentences, or auto")
     f.add_argument("--json", action="store_true", help="print one JSON object")
+    add_input_options(sc)  # --input-format brat|jsonl|docbin|llm ... (iescore/io/formats.py)
     sub.add_parser("metric-path", help="print the folder to pass to evaluate.load (the iescore metric)")
     from .stats import add_stats_parsers  # iescore compare, iescore agree (iescore/stats.py)
 
@@ -160,10 +162,13 @@ def _main(argv: Sequence[str] | None) -> int:
                 token_weight=args.token_weight, separator_weight=args.separator_weight,
                 ser_weights=args.ser_weights,
             )
-            batch = read_conll(args.file, args.pred_file, encoding=args.encoding, documents=args.documents)
-            scorer = Scorer(cfg)
-            scorer.add_batch(batch)
-            report = scorer.report()
+            if uses_formats(args):  # character offsets, annotation tools, LLM output
+                report = score_files(cfg, args)
+            else:
+                batch = read_conll(args.file, args.pred_file, encoding=args.encoding, documents=args.documents)
+                scorer = Scorer(cfg)
+                scorer.add_batch(batch)
+                report = scorer.report()
         except IEScoreError as exc:
             print(f"iescore: error: {exc}", file=sys.stderr)
             return 2
