@@ -110,6 +110,22 @@ def test_bad_character_spans_are_errors_naming_the_document(span, message):
         TextDocument("d", TEXT, (span,))
 
 
+def test_a_span_may_end_at_the_last_character_and_not_one_after():
+    assert TextDocument("d", "Al", (("P", 0, 2),)).spans == (Span("P", 0, 2),)
+    with pytest.raises(InputError, match=r"span \('P', 0, 3\) ends outside the text of 2 characters"):
+        TextDocument("d", "Al", (("P", 0, 3),))
+
+
+def test_obd_fillers_at_the_character_level_are_character_sequences():
+    gold = [TextDocument("d", "Al Roth", (Span("PER", 0, 7),))]
+    llm = [Extraction("d", (("PER", "Al Rot"),))]
+    # characters: "Al Rot" is "Al Roth" less one character: O(0,1) accepts it, E does not
+    assert counts(score_llm(gold, llm, setting="OBD", level="characters", rule="O(0,1)")) == (1, 0, 0)
+    assert counts(score_llm(gold, llm, setting="OBD", level="characters")) == (0, 1, 1)
+    # tokens: ("Al", "Rot") against ("Al", "Roth") share only "Al": O(0,1) refuses the different last token
+    assert counts(score_llm(gold, llm, setting="OBD", level="tokens", rule="O(0,1)")) == (0, 1, 1)
+
+
 def test_documents_are_paired_by_id_and_texts_compared():
     with pytest.raises(InputError, match=r"reference document 'd' has no prediction"):
         score_text(REF, [TextDocument("e", TEXT)], level="characters")

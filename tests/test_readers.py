@@ -153,7 +153,7 @@ def test_jsonl_round_trip_keeps_spans_scores_and_tokens(tmp_path):
 # --- spaCy DocBin ----------------------------------------------------------------------------
 def _docbin(path):
     """A DocBin built with spaCy itself: doc1 of the corpus with its gold entities, and a doc
-    whose entities were never set (spaCy's missing annotation)."""
+    whose entities were never set (spaCy's missing annotation) and which holds a whitespace token."""
     from spacy.tokens import Doc, DocBin
     from spacy.tokens import Span as SpacySpan
     from spacy.vocab import Vocab
@@ -162,7 +162,7 @@ def _docbin(path):
     d1 = Doc(vocab, words=T1.split(), spaces=[True] * 7 + [False])
     d1.ents = [SpacySpan(d1, 0, 2, "PER"), SpacySpan(d1, 3, 5, "PER"), SpacySpan(d1, 6, 7, "LOC")]
     d1.user_data["id"] = "doc1"
-    d2 = Doc(vocab, words=["EU", "rejects"], spaces=[True, False])
+    d2 = Doc(vocab, words=["EU", " ", "rejects"], spaces=[True, False, False])  # "EU  rejects": a space token
     db = DocBin(store_user_data=True)
     db.add(d1)
     db.add(d2)
@@ -179,7 +179,8 @@ def test_docbin_reads_text_entities_tokens_and_counts_unannotated_tokens(tmp_pat
     assert spans_of(got) == {"doc1": GOLD["doc1"], "c.spacy#2": []}
     # token offsets by hand: Al 0-2, Roth 3-7, met 8-11, Ido 12-15, Erev 16-20, in 21-23, Haifa 24-29, . 30-31
     assert got.documents[0].tokens == ((0, 2), (3, 7), (8, 11), (12, 15), (16, 20), (21, 23), (24, 29), (30, 31))
-    assert got.documents[0].text == T1 and got.documents[1].text == "EU rejects"
+    assert got.documents[0].text == T1 and got.documents[1].text == "EU  rejects"
+    assert got.documents[1].tokens == ((0, 2), (4, 11))  # the whitespace token [3, 4) left out
     assert dict(got.notes) == {"unannotated tokens read as outside": 2}  # the second doc's 2 tokens
 
 
