@@ -260,6 +260,9 @@ def test_cli_input_errors_exit_2_naming_the_problem(capsys, tmp_path):
          "must both be conll, got 'conll' and 'brat'"),
         ([FIX / "brat" / "gold", FIX / "brat" / "pred", *brat, "--level", "tokens", "--scheme", "IOB2"],
          "--scheme 'IOB2' is for tag input"),
+        ([FIX / "corpus.conll", "--level", "tokens"], "--level is for character-offset input"),
+        ([FIX / "brat" / "gold", FIX / "brat" / "pred", *brat, "--level", "tokens", "--documents", "sentence"],
+         "--documents is for CoNLL files"),
         ([FIX / "llm.jsonl", FIX / "llm.jsonl", "--input-format", "llm", "--level", "tokens"],
          "score them against each other with setting='OBD'"),
     ]

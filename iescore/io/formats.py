@@ -48,8 +48,13 @@ def add_input_options(parser: Any) -> None:
 
 
 def uses_formats(args: argparse.Namespace) -> bool:
-    """Whether the command line reads another format than CoNLL (then :func:`score_files` scores it)."""
-    return "conll" != args.input_format or args.pred_format not in (None, "conll")
+    """Whether the command line reads another format than CoNLL (then :func:`score_files` scores it);
+    a character-offset option given with CoNLL input is a ConfigError."""
+    other = "conll" != args.input_format or args.pred_format not in (None, "conll")
+    if not other and args.level is not None:
+        raise ConfigError("--level is for character-offset input (--input-format brat, jsonl, docbin or llm); "
+                          "CoNLL files are scored on their tokens")
+    return other
 
 
 def read_input(path: str, fmt: str, args: argparse.Namespace) -> Any:
@@ -86,6 +91,8 @@ def score_files(cfg: Config, args: argparse.Namespace) -> Any:
         raise ConfigError(f"--input-format {args.input_format}: give the gold FILE and a PRED_FILE")
     if args.level is None:
         raise ConfigError(f"--input-format {args.input_format}: choose --level characters or --level tokens")
+    if args.documents != "auto":
+        raise ConfigError(f"--documents is for CoNLL files; --input-format {args.input_format} has its own documents")
     if args.scheme != "auto":
         raise ConfigError(f"--scheme {args.scheme!r} is for tag input; --input-format {args.input_format} gives spans")
     cfg = cfg.with_(scheme="spans")
