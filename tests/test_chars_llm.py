@@ -126,6 +126,13 @@ def test_obd_fillers_at_the_character_level_are_character_sequences():
     assert counts(score_llm(gold, llm, setting="OBD", level="tokens", rule="O(0,1)")) == (0, 1, 1)
 
 
+def test_given_tokens_must_lie_in_order_inside_the_text():
+    assert TextDocument("d", "Al Roth", (), ((0, 2), (3, 7))).tokens == ((0, 2), (3, 7))
+    for toks in (((0, 2), (3, 8)), ((0, 3), (2, 7)), ((2, 2),)):
+        with pytest.raises(InputError, match=r"document 'd': token #\d .* is empty, outside the text"):
+            TextDocument("d", "Al Roth", (), toks)
+
+
 def test_documents_are_paired_by_id_and_texts_compared():
     with pytest.raises(InputError, match=r"reference document 'd' has no prediction"):
         score_text(REF, [TextDocument("e", TEXT)], level="characters")
