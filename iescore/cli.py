@@ -31,6 +31,7 @@ from .config import AVERAGES, COUNTINGS, MODES, REPAIRS_CHOICES, SETTINGS, Confi
 from .errors import IEScoreError, IEScoreWarning
 from .io.conll import DOC_MODES
 from .io.conll_stream import score_conll
+from .io.formats import add_input_options, score_files, uses_formats
 
 __all__ = ["main", "build_parser"]
 
@@ -95,6 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--documents", choices=DOC_MODES, default="auto",
                    help="document boundaries: -DOCSTART- lines, sentences, or auto")
     f.add_argument("--json", action="store_true", help="print one JSON object")
+    add_input_options(sc)  # --input-format brat|jsonl|docbin|llm ... (iescore/io/formats.py)
     sub.add_parser("metric-path", help="print the folder to pass to evaluate.load (the iescore metric)")
     from .stats import add_stats_parsers  # iescore compare, iescore agree (iescore/stats.py)
 
@@ -207,9 +209,11 @@ def _main(argv: Sequence[str] | None) -> int:
                 token_weight=args.token_weight, separator_weight=args.separator_weight,
                 ser_weights=args.ser_weights,
             )
-            # read and scored in batches: memory does not grow with the file
-            report = score_conll(args.file, args.pred_file, config=cfg, encoding=args.encoding,
-                                 documents=args.documents, progress=Progress(sys.stderr))
+            if uses_formats(args):  # character offsets, annotation tools, LLM output
+                report = score_files(cfg, args)
+            else:  # read and scored in batches: memory does not grow with the file
+                report = score_conll(args.file, args.pred_file, config=cfg, encoding=args.encoding,
+                                     documents=args.documents, progress=Progress(sys.stderr))
         except IEScoreError as exc:
             print(f"iescore: error: {exc}", file=sys.stderr)
             return 2

@@ -15,7 +15,6 @@ Example:
 
 from __future__ import annotations
 
-import difflib
 import math
 import re
 import unicodedata
@@ -24,10 +23,10 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any, cast, get_args
 
 from . import __version__
-from .errors import ConfigError, choices
+from .errors import ConfigError, choices, did_you_mean
 from .decode.tables import SCHEMES, get_scheme
-from .options import (Average, Counting, Detail, Documents, Misaligned, Missing, Mode, Repair,
-                      Setting, Subwords)
+from .options import (Average, Counting, Detail, Documents, Misaligned, Missing, Level, Mode, Repair,
+                      Setting, Subwords, TokenizerName)
 from .text import MISALIGNED
 
 __all__ = [
@@ -43,6 +42,8 @@ __all__ = [
     "SUBWORDS",
     "MISALIGNED",
     "MISSING",
+    "LEVELS",
+    "TOKENIZER_NAMES",
     "get_normaliser",
     "canonical_scheme",
     "parse_supertags",
@@ -57,10 +58,13 @@ DETAILS: tuple[Detail, ...] = get_args(Detail)
 DOCUMENTS: tuple[Documents, ...] = get_args(Documents)
 SUBWORDS: tuple[Subwords, ...] = get_args(Subwords)
 MISSING: tuple[Missing, ...] = get_args(Missing)
+LEVELS: tuple[Level, ...] = get_args(Level)  # what character-offset input is scored on (iescore.io.chars)
+TOKENIZER_NAMES: tuple[TokenizerName, ...] = get_args(TokenizerName)  # the tokens of level="tokens"
 # options that record how the input was prepared (None: not used)
-PREPARATION = ("documents", "subwords", "misaligned", "missing")
+PREPARATION = ("documents", "subwords", "misaligned", "missing", "level", "tokenizer")
 _PREPARATION_KEYS = (("documents", "docs"), ("subwords", "subwords"), ("misaligned", "misaligned"),
-                     ("missing", "missing"))  # (Config field, signature key)
+                     ("missing", "missing"), ("level", "level"),
+                     ("tokenizer", "tokenizer"))  # (Config field, signature key)
 
 _INF = math.inf
 
@@ -327,6 +331,8 @@ class Config:
     subwords: Subwords | None = None
     misaligned: Misaligned | None = None
     missing: Missing | None = None
+    level: Level | None = None
+    tokenizer: TokenizerName | None = None
     detail: Detail = "full"
 
     def __post_init__(self) -> None:
@@ -341,16 +347,18 @@ class Config:
         )
         for name, value, valid in checks:
             if value not in valid:
-                raise ConfigError(f"unknown {name} {value!r}{_did_you_mean(value, valid)}; valid: {choices(valid)}")
+                raise ConfigError(f"unknown {name} {value!r}{did_you_mean(value, valid)}; valid: {choices(valid)}")
         for name, value, valid in (
             ("documents", self.documents, DOCUMENTS),
             ("subwords", self.subwords, SUBWORDS),
             ("misaligned", self.misaligned, MISALIGNED),
             ("missing", self.missing, MISSING),
+            ("level", self.level, LEVELS),
+            ("tokenizer", self.tokenizer, TOKENIZER_NAMES),
         ):
             if value is not None and value not in valid:
                 raise ConfigError(
-                    f"unknown {name} {value!r}{_did_you_mean(value, valid)}; valid: {choices(valid)} (or None: not used)"
+                    f"unknown {name} {value!r}{did_you_mean(value, valid)}; valid: {choices(valid)} (or None: not used)"
                 )
         if self.unit_weights is not None and not re.fullmatch(r"[0-9a-f]{16}", str(self.unit_weights)):
             raise ConfigError(f"unit_weights must be None or a digest of 16 hex digits, got {self.unit_weights!r}")
@@ -484,14 +492,5 @@ def _check_option_names(names: Iterable[str]) -> None:
     valid = [f.name for f in fields(Config)]
     for name in names:
         if name not in valid:
-            raise ConfigError(f"unknown option {name!r}{_did_you_mean(name, valid)}; valid: {choices(valid)}")
+            raise ConfigError(f"unknown option {name!r}{did_you_mean(name, valid)}; valid: {choices(valid)}")
 
-
-def _did_you_mean(value: object, valid: Iterable[str]) -> str:
-    """`` (did you mean 'x'?)`` naming the valid string nearest to a misspelt one, or ``""``.
-
-    >>> _did_you_mean("one-two-one", ["any", "one-to-one"]), _did_you_mean(3, ["any"])
-    (" (did you mean 'one-to-one'?)", '')
-    """
-    near = difflib.get_close_matches(value, list(valid), n=1) if isinstance(value, str) else []
-    return f" (did you mean {near[0]!r}?)" if near else ""

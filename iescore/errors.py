@@ -13,12 +13,13 @@ as ``iescore: warning: ...``. Silence them with
 
 from __future__ import annotations
 
+import difflib
 import os
 import sys
 import warnings
 from collections.abc import Iterable
 
-__all__ = ["IEScoreError", "InputError", "ConfigError", "IEScoreWarning", "warn", "choices"]
+__all__ = ["IEScoreError", "InputError", "ConfigError", "IEScoreWarning", "warn", "choices", "did_you_mean"]
 
 
 class IEScoreError(ValueError):
@@ -55,3 +56,13 @@ def choices(values: Iterable[object]) -> str:
     if len(items) <= 1:
         return "".join(items)
     return ", ".join(items[:-1]) + " or " + items[-1]
+
+
+def did_you_mean(value: object, valid: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` naming the valid string nearest to a misspelt one, or ``""``.
+
+    >>> did_you_mean("one-two-one", ["any", "one-to-one"]), did_you_mean(3, ["any"])
+    (" (did you mean 'one-to-one'?)", '')
+    """
+    near = difflib.get_close_matches(value, list(valid), n=1) if isinstance(value, str) else []
+    return f" (did you mean {near[0]!r}?)" if near else ""

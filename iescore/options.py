@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Options", "ScoringOptions", "Setting", "Counting", "Mode", "Average", "Repair", "Detail",
-    "Documents", "Subwords", "Misaligned", "Missing", "SchemeName",
+    "Documents", "Subwords", "Misaligned", "Missing", "Level", "TokenizerName", "SchemeName",
 ]
 
 Setting = Literal["AO", "OBD"]
@@ -55,6 +55,9 @@ Documents = Literal["docstart", "sentence"]  # CoNLL files: what a document is (
 Subwords = Literal["first", "max", "average"]  # a word's predicted tag from its sub-words
 Misaligned = Literal["expand", "contract", "error"]  # predicted character spans onto reference tokens
 Missing = Literal["ignore", "outside"]  # unannotated gold tokens (spaCy's ent_iob 0)
+Level = Literal["characters", "tokens"]  # what character-offset input is scored on (iescore.io.chars)
+# the tokens of level="tokens": a named tokenizer, the input's own tokens, or a callable
+TokenizerName = Literal["spacy", "regex", "whitespace", "given", "custom"]
 # tag schemes: the canonical names, their aliases (case does not matter at run time),
 # "auto" (detected from the reference tags) and "spans" (the input is not tags)
 SchemeName = Literal[
@@ -92,3 +95,5 @@ class Options(ScoringOptions, total=False):
     subwords: Subwords | None
     misaligned: Misaligned | None
     missing: Missing | None
+    level: Level | None
+    tokenizer: TokenizerName | None

@@ -154,3 +154,10 @@ def test_mypy_strict_on_the_package_and_the_readme_examples(tmp_path):
     assert 'typos.py:4: error: Unexpected keyword argument "rulez" for "score_tags"; did you mean "rule"?' in out
     assert "typos.py:5: error: Argument \"counting\" to \"Scorer\" has incompatible type \"Literal['one-two-one']\"" in out
     assert 'typos.py:6: error: Unexpected keyword argument "modes" for "compute_metrics"' in out
+
+
+def test_the_typed_tokenizer_names_are_the_named_tokenizers_and_two_more():
+    from iescore.config import TOKENIZER_NAMES
+    from iescore.text import TOKENIZERS
+
+    assert set(TOKENIZER_NAMES) == {*TOKENIZERS, "given", "custom"}

@@ -1,0 +1,354 @@
+"""Before the pipeline (input preparation): documents given as raw text with labelled
+character spans, turned into the pipeline's :class:`~iescore.Document` s.
+
+Annotation tools (brat, Prodigy, doccano, Label Studio), PII tools (presidio) and
+LLM extractors give spans as character offsets ``[start, end)`` into a text, without
+tokens. A :class:`TextDocument` holds that text and those spans; the readers of
+:mod:`iescore.io` return them. They are scored at one of two *levels*, an explicit
+option recorded in the signature (``level:...``; README, Definitions: character-level
+scoring):
+
+* ``level="characters"`` -- every character is a token (the separators between
+  characters are empty): the matching rules count extra and missing *characters*,
+  and the token & separator model counts characters and the boundaries between them;
+* ``level="tokens"`` -- the reference text is tokenised (``tokenizer``: ``"regex"``,
+  ``"whitespace"``, ``"spacy"``, ``"given"`` for the input's own tokens, or a callable)
+  and both sides' spans are mapped onto those tokens with the ``misaligned`` policy
+  of :func:`iescore.text.char_to_token_span`; every span moved or dropped is counted
+  in the report (``repairs["adapter"]``: ``misaligned``/``dropped`` for predictions,
+  ``reference misaligned``/``reference dropped`` for the reference).
+
+Reference and prediction are paired by document id and must have the same text; where
+they differ, an :class:`~iescore.errors.InputError` names the document and the first
+differing character.
+
+Example:
+    >>> ref = TextDocument("d1", "Al Roth spoke.", (Span("PER", 0, 7),))
+    >>> pred = TextDocument("d1", "Al Roth spoke.", (Span("PER", 3, 7),))
+    >>> r = score_text([ref], [pred], level="characters", rule="O(0,3)")
+    >>> r.overall.tp, r.signature.split("|")[9]
+    (1, 'level:characters')
+    >>> r = score_text([ref], [pred], level="tokens", tokenizer="regex")
+    >>> r.overall.tp, r.overall.fp, r.overall.fn
+    (0, 1, 1)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..config import LEVELS, Config
+from ..errors import ConfigError, InputError, choices
+from ..model import Document, Span, Template
+from ..scorer import Scorer
+from ..text import char_to_token_span, tokenize
+
+__all__ = [
+    "LEVELS",
+    "TextDocument",
+    "TextCorpus",
+    "char_span",
+    "check_same_text",
+    "pair_documents",
+    "to_document",
+    "filler_tokens",
+    "text_template",
+    "add_text",
+    "score_text",
+]
+
+Tokenizer = str | Callable[[str], Sequence[tuple[int, int]]]
+
+
+def char_span(label: Any, start: Any, end: Any, text: str, where: str, score: Any = None) -> Span:
+    """A character span checked against ``text``: an InputError naming ``where`` (the
+    file, line or document) for a missing label, non-integer, empty, reversed or
+    out-of-text offsets.
+
+    >>> char_span("PER", 0, 2, "Al", "d1")
+    Span(label='PER', start=0, end=2, score=None)
+    >>> char_span("PER", 1, 5, "Al", "d1")
+    Traceback (most recent call last):
+    ...
+    iescore.errors.InputError: d1: span ('PER', 1, 5) ends outside the text of 2 characters
+    """
+    if not isinstance(label, str) or not label:
+        raise InputError(f"{where}: a span needs a non-empty string label, got {label!r}")
+    for name, v in (("start", start), ("end", end)):
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise InputError(f"{where}: span ({label!r}, {start!r}, {end!r}): {name} must be an integer, got {v!r}")
+    if end <= start or start < 0:
+        raise InputError(
+            f"{where}: span ({label!r}, {start}, {end}) is empty or reversed; "
+            "character offsets are half-open [start, end) with 0 <= start < end"
+        )
+    if end > len(text):
+        raise InputError(f"{where}: span ({label!r}, {start}, {end}) ends outside the text of {len(text)} characters")
+    try:
+        return Span(label, start, end, score)
+    except InputError as exc:
+        raise InputError(f"{where}: {exc}") from None
+
+
+@dataclass(frozen=True)
+class TextDocument:
+    """A raw text with labelled character spans (half-open ``[start, end)``).
+
+    Attributes:
+        id: the document id (reference and prediction are paired by it).
+        text: the text the offsets point into.
+        spans: :class:`~iescore.Span` s whose offsets are *characters* of ``text``.
+        tokens: the input's own tokens as character offsets (Prodigy's ``tokens``, a
+            spaCy ``Doc``), used by ``tokenizer="given"``; None when it has none.
+    """
+
+    id: str
+    text: str
+    spans: tuple[Span, ...] = ()
+    tokens: tuple[tuple[int, int], ...] | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "id", str(self.id))
+        if not isinstance(self.text, str):
+            raise InputError(f"document {self.id!r}: the text must be a string, got {type(self.text).__name__}")
+        where = f"document {self.id!r}"
+        spans = tuple(
+            char_span(s.label, s.start, s.end, self.text, where, s.score) if isinstance(s, Span)
+            else char_span(*s[:3], self.text, where, *s[3:4])
+            for s in self.spans
+        )
+        object.__setattr__(self, "spans", spans)
+        if self.tokens is not None:
+            toks = tuple((int(a), int(b)) for a, b in self.tokens)
+            last = 0
+            for i, (a, b) in enumerate(toks):
+                if not last <= a < b <= len(self.text):
+                    raise InputError(
+                        f"{where}: token #{i} [{a}, {b}) is empty, outside the text (length "
+                        f"{len(self.text)}) or before the end of the previous token ({last})"
+                    )
+                last = b
+            object.__setattr__(self, "tokens", toks)
+
+    def span_text(self, span: Span) -> str:
+        """The characters a span covers.
+
+        >>> TextDocument("d", "Al Roth", (("PER", 3, 7),)).span_text(Span("PER", 3, 7))
+        'Roth'
+        """
+        return self.text[span.start : span.end]
+
+
+@dataclass(frozen=True)
+class TextCorpus:
+    """What a reader read: the documents, and counts of what it skipped or changed
+    (``notes``; the scorer reports them under ``repairs["adapter"]``)."""
+
+    documents: tuple[TextDocument, ...]
+    notes: Mapping[str, int] = field(default_factory=dict)
+
+
+def check_same_text(reference: TextDocument, prediction: TextDocument) -> None:
+    """Raise an InputError naming the document and the first differing character when
+    the two texts differ.
+
+    >>> check_same_text(TextDocument("d", "Al Roth"), TextDocument("d", "Al Ruth"))
+    Traceback (most recent call last):
+    ...
+    iescore.errors.InputError: document 'd': the prediction's text differs from the reference's at character 4: 'o' (reference) vs 'u' (prediction)
+    """
+    a, b = reference.text, prediction.text
+    if a == b:
+        return
+    k = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    ca = repr(a[k]) if k < len(a) else "the end of the text"
+    cb = repr(b[k]) if k < len(b) else "the end of the text"
+    raise InputError(
+        f"document {reference.id!r}: the prediction's text differs from the reference's at character {k}: "
+        f"{ca} (reference) vs {cb} (prediction)"
+    )
+
+
+def pair_documents(reference: Sequence[Any], prediction: Sequence[Any]) -> list[Any]:
+    """The predictions in the order of the reference documents, paired by ``id``; a
+    reference document without a prediction, a prediction without a reference document
+    or an id given twice is an InputError naming the id."""
+    by_id: dict[str, Any] = {}
+    for p in prediction:
+        if p.id in by_id:
+            raise InputError(f"the prediction has document {p.id!r} twice")
+        by_id[p.id] = p
+    ref_ids = set()
+    for r in reference:
+        if r.id in ref_ids:
+            raise InputError(f"the reference has document {r.id!r} twice")
+        ref_ids.add(r.id)
+    missing = [r.id for r in reference if r.id not in by_id]
+    extra = [i for i in by_id if i not in ref_ids]
+    if missing or extra:
+        what = (f"reference document {missing[0]!r} has no prediction" if missing
+                else f"prediction document {extra[0]!r} is not in the reference")
+        raise InputError(
+            f"{what} ({len(missing)} reference documents without a prediction, {len(extra)} predictions "
+            "without a reference document); documents are paired by id"
+        )
+    return [by_id[r.id] for r in reference]
+
+
+def _offsets(doc: TextDocument, tokenizer: Tokenizer) -> list[tuple[int, int]]:
+    if tokenizer == "given":
+        if doc.tokens is None:
+            raise ConfigError(
+                f"document {doc.id!r} has no tokens of its own (tokenizer='given'); "
+                "pass tokenizer='regex', 'whitespace', 'spacy' or a callable"
+            )
+        return list(doc.tokens)
+    return tokenize(doc.text, tokenizer)
+
+
+def to_document(
+    doc: TextDocument,
+    spans: Sequence[Span] | None = None,
+    *,
+    level: str,
+    tokenizer: Tokenizer = "regex",
+    misaligned: str = "expand",
+    offsets: Sequence[tuple[int, int]] | None = None,
+) -> tuple[Document, dict[str, int]]:
+    """``doc`` (or ``spans`` on its text) as a :class:`~iescore.Document` at ``level``;
+    returns the document and counts of spans ``misaligned`` (moved onto token
+    boundaries) and ``dropped`` (no token inside them, under ``contract``).
+
+    At ``level="characters"`` every character is a token and the spans keep their
+    offsets. At ``level="tokens"`` the text is split by ``tokenizer`` (or at the given
+    token ``offsets``) and each span is mapped with ``misaligned``; under ``"error"`` a
+    span off the token boundaries is an InputError naming the document and the span.
+
+    >>> d, counts = to_document(TextDocument("d", "Al Roth", (("PER", 3, 6),)), level="tokens")
+    >>> d.tokens, d.spans, counts
+    (('Al', 'Roth'), (Span(label='PER', start=1, end=2, score=None),), {'misaligned': 1, 'dropped': 0})
+    """
+    spans = doc.spans if spans is None else tuple(spans)
+    counts = {"misaligned": 0, "dropped": 0}
+    if level == "characters":
+        n = len(doc.text)
+        return Document(doc.id, tuple(doc.text), spans, ("",) * max(n - 1, 0),
+                        tuple((k, k + 1) for k in range(n))), counts
+    if level != "tokens":
+        raise ConfigError(f"unknown level {level!r}; valid: {choices(LEVELS)}")
+    offs = list(offsets) if offsets is not None else _offsets(doc, tokenizer)
+    out = []
+    for sp in spans:
+        try:
+            hit = char_to_token_span(offs, sp.start, sp.end, misaligned=misaligned)
+        except InputError as exc:
+            raise InputError(f"document {doc.id!r}: span ({sp.label!r}, {sp.start}, {sp.end}) "
+                             f"{doc.span_text(sp)!r}: {exc}") from None
+        if hit is None:
+            counts["dropped"] += 1
+            continue
+        counts["misaligned"] += not hit[2]
+        out.append(Span(sp.label, hit[0], hit[1], sp.score))
+    tokens = tuple(doc.text[a:b] for a, b in offs)
+    seps = tuple(doc.text[offs[k][1] : offs[k + 1][0]] for k in range(len(offs) - 1))
+    return Document(doc.id, tokens, tuple(out), seps, tuple(offs)), counts
+
+
+def filler_tokens(text: str, *, level: str, tokenizer: Tokenizer = "regex") -> tuple[str, ...]:
+    """An OBD filler string as the tokens it is compared by: its characters at
+    ``level="characters"``, else its tokens under ``tokenizer`` (``"given"`` cannot split
+    a lone string: a ConfigError).
+
+    >>> filler_tokens("Al Roth,", level="tokens"), filler_tokens("Al", level="characters")
+    (('Al', 'Roth', ','), ('A', 'l'))
+    """
+    if level == "characters":
+        return tuple(text)
+    if tokenizer == "given":
+        raise ConfigError("tokenizer='given' cannot split filler strings; pass 'regex', 'whitespace', 'spacy' or a callable")
+    return tuple(text[a:b] for a, b in tokenize(text, tokenizer))
+
+
+def text_template(doc: TextDocument, *, level: str, tokenizer: Tokenizer = "regex") -> Template:
+    """The OBD template of ``doc``: per label, the distinct span texts as fillers
+    (split as :func:`filler_tokens` splits them).
+
+    >>> text_template(TextDocument("d", "Al and Al", (("PER", 0, 2), ("PER", 7, 9))), level="tokens").slots
+    {'PER': (('Al',),)}
+    """
+    slots: dict[str, list[tuple[str, ...]]] = {}
+    for sp in doc.spans:
+        fill = filler_tokens(doc.span_text(sp), level=level, tokenizer=tokenizer)
+        if not fill:
+            raise InputError(f"document {doc.id!r}: span ({sp.label!r}, {sp.start}, {sp.end}) "
+                             f"{doc.span_text(sp)!r} holds no token to compare as a filler")
+        lst = slots.setdefault(sp.label, [])
+        if fill not in lst:
+            lst.append(fill)
+    return Template(doc.id, {k: tuple(v) for k, v in slots.items()})
+
+
+def _tokenizer_name(tokenizer: Tokenizer) -> str:
+    return "custom" if callable(tokenizer) else str(tokenizer)
+
+
+def add_text(
+    scorer: Scorer,
+    reference: Sequence[TextDocument],
+    prediction: Sequence[TextDocument],
+    *,
+    level: str,
+    tokenizer: Tokenizer = "regex",
+    misaligned: str = "expand",
+) -> None:
+    """Add character-offset documents to ``scorer`` (paired by id, texts checked), at
+    ``level``; the level, tokenizer and policy go into its signature and the counts of
+    moved and dropped spans into its report. The prediction's own tokens play no part:
+    both sides are mapped onto the reference's tokens."""
+    if level not in LEVELS:
+        raise ConfigError(f"unknown level {level!r}; valid: {choices(LEVELS)}")
+    prediction = pair_documents(reference, prediction)
+    refs, preds = [], []
+    totals = {"misaligned": 0, "dropped": 0, "reference misaligned": 0, "reference dropped": 0}
+    for r, p in zip(reference, prediction):
+        check_same_text(r, p)
+        offs = _offsets(r, tokenizer) if level == "tokens" else None
+        rd, rc = to_document(r, level=level, tokenizer=tokenizer, misaligned=misaligned, offsets=offs)
+        pd, pc = to_document(r, p.spans, level=level, tokenizer=tokenizer, misaligned=misaligned, offsets=offs)
+        refs.append(rd)
+        preds.append(list(pd.spans))
+        for k in ("misaligned", "dropped"):
+            totals[k] += pc[k]
+            totals["reference " + k] += rc[k]
+    if level == "tokens":
+        scorer.use(level=level, tokenizer=_tokenizer_name(tokenizer), misaligned=misaligned)
+    else:
+        scorer.use(level=level)
+    scorer.add(reference=refs, prediction=preds)
+    for k, v in totals.items():
+        if v:
+            scorer.note(k, v)
+
+
+def score_text(
+    reference: Sequence[TextDocument],
+    prediction: Sequence[TextDocument],
+    *,
+    level: str,
+    tokenizer: Tokenizer = "regex",
+    misaligned: str = "expand",
+    notes: Mapping[str, int] | None = None,
+    config: Config | None = None,
+    **options: Any,
+) -> Any:
+    """Score character-offset documents in one call (see :func:`add_text`); ``notes``
+    are counts from the readers, added to the report. Options as in :class:`~iescore.Config`;
+    returns an :class:`iescore.Report`."""
+    s = Scorer(Config.from_options(config, **options))
+    add_text(s, reference, prediction, level=level, tokenizer=tokenizer, misaligned=misaligned)
+    for k, v in (notes or {}).items():
+        if v:
+            s.note(k, v)
+    return s.report()

@@ -1,0 +1,108 @@
+"""Before the pipeline (readers), for the command line: ``iescore score --input-format``
+reads a gold and a prediction file in any of the formats of :mod:`iescore.io` and
+scores them.
+
+``conll`` is the CLI's own path (:mod:`iescore.io.conll`); ``brat``
+(:mod:`iescore.io.brat`, a folder or a ``.ann`` file), ``jsonl``
+(:mod:`iescore.io.jsonl`), ``docbin`` (:mod:`iescore.io.docbin`) and ``llm``
+(:mod:`iescore.io.llm`) are scored here. ``--pred-format`` reads the prediction in
+another format than the gold (``--input-format``) as long as the texts agree.
+Character-offset input needs ``--level characters|tokens`` (with ``--tokenizer`` and
+``--misaligned`` for ``tokens``); ``--discontinuous`` is brat's policy for
+discontinuous spans and ``--align`` the LLM strings' placement under ``--setting AO``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..config import LEVELS, TOKENIZER_NAMES, Config
+from ..errors import ConfigError
+from ..text import MISALIGNED
+from .brat import DISCONTINUOUS, read_brat
+from .chars import TextCorpus, score_text
+from .llm import ALIGN, read_llm, score_llm
+
+__all__ = ["FORMATS", "add_input_options", "uses_formats", "read_input", "score_files"]
+
+FORMATS = ("conll", "brat", "jsonl", "docbin", "llm")
+
+
+def add_input_options(parser: Any) -> None:
+    """Add the input-format options to ``iescore score``'s parser, in a group of their own
+    (``iescore compare`` and ``agree``, which read CoNLL files only, do not copy it)."""
+    group = parser.add_argument_group("input formats")
+    group.add_argument("--input-format", choices=FORMATS, default="conll",
+                       help="the format of FILE (and of PRED_FILE unless --pred-format)")
+    group.add_argument("--pred-format", choices=FORMATS, default=None, help="the format of PRED_FILE")
+    group.add_argument("--level", choices=LEVELS, default=None,
+                       help="character-offset input: score on characters, or on tokens (needed but for conll)")
+    group.add_argument("--tokenizer", choices=[t for t in TOKENIZER_NAMES if t != "custom"], default="regex",
+                       help="the tokens of --level tokens (given: the input's own tokens)")
+    group.add_argument("--misaligned", choices=MISALIGNED, default="expand",
+                       help="--level tokens: spans off the token boundaries")
+    group.add_argument("--discontinuous", choices=DISCONTINUOUS, default="error", help="brat: discontinuous spans")
+    group.add_argument("--align", choices=ALIGN, default="first",
+                       help="llm under --setting AO: where a string found in the text is placed")
+
+
+def uses_formats(args: argparse.Namespace) -> bool:
+    """Whether the command line reads another format than CoNLL (then :func:`score_files` scores it);
+    a character-offset option given with CoNLL input is a ConfigError."""
+    other = "conll" != args.input_format or args.pred_format not in (None, "conll")
+    if not other and args.level is not None:
+        raise ConfigError("--level is for character-offset input (--input-format brat, jsonl, docbin or llm); "
+                          "CoNLL files are scored on their tokens")
+    return other
+
+
+def read_input(path: str, fmt: str, args: argparse.Namespace) -> Any:
+    """One side's file in format ``fmt``: a :class:`~iescore.io.chars.TextCorpus`, or LLM
+    :class:`~iescore.io.llm.Extraction` s."""
+    if fmt == "brat":
+        return read_brat(path, discontinuous=args.discontinuous, encoding=args.encoding)
+    if fmt == "jsonl":
+        from .jsonl import read_jsonl
+
+        return read_jsonl(path, encoding=args.encoding)
+    if fmt == "docbin":
+        from .docbin import read_docbin
+
+        return read_docbin(path)
+    if fmt == "llm":
+        return read_llm(path, encoding=args.encoding)
+    raise ConfigError(f"--input-format {fmt!r} is not read here; valid: {FORMATS[1:]}")
+
+
+def _notes(corpus: Any, side: str) -> dict[str, int]:
+    if not isinstance(corpus, TextCorpus):
+        return {}
+    return {(k if side == "prediction" else f"reference {k}"): v for k, v in corpus.notes.items()}
+
+
+def score_files(cfg: Config, args: argparse.Namespace) -> Any:
+    """The report of ``iescore score FILE PRED_FILE --input-format F [--pred-format G]``."""
+    pred_format = args.pred_format or args.input_format
+    if "conll" in (args.input_format, pred_format):
+        raise ConfigError("a CoNLL file is scored against a CoNLL file: --input-format and --pred-format "
+                          f"must both be conll, got {args.input_format!r} and {pred_format!r}")
+    if not args.pred_file:
+        raise ConfigError(f"--input-format {args.input_format}: give the gold FILE and a PRED_FILE")
+    if args.level is None:
+        raise ConfigError(f"--input-format {args.input_format}: choose --level characters or --level tokens")
+    if args.documents != "auto":
+        raise ConfigError(f"--documents is for CoNLL files; --input-format {args.input_format} has its own documents")
+    if args.scheme != "auto":
+        raise ConfigError(f"--scheme {args.scheme!r} is for tag input; --input-format {args.input_format} gives spans")
+    cfg = cfg.with_(scheme="spans")
+    gold = read_input(args.file, args.input_format, args)
+    pred = read_input(args.pred_file, pred_format, args)
+    notes = {**_notes(gold, "reference"), **_notes(pred, "prediction")}
+    opts = {"level": args.level, "tokenizer": args.tokenizer, "misaligned": args.misaligned, "notes": notes}
+    if pred_format == "llm":
+        ref = gold.documents if isinstance(gold, TextCorpus) else gold
+        return score_llm(ref, pred, align=args.align, config=cfg, **opts)
+    if args.input_format == "llm":
+        raise ConfigError("LLM extractions as the gold side are scored against LLM extractions (--pred-format llm)")
+    return score_text(gold.documents, pred.documents, config=cfg, **opts)
