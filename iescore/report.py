@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from .categories import CATEGORIES, MUC_OF, category_dict
 from .cells import CellTable, column_sums
 from .config import Config
 from .match.units import STATUS_NAMES
@@ -55,7 +56,10 @@ class ItemTable:
     """Per-item outcomes of one side: every answer or prediction with its status.
 
     ``start``/``end`` are document token offsets (-1 in OBD, where items are
-    template fillers); ``text`` is the filler text where known.
+    template fillers); ``text`` is the filler text where known. ``category`` is the
+    error category of each item (an index into :data:`iescore.categories.CATEGORIES`)
+    and ``partner`` the index of its aligned item on the other side (-1 when unaligned);
+    both are ``None`` where there is no alignment (match-best, ``detail="prf"``).
     """
 
     doc: np.ndarray
@@ -65,6 +69,8 @@ class ItemTable:
     status: np.ndarray
     score: np.ndarray
     text: tuple[str, ...] | None = None
+    category: np.ndarray | None = None
+    partner: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.doc)
@@ -111,6 +117,9 @@ class Report:
         ts_error: why the token & separator model is unavailable, if it is.
         ts_cells: per-document, per-label TS counts with per-t-unit weights applied
             (float, ``TS_FIELDS`` order), when documents carried such weights.
+        categories: per-label error-category totals (``(labels, 6)`` in
+            :data:`~iescore.categories.CATEGORIES` order; README, Definitions: error
+            categories), or ``None`` where there is no alignment (match-best, ``detail="prf"``).
 
     ``fields`` are the :class:`Counts` fields counted (all of them, or
     ``tp``/``fp``/``fn`` under ``detail="prf"``); the others are 0.
@@ -127,6 +136,7 @@ class Report:
     repairs: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
     ts_error: str | None = None
     ts_cells: np.ndarray | None = None
+    categories: np.ndarray | None = None
     _summary: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -241,17 +251,48 @@ class Report:
         return json.dumps(self._summary, **kw)
 
     def items(self, side: str = "prediction") -> Iterator[dict[str, Any]]:
-        """Per-item statuses (TP, FP, FN, ignored, alternative) of ``"reference"`` or ``"prediction"``."""
+        """Per-item outcomes of ``"reference"`` or ``"prediction"``: the status (TP, FP, FN,
+        ignored, alternative), the error category and its MUC/SemEval code (README,
+        Definitions: error categories) and the aligned ``partner`` on the other side
+        (``{"index", "label", "start", "end", "text"}``, ``index`` counting the other
+        side's items in this same order; ``None`` when unaligned). Category, code and
+        partner are ``None`` where there is no alignment (match-best, ``detail="prf"``).
+
+        >>> import iescore
+        >>> r = iescore.score_tags(reference=[["B-LOC", "O"]], prediction=[["B-ORG", "O"]])
+        >>> it = next(r.items("reference"))
+        >>> it["status"], it["category"], it["muc"], it["partner"]["label"]
+        ('FN', 'wrong_label', 'INC', 'ORG')
+        """
+        if side not in ("reference", "prediction"):
+            from .errors import ConfigError, choices
+
+            raise ConfigError(f"unknown side {side!r}; sides: {choices(('reference', 'prediction'))}")
         t = self.reference if side == "reference" else self.prediction
+        other = self.prediction if side == "reference" else self.reference
+
+        def where(u: ItemTable, k: int) -> dict[str, Any]:
+            return {
+                "label": self.labels[int(u.label[k])],
+                "start": None if u.start[k] < 0 else int(u.start[k]),
+                "end": None if u.end[k] < 0 else int(u.end[k]),
+                "text": None if u.text is None else u.text[k],
+            }
+
         for k in range(len(t)):
+            cat = None if t.category is None else CATEGORIES[int(t.category[k])]
+            partner = None
+            if t.partner is not None and t.partner[k] >= 0:
+                j = int(t.partner[k])
+                partner = {"index": j, **where(other, j)}
             yield {
                 "doc": self.doc_ids[int(t.doc[k])],
-                "label": self.labels[int(t.label[k])],
-                "start": None if t.start[k] < 0 else int(t.start[k]),
-                "end": None if t.end[k] < 0 else int(t.end[k]),
-                "text": None if t.text is None else t.text[k],
+                **where(t, k),
                 "score": None if math.isnan(t.score[k]) else float(t.score[k]),
                 "status": STATUS_NAMES[int(t.status[k])],
+                "category": cat,
+                "muc": None if t.category is None else MUC_OF[int(t.category[k])],
+                "partner": partner,
             }
 
     def confusion_table(self) -> dict[str, dict[str, int]]:
@@ -386,6 +427,10 @@ class Report:
             "averages": averages,
             "confusion": self.confusion_table(),
             "repairs": {k: dict(v) for k, v in self.repairs.items()},
+            "categories": None if self.categories is None else {
+                "overall": category_dict(self.categories.sum(axis=0).tolist()),
+                "per_label": {lab: category_dict(self.categories[j].tolist()) for j, lab in enumerate(self.labels)},
+            },
         }
 
     # --- text -----------------------------------------------------------------------

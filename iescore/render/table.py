@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .categories import category_lines
 from .conlleval import conlleval_lines
 
 if TYPE_CHECKING:
@@ -65,5 +66,6 @@ def format_table(report: Report) -> str:
     for side, rep in s["repairs"].items():
         if any(rep.values()):
             lines.append(f"{side}: " + ", ".join(f"{k} {v}" for k, v in rep.items()))
+    lines += category_lines(report)
     lines.append(f"signature: {report.signature}")
     return "\n".join(lines)

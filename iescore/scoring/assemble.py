@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from ..categories import CATEGORIES
 from ..cells import CellTable
 from ..config import Config
 from ..errors import choices, warn
@@ -51,6 +52,8 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
     n_seen = 0
     tables = []
     conf = np.zeros((L + 1, L + 1), dtype=_I64)
+    cats: np.ndarray | None = np.zeros((L, len(CATEGORIES)), dtype=_I64)
+    n_items = (0, 0)  # reference and prediction items of the parts so far
     refs, preds, toks = [], [], []
     repairs: dict[str, dict[str, int]] = {}
     ts_error = None
@@ -64,12 +67,18 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
         off = n_seen
         n_seen += len(p.doc_ids)
         id_parts.append(p.doc_ids)
-        for tab, dest in ((p.ref, refs), (p.pred, preds)):
+        for tab, dest, other in ((p.ref, refs, n_items[1]), (p.pred, preds, n_items[0])):
             if off == 0 and np.array_equal(m, np.arange(len(m))):
                 dest.append(tab)  # already in the report's numbering
-            else:
+            else:  # partners are indices into the other side's items: shifted by its items so far
+                partner = None if tab.partner is None else np.where(tab.partner < 0, -1, tab.partner + other)
                 dest.append(ItemTable(tab.doc + off, m[tab.label] if len(tab.label) else tab.label,
-                                      tab.start, tab.end, tab.status, tab.score, tab.text))
+                                      tab.start, tab.end, tab.status, tab.score, tab.text, tab.category, partner))
+        n_items = (n_items[0] + len(p.ref), n_items[1] + len(p.pred))
+        if cats is not None and p.categories is not None:
+            cats[m] += p.categories
+        else:
+            cats = None
         if has_tokens:
             assert p.token_counts is not None
             toks.append(p.token_counts)
@@ -106,9 +115,11 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
         if len(tabs) == 1:
             return tabs[0]
         texts = None if any(t.text is None for t in tabs) else tuple(x for t in tabs for x in (t.text or ()))
+        extra = {f: None if any(getattr(t, f) is None for t in tabs) else np.concatenate([getattr(t, f) for t in tabs])
+                 for f in ("category", "partner")}
         return ItemTable(
             *(np.concatenate([getattr(t, f) for t in tabs]) for f in ("doc", "label", "start", "end", "status", "score")),
-            text=texts,
+            text=texts, **extra,
         )
 
     return Report(
@@ -123,4 +134,5 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
         repairs=repairs,
         ts_error=ts_error,
         ts_cells=ts_cells,
+        categories=cats if parts else None,
     )

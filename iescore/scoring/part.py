@@ -11,14 +11,15 @@ report by :mod:`iescore.scoring.assemble`.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from ..categories import categorize, category_totals
 from ..cells import CellTable
 from ..config import Config, get_normaliser
 from ..errors import ConfigError, InputError
-from ..match import SPAN_FIELDS, Units, ao_pairs, cell_index, collapse, count, exact_disjoint, obd_pairs
+from ..match import SPAN_FIELDS, EngineResult, Units, ao_pairs, cell_index, collapse, count, exact_disjoint, obd_pairs
 from ..measures import FIELDS
 from ..report import ItemTable
 from ..ts import TS_CELL_FIELDS, check_multi_instance, ts_counts, ts_weighted, unit_totals
@@ -44,6 +45,7 @@ class _Part:
     ts_weighted: np.ndarray | None = None  # float TS counts when documents carry per-t-unit weights
     unit_totals: np.ndarray | None = None  # per document: total token weight, total separator weight
     unit_digest: int | None = None  # sum of a hash of each document's id and per-t-unit weights
+    categories: np.ndarray | None = None  # (labels, 6) error-category totals (iescore.categories)
 
 
 def _empty_items() -> ItemTable:
@@ -157,6 +159,9 @@ def _score_units(
         res = count(R, P, pairs, cells=ix, n_labels=L, counting=cfg.counting, best=best, cells_out=span_cells)
         ref_items = table(R, res.ref_status, texts_r, False)
         pred_items = table(P, res.pred_status, texts_p, False)
+        if not best:
+            cats = _categories(R, P, res, L, by_key=False)
+            ref_items, pred_items = _with_categories(ref_items, pred_items, *cats[1:])
     else:
         # OBD, and one-per-string in AO (Siefkes §15.2: occurrences of one string
         # collapse to one, "different positions in the document are ignored"): the
@@ -172,6 +177,12 @@ def _score_units(
         else:
             ref_items = table(GR, res.ref_status, None, True)
             pred_items = table(GP, res.pred_status, None, True)
+        if not best:
+            cats = _categories(GR, GP, res, L, by_key=True)
+            if cfg.setting == "AO":  # an occurrence: its string's category, the partner string's first occurrence
+                cats = (cats[0], cats[1][gr], cats[2][gp], _first_of(gp, len(GP))[cats[3]][gr],
+                        _first_of(gr, len(GR))[cats[4]][gp])
+            ref_items, pred_items = _with_categories(ref_items, pred_items, *cats[1:])
     if not np.shares_memory(res.cells, cells):
         span_cells[...] = res.cells
     weighted = None
@@ -184,7 +195,31 @@ def _score_units(
     if unit_weights is not None and doc_tokens is not None:
         totals = unit_totals(unit_weights[0], unit_weights[1], doc_tokens)
     return _Part(labels, doc_ids, cell_table(cells, FIELDS), res.confusion, ref_items, pred_items, None, {},
-                 ts_error, weighted, totals)
+                 ts_error, weighted, totals, categories=None if best else cats[0])
+
+
+def _categories(R: Units, P: Units, res: EngineResult, L: int, *, by_key: bool) -> tuple[np.ndarray, ...]:
+    """Error-category totals ``(L, 6)``, each unit's category and partner (README, Definitions:
+    error categories), from the alignment; extents compared by string (``by_key``) or by position."""
+    cat_r, cat_p, part_r, part_p = categorize(
+        R.label, R.start, R.end, R.key if by_key else None, P.label, P.start, P.end, P.key if by_key else None,
+        a_r=res.aligned_r, a_p=res.aligned_p)
+    return category_totals(cat_r, R.label, cat_p, P.label, L), cat_r, cat_p, part_r, part_p
+
+
+def _first_of(group: np.ndarray, n_groups: int) -> np.ndarray:
+    """The first member of every group (and -1 at index -1, for "no partner")."""
+    first = np.full(n_groups + 1, -1, dtype=_I64)
+    if len(group):
+        idx = np.arange(len(group), dtype=_I64)
+        first[: n_groups] = len(group)
+        np.minimum.at(first, group, idx)
+    return first
+
+
+def _with_categories(ref: ItemTable, pred: ItemTable, cat_r: np.ndarray, cat_p: np.ndarray,
+                     part_r: np.ndarray, part_p: np.ndarray) -> tuple[ItemTable, ItemTable]:
+    return replace(ref, category=cat_r, partner=part_r), replace(pred, category=cat_p, partner=part_p)
 
 
 def _scaled_ts(part: _Part, cfg: Config) -> tuple[np.ndarray, np.ndarray | None]:
