@@ -28,6 +28,7 @@ from .config import AVERAGES, COUNTINGS, MODES, NORMALISERS, REPAIRS_CHOICES, SE
 from .errors import IEScoreError, IEScoreWarning
 from .io.conll import DOC_MODES, read_conll
 from .render.formats import add_output_options, format_report, output_format, write_output
+from .render.report_cli import add_report_parser, write_report_html
 from .scorer import Scorer
 
 __all__ = ["main", "build_parser"]
@@ -113,6 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .stats import add_stats_parsers  # iescore compare, iescore agree (iescore/stats.py)
 
     add_stats_parsers(sub, sc)
+    add_report_parser(sub, sc)  # iescore report: score's options and an HTML error report
     return parser
 
 
@@ -161,7 +163,7 @@ def _main(argv: Sequence[str] | None) -> int:
         from .stats import main_stats
 
         return main_stats(args)
-    if args.command == "score":
+    if args.command in ("score", "report"):
         if args.example:
             if args.file:
                 parser.error("--example takes no FILE")
@@ -180,6 +182,8 @@ def _main(argv: Sequence[str] | None) -> int:
             scorer = Scorer(cfg)
             scorer.add_batch(batch)
             report = scorer.report()
+            if args.command == "report":
+                write_report_html(args, report, batch)
         except IEScoreError as exc:
             print(f"iescore: error: {exc}", file=sys.stderr)
             return 2
