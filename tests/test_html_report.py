@@ -37,11 +37,20 @@ class Dom(HTMLParser):
     def __init__(self, text: str) -> None:
         super().__init__()
         self.elements: list[tuple[str, dict[str, str | None]]] = []
+        self.open: list[dict[str, str | None]] = []
         self.text: list[str] = []
         self.feed(text)
 
     def handle_starttag(self, tag, attrs):
-        self.elements.append((tag, dict(attrs)))
+        a = dict(attrs)
+        self.elements.append((tag, a))
+        if tag == "span":  # the labels of the item spans it sits in
+            a["inside"] = ",".join(x.get("data-label") or "" for x in self.open if "data-side" in x)
+            self.open.append(a)
+
+    def handle_endtag(self, tag):
+        if tag == "span":
+            self.open.pop()
 
     def handle_data(self, data):
         self.text.append(data)
@@ -140,6 +149,27 @@ def test_in_a_browser_the_attack_strings_are_text(tmp_path):
     # the label is a data attribute's value and the text of the span's tag
     assert [a["data-label"] for a in dom.spans(side="reference")] == [EVIL_LABEL, "PER"]
     assert EVIL_LABEL in text
+
+
+def test_in_a_browser_nested_and_crossing_spans_are_all_shown(tmp_path):
+    require("jinja2")
+    from iescore import Document, Span, score
+    from iescore.render.html import write_html
+
+    toks = ("Bank", "of", "New", "York", "in", "Paris")
+    # gold: ORG [0, 4) with LOC [2, 4) nested in it, LOC [5, 6); predicted: ORG [0, 4) with
+    # PER [1, 3) nested, and LOC [3, 6), which crosses ORG [0, 4): a second line
+    ref = Document("d", toks, (Span("ORG", 0, 4), Span("LOC", 2, 4), Span("LOC", 5, 6)))
+    pred = [[Span("ORG", 0, 4), Span("PER", 1, 3), Span("LOC", 3, 6)]]
+    r = score(reference=[ref], prediction=pred)
+    page = tmp_path / "nested.html"
+    write_html(r, str(page), [toks])
+    dom = browser(page)
+    assert len(dom.spans(side="reference")) == 3 and len(dom.spans(side="prediction")) == 3
+    assert [a["inside"] for a in dom.spans(side="reference")] == ["", "ORG", ""]
+    assert [(a["data-label"], a["inside"]) for a in dom.spans(side="prediction")] == [
+        ("ORG", ""), ("PER", "ORG"), ("LOC", "")]
+    assert "predicted (2)" in "".join(dom.text)  # the crossing span's own line
 
 
 @pytest.fixture(scope="module")
