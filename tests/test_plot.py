@@ -24,17 +24,17 @@ def test_importing_iescore_plot_does_not_import_matplotlib():
 
 
 def test_rank_bump_names_both_ends_and_colours_the_movers():
-    # a: 1 -> 3 (moves 2 places), b: 2 -> 1, c: 3 -> 2 (1 place each); movers=1 -> only a in colour
-    ranks = {"F1": {"a": 1, "b": 2, "c": 3}, "SER": {"a": 3, "b": 1, "c": 2}}
+    # a: 1 -> 2, b: 2 -> 3 (1 place each), c: 3 -> 1 (2 places); movers=1 -> only c in colour
+    ranks = {"F1": {"a": 1, "b": 2, "c": 3}, "SER": {"a": 2, "b": 3, "c": 1}}
     fig = plot.rank_bump(ranks, movers=1)
     ax = fig.axes[0]
     texts = [t.get_text() for t in ax.texts]
-    assert texts == ["1 a", "a 3", "2 b", "b 1", "3 c", "c 2"]  # rank and name at both ends
+    assert texts == ["1 a", "a 2", "2 b", "b 3", "3 c", "c 1"]  # rank and name at both ends
     colours = {t.get_text(): to_hex(t.get_color()) for t in ax.texts}
-    assert colours["1 a"] == "#d62728" and colours["2 b"] == colours["3 c"] == to_hex("0.35")
+    assert colours["3 c"] == colours["c 1"] == "#d62728" and colours["1 a"] == colours["2 b"] == to_hex("0.35")
     lines = ax.get_lines()
-    assert [list(line.get_ydata()) for line in lines] == [[1, 3], [2, 1], [3, 2]]
-    assert lines[0].get_linewidth() > lines[1].get_linewidth()
+    assert [list(line.get_ydata()) for line in lines] == [[1, 2], [2, 3], [3, 1]]
+    assert lines[2].get_linewidth() > lines[0].get_linewidth() == lines[1].get_linewidth()
     assert [t.get_text() for t in ax.get_xticklabels()] == ["F1", "SER"]
     assert "the 1 systems whose rank moves most" in fig.texts[0].get_text()
     with pytest.raises(Exception, match="ranks other systems"):
