@@ -114,6 +114,8 @@ class Report:
             sides, agreeing among those]`` for tag input (conlleval's token
             accuracy), else ``None``.
         repairs: ill-formed chunks repaired (``conlleval``) or discarded, per side.
+        repair_sites: per side, where the first repaired or discarded chunks start
+            (``document 'id', token k (file:line (side))``; at most a few per batch).
         ts_error: why the token & separator model is unavailable, if it is.
         ts_cells: per-document, per-label TS counts with per-t-unit weights applied
             (float, ``TS_FIELDS`` order), when documents carried such weights.
@@ -137,6 +139,7 @@ class Report:
     ts_error: str | None = None
     ts_cells: np.ndarray | None = None
     categories: np.ndarray | None = None
+    repair_sites: Mapping[str, Sequence[str]] = field(default_factory=dict)
     _summary: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -427,6 +430,7 @@ class Report:
             "averages": averages,
             "confusion": self.confusion_table(),
             "repairs": {k: dict(v) for k, v in self.repairs.items()},
+            "repair_sites": {k: list(v) for k, v in self.repair_sites.items()},
             "categories": None if self.categories is None else {
                 "overall": category_dict(self.categories.sum(axis=0).tolist()),
                 "per_label": {lab: category_dict(self.categories[j].tolist()) for j, lab in enumerate(self.labels)},

@@ -65,7 +65,9 @@ def format_table(report: Report) -> str:
             )
     for side, rep in s["repairs"].items():
         if any(rep.values()):
-            lines.append(f"{side}: " + ", ".join(f"{k} {v}" for k, v in rep.items()))
+            where = s["repair_sites"].get(side)
+            first = f" (the first at {'; '.join(where)})" if where else ""
+            lines.append(f"{side}: " + ", ".join(f"{k} {v}" for k, v in rep.items()) + first)
     lines += category_lines(report)
     lines.append(f"signature: {report.signature}")
     return "\n".join(lines)

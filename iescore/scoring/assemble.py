@@ -21,6 +21,7 @@ from ..measures import FIELDS
 from ..report import ItemTable, Report
 from ..ts import TS_FIELDS
 from .part import _I64, _PRF_FIELDS, _empty_items, _Part, _scaled_ts
+from .tags import REPAIR_SITES
 
 def _warn_label_sets(report: Report) -> None:
     """Warn (:class:`~iescore.errors.IEScoreWarning`) when the reference and the
@@ -56,6 +57,7 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
     n_items = (0, 0)  # reference and prediction items of the parts so far
     refs, preds, toks = [], [], []
     repairs: dict[str, dict[str, int]] = {}
+    sites: dict[str, list[str]] = {}
     ts_error = None
     has_tokens = bool(parts) and all(p.token_counts is not None for p in parts)
     fields = FIELDS[:_PRF_FIELDS] if cfg.detail == "prf" else FIELDS
@@ -86,6 +88,8 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
             d = repairs.setdefault(side, {})
             for k, v in rep.items():
                 d[k] = d.get(k, 0) + v
+        for side, where in p.repair_sites.items():  # the first few over the whole input
+            sites.setdefault(side, []).extend(where[: max(0, REPAIR_SITES - len(sites.get(side, [])))])
         ts_error = ts_error or p.ts_error
     if notes:
         repairs["adapter"] = dict(sorted(notes.items()))
@@ -135,4 +139,5 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
         ts_error=ts_error,
         ts_cells=ts_cells,
         categories=cats if parts else None,
+        repair_sites={side: tuple(w) for side, w in sites.items()},
     )

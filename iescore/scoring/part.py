@@ -46,6 +46,7 @@ class _Part:
     unit_totals: np.ndarray | None = None  # per document: total token weight, total separator weight
     unit_digest: int | None = None  # sum of a hash of each document's id and per-t-unit weights
     categories: np.ndarray | None = None  # (labels, 6) error-category totals (iescore.categories)
+    repair_sites: dict[str, list[str]] = field(default_factory=dict)  # side -> where the first repairs are
 
 
 def _empty_items() -> ItemTable:
