@@ -172,6 +172,23 @@ def test_in_a_browser_nested_and_crossing_spans_are_all_shown(tmp_path):
     assert "predicted (2)" in "".join(dom.text)  # the crossing span's own line
 
 
+def test_in_a_browser_template_fillers_are_listed_with_their_categories(tmp_path):
+    # De Sitter's Example 7 (OBD): Al Roth correct on both sides, Ido Erev ~ Ido wrong boundary,
+    # Cristina Bicchieri spurious (tests/test_error_categories.py works them out)
+    require("jinja2")
+    from iescore import Template, score_templates
+    from iescore.render.html import write_html
+
+    r = score_templates(reference=[Template("D", {"speaker": ("Al Roth", "Ido Erev")})],
+                        prediction=[Template("D", {"speaker": ("Al Roth", "Ido", "Cristina Bicchieri")})])
+    page = tmp_path / "obd.html"
+    write_html(r, str(page))
+    dom = browser(page)
+    assert [a["data-category"] for a in dom.spans(side="reference")] == ["correct", "wrong_boundary"]
+    assert [a["data-category"] for a in dom.spans(side="prediction")] == ["correct", "wrong_boundary", "spurious"]
+    assert "Cristina Bicchieri" in "".join(dom.text)
+
+
 @pytest.fixture(scope="module")
 def florian(data, tmp_path_factory):
     """CoNLL-2003 eng.testb against the florian shared-task output (tags pasted line by line),
