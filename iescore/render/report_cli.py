@@ -26,8 +26,8 @@ def add_report_parser(sub: Any, score_parser: Any) -> None:
 
     rp = sub.add_parser(
         "report",
-        help="score as `iescore score` does and write an HTML error report (--html OUT.html)",
-        description="Score FILE (or gold FILE against PRED_FILE) as `iescore score` does, print the same "
+        help="score as iescore score does and write an HTML error report (--html OUT.html)",
+        description="Score FILE (or gold FILE against PRED_FILE) as iescore score does, print the same "
                     "output, and write one self-contained HTML page (no network) with the signature, the "
                     "per-label table, the error categories, the confusion heatmap and every document's "
                     "text with its gold and predicted spans, filterable by label, category, status and "
@@ -61,5 +61,6 @@ def write_report_html(args: Any, report: Any, batch: Any) -> None:
     if args.page_size < 1:
         raise ConfigError(f"--page-size must be at least 1, got {args.page_size}; e.g. {choices((10, 20, 50))}")
     size = write_html(report, args.html, batch_tokens(batch), title=args.title, page_size=args.page_size)
-    print(f"iescore: wrote {args.html} ({size / 1e6:.2f} MB; {len(report.doc_ids)} documents, "
+    n = len(report.doc_ids)
+    print(f"iescore: wrote {args.html} ({size / 1e6:.2f} MB; {n} document{'' if n == 1 else 's'}, "
           f"{args.page_size} per page)", file=sys.stderr)
