@@ -10,7 +10,7 @@ import random
 import pytest
 
 from conftest import require
-from iescore import Document, Scorer, Span, Template, score, score_tags, score_templates
+from iescore import Document, Scorer, Span, score, score_tags, score_templates
 from iescore.cli import main
 from test_spec_examples import EX6_PRED, EX6_REF, EX7_PRED, EX7_REF
 
