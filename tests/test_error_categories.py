@@ -66,15 +66,16 @@ def test_de_sitter_example_7(rule, C):
 
 def test_one_per_string_gives_every_occurrence_its_strings_category():
     # "Al Roth" occurs twice on each side, "and" (org) once: two strings per side, aligned with
-    # the equal strings -> every occurrence correct, each linked to the partner string's first
-    # occurrence: "Al Roth" -> prediction item 0, "and" -> prediction item 2
+    # the equal strings -> every occurrence correct, each linked to the partner string's earliest
+    # occurrence in the document: "Al Roth" -> prediction item 1 (at token 0, given second),
+    # "and" -> prediction item 2; the other way, reference items 0 and 2
     toks = ("Al", "Roth", "and", "Al", "Roth")
     ref = Document("d", toks, (Span("per", 0, 2), Span("per", 3, 5), Span("org", 2, 3)))
     pred = [[Span("per", 3, 5), Span("per", 0, 2), Span("org", 2, 3)]]
     r = score(reference=[ref], prediction=pred, mode="one-per-string")
     items = list(r.items("reference"))
     assert [i["category"] for i in items] == ["correct", "correct", "correct"]
-    assert [i["partner"]["index"] for i in items] == [0, 0, 2]
+    assert [i["partner"]["index"] for i in items] == [1, 1, 2]
     assert [i["partner"]["index"] for i in r.items("prediction")] == [0, 0, 2]
     assert cats(r) == want(correct=2)  # strings, not occurrences, are counted
 

@@ -180,9 +180,9 @@ def _score_units(
             pred_items = table(GP, res.pred_status, None, True)
         if not best:
             cats = _categories(GR, GP, res, L, by_key=True)
-            if cfg.setting == "AO":  # an occurrence: its string's category, the partner string's first occurrence
-                cats = (cats[0], cats[1][gr], cats[2][gp], _first_of(gp, len(GP))[cats[3]][gr],
-                        _first_of(gr, len(GR))[cats[4]][gp])
+            if cfg.setting == "AO":  # an occurrence: its string's category, the partner string's earliest occurrence
+                cats = (cats[0], cats[1][gr], cats[2][gp], _earliest(P, gp, len(GP))[cats[3]][gr],
+                        _earliest(R, gr, len(GR))[cats[4]][gp])
             ref_items, pred_items = _with_categories(ref_items, pred_items, *cats[1:])
     if not np.shares_memory(res.cells, cells):
         span_cells[...] = res.cells
@@ -208,13 +208,16 @@ def _categories(R: Units, P: Units, res: EngineResult, L: int, *, by_key: bool) 
     return category_totals(cat_r, R.label, cat_p, P.label, L), cat_r, cat_p, part_r, part_p
 
 
-def _first_of(group: np.ndarray, n_groups: int) -> np.ndarray:
-    """The first member of every group (and -1 at index -1, for "no partner")."""
+def _earliest(U: Units, group: np.ndarray, n_groups: int) -> np.ndarray:
+    """The earliest occurrence (least start, then end, then input order) of every group of
+    ``U``'s units, whatever the input order; -1 at index -1 (for "no partner")."""
     first = np.full(n_groups + 1, -1, dtype=_I64)
     if len(group):
-        idx = np.arange(len(group), dtype=_I64)
-        first[: n_groups] = len(group)
-        np.minimum.at(first, group, idx)
+        assert U.start is not None and U.end is not None
+        order = np.lexsort((np.arange(len(group)), U.end, U.start, group))
+        lead = np.ones(len(order), dtype=bool)
+        lead[1:] = group[order[1:]] != group[order[:-1]]
+        first[group[order[lead]]] = order[lead]
     return first
 
 
