@@ -17,7 +17,6 @@ Unix tool stopped by SIGPIPE reports it.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -27,11 +26,14 @@ from importlib import resources
 from typing import Any
 
 from . import __version__
-from .config import AVERAGES, COUNTINGS, MODES, REPAIRS_CHOICES, SETTINGS, Config, Rule, parse_supertags
+from .config import AVERAGES, COUNTINGS, MODES, NORMALISERS, REPAIRS_CHOICES, SETTINGS, Config, Rule, parse_supertags
 from .errors import IEScoreError, IEScoreWarning
-from .io.conll import DOC_MODES
+from .io.conll import DOC_MODES, read_conll
 from .io.conll_stream import score_conll
 from .io.formats import add_input_options, score_files, uses_formats
+from .render.formats import add_output_options, format_report, output_format, write_output
+from .render.report_cli import add_report_parser, write_report_html
+from .scorer import Scorer
 
 __all__ = ["main", "build_parser"]
 
@@ -77,30 +79,47 @@ def build_parser() -> argparse.ArgumentParser:
     sc.add_argument("pred_file", nargs="?", help="prediction file, aligned line by line with FILE")
     sc.add_argument("--example", action="store_true", help="score the built-in example file")
     g = sc.add_argument_group("evaluation model")
-    g.add_argument("--setting", choices=SETTINGS, default=_DEFAULT.setting, help="AO: all occurrences; OBD: templates")
-    g.add_argument("--rule", type=_rule, default=_DEFAULT.rule, help="exact | contain(e) | overlap(e,m), e.g. 'O(1,1)'")
-    g.add_argument("--counting", choices=COUNTINGS, default=_DEFAULT.counting)
-    g.add_argument("--mode", choices=MODES, default=_DEFAULT.mode)
-    g.add_argument("--scheme", default="auto", help="IO, IOB1, IOB2, IOE1, IOE2, IOBES, BMES, BILOU or auto")
-    g.add_argument("--repair", choices=REPAIRS_CHOICES, default=_DEFAULT.repair)
-    g.add_argument("--average", choices=AVERAGES, default=_DEFAULT.average, help="the headline average")
-    g.add_argument("--beta", type=float, default=_DEFAULT.beta)
-    g.add_argument("--normaliser", default=_DEFAULT.normaliser, help="identity, lower, whitespace, ... (combine with +)")
-    g.add_argument("--supertags", type=_supertags, default=(), help="label merges, e.g. PER=NE,LOC=NE")
-    g.add_argument("--token-weight", type=float, default=_DEFAULT.token_weight)
-    g.add_argument("--separator-weight", type=float, default=_DEFAULT.separator_weight)
+    g.add_argument("--setting", choices=SETTINGS, default=_DEFAULT.setting, help="AO (all occurrences: spans at positions) or OBD (one best per document: "
+                   "templates of distinct fillers); default AO")
+    g.add_argument("--rule", type=_rule, default=_DEFAULT.rule, help="matching rule: exact (E), contain(e) (C(e)) or overlap(e,m) (O(e,m)), "
+                   "e.g. 'O(1,1)' or 'O(inf,inf)'; default exact")
+    g.add_argument("--counting", choices=COUNTINGS, default=_DEFAULT.counting,
+                   help="any (De Sitter: every prediction matching some answer is a TP) or one-to-one "
+                        "(a largest matching); default any")
+    g.add_argument("--mode", choices=MODES, default=_DEFAULT.mode,
+                   help="match-all (every occurrence), match-best (the most confident prediction per document "
+                        "and label) or one-per-string (distinct strings); default match-all")
+    g.add_argument("--scheme", default="auto", help="tag scheme: IO, IOB1, IOB2, IOE1, IOE2, IOBES, BMES, BILOU or auto "
+                   "(detected from the gold tags); default auto")
+    g.add_argument("--repair", choices=REPAIRS_CHOICES, default=_DEFAULT.repair,
+                   help="ill-formed tag sequences: conlleval (repair as conlleval does), strict (an error) "
+                        "or discard (drop the chunk); default conlleval")
+    g.add_argument("--average", choices=AVERAGES, default=_DEFAULT.average, help="the headline average: micro, macro or weighted; default micro")
+    g.add_argument("--beta", type=float, default=_DEFAULT.beta,
+                   help="beta of F_beta (and alpha = 1/(1+beta^2) of Makhoul's E); default 1")
+    g.add_argument("--normaliser", default=_DEFAULT.normaliser, help=f"filler string normaliser (OBD, one-per-string): {', '.join(NORMALISERS)}; "
+                   "combine with +, e.g. lower+whitespace; default identity")
+    g.add_argument("--supertags", type=_supertags, default=(), help="label merges before counting, e.g. PER=NE,LOC=NE")
+    g.add_argument("--token-weight", type=float, default=_DEFAULT.token_weight,
+                   help="weight of a token in the token & separator model; default 1")
+    g.add_argument("--separator-weight", type=float, default=_DEFAULT.separator_weight,
+                   help="weight of a separator in the token & separator model; default 1")
     g.add_argument("--ser-weights", type=_three_floats, default=_DEFAULT.ser_weights,
                    help="weights of S,D,I in the weighted SER, e.g. 1,0.5,0.5")
     f = sc.add_argument_group("input and output")
     f.add_argument("--encoding", default="utf-8", help="file encoding (utf-8, latin-1, ...)")
     f.add_argument("--documents", choices=DOC_MODES, default="auto",
-                   help="document boundaries: -DOCSTART- lines, sentences, or auto")
-    f.add_argument("--json", action="store_true", help="print one JSON object")
+                   help="document boundaries: docstart (-DOCSTART- lines), sentence (every sentence a "
+                        "document) or auto (docstart when the file has -DOCSTART- lines, else sentence); default auto")
+    f.add_argument("--json", action="store_true", help="print one JSON object (the same as --format json)")
     add_input_options(sc)  # --input-format brat|jsonl|docbin|llm ... (iescore/io/formats.py)
+    o = sc.add_argument_group("output")  # score's own (compare and agree copy the groups above)
+    add_output_options(o)
     sub.add_parser("metric-path", help="print the folder to pass to evaluate.load (the iescore metric)")
     from .stats import add_stats_parsers  # iescore compare, iescore agree (iescore/stats.py)
 
     add_stats_parsers(sub, sc)
+    add_report_parser(sub, sc)  # iescore report: score's options and an HTML error report
     return parser
 
 
@@ -194,7 +213,7 @@ def _main(argv: Sequence[str] | None) -> int:
         from .stats import main_stats
 
         return main_stats(args)
-    if args.command == "score":
+    if args.command in ("score", "report"):
         if args.example:
             if args.file:
                 parser.error("--example takes no FILE")
@@ -209,7 +228,13 @@ def _main(argv: Sequence[str] | None) -> int:
                 token_weight=args.token_weight, separator_weight=args.separator_weight,
                 ser_weights=args.ser_weights,
             )
-            if uses_formats(args):  # character offsets, annotation tools, LLM output
+            if args.command == "report":  # the HTML report shows the documents: read whole
+                batch = read_conll(args.file, args.pred_file, encoding=args.encoding, documents=args.documents)
+                scorer = Scorer(cfg)
+                scorer.add_batch(batch)
+                report = scorer.report()
+                write_report_html(args, report, batch)
+            elif uses_formats(args):  # character offsets, annotation tools, LLM output
                 report = score_files(cfg, args)
             else:  # read and scored in batches: memory does not grow with the file
                 report = score_conll(args.file, args.pred_file, config=cfg, encoding=args.encoding,
@@ -217,10 +242,11 @@ def _main(argv: Sequence[str] | None) -> int:
         except IEScoreError as exc:
             print(f"iescore: error: {exc}", file=sys.stderr)
             return 2
-        if args.json:
-            print(json.dumps(report.to_dict(), indent=2))
-        else:
-            print(report.format_table())
+        try:
+            write_output(format_report(report, output_format(parser, args), confusion=args.confusion), args.output)
+        except IEScoreError as exc:
+            print(f"iescore: error: {exc}", file=sys.stderr)
+            return 2
         sys.stdout.flush()  # a closed pipe shows here, inside main, not at exit
     return 0
 

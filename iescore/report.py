@@ -31,9 +31,11 @@ from typing import Any
 
 import numpy as np
 
+from .categories import CATEGORIES, MUC_OF, category_dict
 from .cells import CellTable, column_sums
 from .config import Config
 from .confusion import Confusion
+from .items import ItemTable, Totals
 from .match.units import STATUS_NAMES
 from .measures import (
     Counts,
@@ -50,26 +52,6 @@ from .render.table import format_table
 from .ts import TS_FIELDS
 
 __all__ = ["Report", "ItemTable", "aggregate"]
-
-
-@dataclass(frozen=True)
-class ItemTable:
-    """Per-item outcomes of one side: every answer or prediction with its status.
-
-    ``start``/``end`` are document token offsets (-1 in OBD, where items are
-    template fillers); ``text`` is the filler text where known.
-    """
-
-    doc: np.ndarray
-    label: np.ndarray
-    start: np.ndarray
-    end: np.ndarray
-    status: np.ndarray
-    score: np.ndarray
-    text: tuple[str, ...] | None = None
-
-    def __len__(self) -> int:
-        return len(self.doc)
 
 
 def _freeze(a: np.ndarray) -> np.ndarray:
@@ -89,23 +71,6 @@ def _f1(p: float | None, r: float | None, beta: float = 1.0) -> float | None:
     b2 = beta * beta
     den = b2 * p + r
     return 0.0 if den == 0 else (1 + b2) * p * r / den
-
-
-@dataclass(frozen=True)
-class Totals:
-    """A report's counts summed over its documents: what its numbers and views need
-    when the per-document cells and the items were not kept (a :class:`~iescore.Scorer`
-    made with ``totals_only=True``, as the ``iescore score`` command makes it).
-
-    ``label_totals`` is ``(labels, len(fields))`` int64 (every label's counts, t-units
-    included); ``token_counts`` conlleval's four token counts summed (or None);
-    ``digest`` the reference digest of the documents (README, Definitions: signature).
-    """
-
-    n_docs: int
-    label_totals: np.ndarray
-    token_counts: np.ndarray | None
-    digest: int
 
 
 @dataclass(frozen=True)
@@ -129,12 +94,17 @@ class Report:
             sides, agreeing among those]`` for tag input (conlleval's token
             accuracy), else ``None``.
         repairs: ill-formed chunks repaired (``conlleval``) or discarded, per side.
+        repair_sites: per side, where the first repaired or discarded chunks start
+            (``document 'id', token k (file:line (side))``; at most a few per batch).
         ts_error: why the token & separator model is unavailable, if it is.
         ts_cells: per-document, per-label TS counts with per-t-unit weights applied
             (float, ``TS_FIELDS`` order), when documents carried such weights.
         totals: set when only totals were kept (:class:`Totals`): every number and
             view is the same, but there are no per-document counts (``table`` and
             ``doc_ids`` are empty) and no items; asking for them raises ConfigError.
+        categories: per-label error-category totals (``(labels, 6)`` in
+            :data:`~iescore.categories.CATEGORIES` order; README, Definitions: error
+            categories), or ``None`` where there is no alignment (match-best, ``detail="prf"``).
 
     ``fields`` are the :class:`Counts` fields counted (all of them, or
     ``tp``/``fp``/``fn`` under ``detail="prf"``); the others are 0.
@@ -152,6 +122,8 @@ class Report:
     ts_error: str | None = None
     ts_cells: np.ndarray | None = None
     totals: Totals | None = None
+    categories: np.ndarray | None = None
+    repair_sites: Mapping[str, Sequence[str]] = field(default_factory=dict)
     _summary: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -294,20 +266,51 @@ class Report:
         return json.dumps(self._summary, **kw)
 
     def items(self, side: str = "prediction") -> Iterator[dict[str, Any]]:
-        """Per-item statuses (TP, FP, FN, ignored, alternative) of ``"reference"`` or ``"prediction"``."""
-        self._documents_kept("items()")  # here, not when the iteration starts
-        return self._items(self.reference if side == "reference" else self.prediction)
+        """Per-item outcomes of ``"reference"`` or ``"prediction"``: the status (TP, FP, FN,
+        ignored, alternative), the error category and its MUC/SemEval code (README,
+        Definitions: error categories) and the aligned ``partner`` on the other side
+        (``{"index", "label", "start", "end", "text"}``, ``index`` counting the other
+        side's items in this same order; ``None`` when unaligned). Category, code and
+        partner are ``None`` where there is no alignment (match-best, ``detail="prf"``).
 
-    def _items(self, t: ItemTable) -> Iterator[dict[str, Any]]:
+        >>> import iescore
+        >>> r = iescore.score_tags(reference=[["B-LOC", "O"]], prediction=[["B-ORG", "O"]])
+        >>> it = next(r.items("reference"))
+        >>> it["status"], it["category"], it["muc"], it["partner"]["label"]
+        ('FN', 'wrong_label', 'INC', 'ORG')
+        """
+        if side not in ("reference", "prediction"):
+            from .errors import ConfigError, choices
+
+            raise ConfigError(f"unknown side {side!r}; sides: {choices(('reference', 'prediction'))}")
+        self._documents_kept("items()")  # here, not when the iteration starts
+        t = self.reference if side == "reference" else self.prediction
+        other = self.prediction if side == "reference" else self.reference
+        return self._items(t, other)
+
+    def _items(self, t: ItemTable, other: ItemTable) -> Iterator[dict[str, Any]]:
+        def where(u: ItemTable, k: int) -> dict[str, Any]:
+            return {
+                "label": self.labels[int(u.label[k])],
+                "start": None if u.start[k] < 0 else int(u.start[k]),
+                "end": None if u.end[k] < 0 else int(u.end[k]),
+                "text": None if u.text is None else u.text[k],
+            }
+
         for k in range(len(t)):
+            cat = None if t.category is None else CATEGORIES[int(t.category[k])]
+            partner = None
+            if t.partner is not None and t.partner[k] >= 0:
+                j = int(t.partner[k])
+                partner = {"index": j, **where(other, j)}
             yield {
                 "doc": self.doc_ids[int(t.doc[k])],
-                "label": self.labels[int(t.label[k])],
-                "start": None if t.start[k] < 0 else int(t.start[k]),
-                "end": None if t.end[k] < 0 else int(t.end[k]),
-                "text": None if t.text is None else t.text[k],
+                **where(t, k),
                 "score": None if math.isnan(t.score[k]) else float(t.score[k]),
                 "status": STATUS_NAMES[int(t.status[k])],
+                "category": cat,
+                "muc": None if t.category is None else MUC_OF[int(t.category[k])],
+                "partner": partner,
             }
 
     @property
@@ -447,6 +450,11 @@ class Report:
             "averages": averages,
             "confusion": self.confusion_table(),
             "repairs": {k: dict(v) for k, v in self.repairs.items()},
+            "repair_sites": {k: list(v) for k, v in self.repair_sites.items()},
+            "categories": None if self.categories is None else {
+                "overall": category_dict(self.categories.sum(axis=0).tolist()),
+                "per_label": {lab: category_dict(self.categories[j].tolist()) for j, lab in enumerate(self.labels)},
+            },
         }
 
     # --- text -----------------------------------------------------------------------

@@ -417,74 +417,46 @@ def write_report(out: Path, results: dict, comparison: RankComparison, left_out:
 
 
 def forest_plot(path: Path, sig: dict[str, dict[str, Any]]) -> None:
-    """From the comparisons as in ``results.json`` (``Comparison.to_dict()`` by model), one panel
-    per model: a row per system sorted by the measure (best on top), its interval as a horizontal
-    line, its value as a dot, coloured by significance group, labelled ``G<k>`` at the right, every
+    """From the comparisons as in ``results.json`` (``Comparison.to_dict()`` by model), one
+    :func:`iescore.plot.forest` panel per model: a row per system sorted by the measure (best on
+    top), its interval, its value coloured by significance group (``G<k>`` at the right), every
     other group on a grey band; the dashed line is the best system's value."""
     import matplotlib.pyplot as plt
 
+    from iescore import plot
+
     n = max(len(c["systems"]) for c in sig.values())
     fig, axes = plt.subplots(1, len(sig), figsize=(8 * len(sig), 1.2 + 0.3 * n), squeeze=False)
-    cmap = plt.get_cmap("tab10")
     for ax, (model, c) in zip(axes[0], sig.items()):
-        m = c["measure"]
-        rows = sorted(c["systems"], key=lambda r: -r[m])
-        for y, r in enumerate(rows):
-            if r["group"] % 2 == 0:  # every other group on a grey band: the groups' bounds
-                ax.axhspan(y - 0.5, y + 0.5, color="0.92", zorder=0, lw=0)
-            lo, hi = r[m + "_ci"]
-            col = cmap((r["group"] - 1) % 10)
-            ax.hlines(y, lo, hi, color=col, lw=2)
-            ax.plot(r[m], y, "o", color=col, ms=5)
-            ax.annotate(f"G{r['group']}", (hi, y), xytext=(4, 0), textcoords="offset points",
-                        va="center", fontsize=7, color=col)
-        ax.axvline(rows[0][m], color="grey", ls="--", lw=0.8)
-        ax.set_yticks(range(len(rows)), [r["name"] for r in rows], fontsize=7)
-        ax.set_ylim(len(rows) - 0.5, -0.5)
-        lo = min(r[m + "_ci"][0] for r in rows)
-        hi = max(r[m + "_ci"][1] for r in rows)
-        ax.set_xlim(lo - 0.01, hi + 0.03)  # room for the group labels
+        plot.forest(c, ax=ax, title=f"{model}: groups G1, G2 ... (G1: not significantly different from the best)")
         ax.set_xlabel(f"{model}: value and {100 * c['level']:g}% interval ({c['resamples']} paired resamples of documents)")
-        ax.set_title(f"{model}: groups G1, G2 ... (G1: not significantly different from the best)", fontsize=9)
-        ax.grid(axis="x", alpha=0.3)
     save_figure(fig, path, "Which differences are real (CoNLL-2003 eng.testb, paired bootstrap)")
 
 
 def plots(out: Path, results: dict, comparison: RankComparison, sig: dict[str, dict[str, Any]]) -> None:
+    """rank_shifts.png (:func:`iescore.plot.rank_bump`), per_type_pr.png
+    (:func:`iescore.plot.per_label_pr`) and significance.png (:func:`forest_plot`)."""
     try:
         import matplotlib
 
         matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
     except ImportError:
         print("(matplotlib not installed: no plots)", file=sys.stderr)
         return
-    models = list(MODELS)
-    names = list(results)
-    fig, ax = plt.subplots(figsize=(11, 6))
-    for n in comparison.systems:
-        ax.plot(range(len(models)), [comparison.ranks[m][n] for m in models], marker="o", label=n.split("/")[-1][:28])
-    ax.set_xticks(range(len(models)), [m.replace(" (conlleval)", "") for m in models], rotation=20)
-    ax.invert_yaxis()
-    ax.set_ylabel(f"rank among the {len(comparison.systems)} systems ranked under every model (1 = best)")
-    ax.set_title("How system ranks move between evaluation models (CoNLL-2003 eng.testb)")
+    from iescore import plot
+
+    ranks = {m.replace(" (conlleval)", ""): comparison.ranks[m] for m in MODELS}
+    fig = plot.rank_bump(ranks, short=lambda n: n.split("/")[-1],
+                         title="How system ranks move between evaluation models (CoNLL-2003 eng.testb)")
     if comparison.left_out:
-        ax.text(0, -0.2, "left out (no value under " + ", ".join(sorted({m for ms in comparison.left_out.values() for m in ms}))
-                + "): " + ", ".join(n.split("/")[-1] for n in comparison.left_out), transform=ax.transAxes, fontsize=7)
-    ax.legend(fontsize=6, ncol=2, loc="center left", bbox_to_anchor=(1, 0.5))
-    save_figure(fig, out / "rank_shifts.png")
-    types = sorted({t for n in names for t in results[n]["per_type"]})
-    fig, axes = plt.subplots(1, len(types), figsize=(4 * len(types), 4), sharex=True, sharey=True)
-    for ax, t in zip(list(getattr(axes, "flat", [axes])), types):
-        for n in names:
-            e = results[n]["per_type"].get(t)
-            if e and e["precision"] is not None and e["recall"] is not None:
-                ax.scatter(e["recall"], e["precision"], s=18)
-        ax.set_title(t)
-        ax.set_xlabel("recall")
-        ax.grid(alpha=0.3)
-    list(getattr(axes, "flat", [axes]))[0].set_ylabel("precision")
-    save_figure(fig, out / "per_type_pr.png", "Per-type precision and recall of every system (exact match)")
+        fig.text(0.01, 0.035, "left out (no value under " + ", ".join(sorted({m for ms in comparison.left_out.values()
+                                                                              for m in ms}))
+                 + "): " + ", ".join(n.split("/")[-1] for n in comparison.left_out), fontsize=7)
+    fig.savefig(out / "rank_shifts.png", dpi=110)
+    matplotlib.pyplot.close(fig)
+    fig = plot.per_label_pr({n: r["per_type"] for n, r in results.items()},
+                            title=f"Per-type precision and recall of {len(results)} systems (exact match)")
+    save_figure(fig, out / "per_type_pr.png")
     forest_plot(out / "significance.png", sig)
 
 

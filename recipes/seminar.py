@@ -208,6 +208,10 @@ def plots(out: Path, results: dict) -> None:
             ax.bar([i + k * width for i in range(len(SEMINAR_SLOTS))],
                    [r.get(s, {}).get("f1") or 0.0 for s in SEMINAR_SLOTS], width, label=rule)
         ax.set_xticks([i + width for i in range(len(SEMINAR_SLOTS))], SEMINAR_SLOTS)
+        ax.set_ylim(0, 1)  # F1 is in [0, 1]: no negative axis when every bar is 0 (a --quick model)
+        if not any(results[f"{setting}|{rule}|match-all"]["per_slot"].get(s, {}).get("f1") for rule in RULES
+                   for s in SEMINAR_SLOTS):
+            ax.text(0.5, 0.5, "F1 = 0 for every slot and rule", transform=ax.transAxes, ha="center", color="0.4")
         ax.set_title(f"{setting}, match-all")
         ax.grid(axis="y", alpha=0.3)
     axes[0].set_ylabel("F1")

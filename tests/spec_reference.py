@@ -155,6 +155,9 @@ class RefResult:
     slot: tuple[int, int, int, int] | None  # C, S, D, I (not defined here for match-best)
     ts: dict[str, tuple[float, float, float, float]]  # label -> (tp, fp, fn, n) over t-units
     tok: dict[str, tuple[float, float, float, float]]  # tokens only
+    # every possible tally of error categories (frozensets of ((label, category), n > 0)),
+    # one per optimal alignment; None for match-best (no alignment)
+    categories: set[frozenset[tuple[tuple[str, str], int]]] | None = None
 
 
 def evaluate_docs(
@@ -187,7 +190,10 @@ def evaluate_docs(
     def text(toks: Sequence[str], s: int, e: int) -> tuple[str, ...]:
         return tuple(x for x in (normalise(t) for t in toks[s:e]) if x)
 
+    cat_options: set[frozenset] = {frozenset()}
     for toks, ref, pred in mapped:
+        if setting == "AO" and mode == "match-all":
+            cat_options = _add_options(cat_options, ao_category_options(ref, pred, R))
         for lab in labels:
             a = [x for x in ref if x[0] == lab]
             p = [x for x in pred if x[0] == lab]
@@ -198,6 +204,7 @@ def evaluate_docs(
                 support[lab] += len(fa)
                 predicted[lab] += len(fp_)
                 # slot errors of fillers: correct pairs first, the rest pair up as substitutions
+                cat_options = _add_options(cat_options, obd_category_options(lab, fa, fp_, R))
                 c = max_matching(len(fa), len(fp_), lambda i, j: seq_match(R, fa[i], fp_[j]))
                 paired = min(len(fa), len(fp_))
                 for k, v in enumerate((c, paired - c, len(fa) - paired, len(fp_) - paired)):
@@ -252,7 +259,95 @@ def evaluate_docs(
         slot=tuple(slot) if mode != "match-best" else None,  # type: ignore[arg-type]
         ts={k: tuple(v) for k, v in ts.items()},  # type: ignore[misc]
         tok={k: tuple(v) for k, v in tok.items()},  # type: ignore[misc]
+        categories=None if mode == "match-best" else cat_options,
     )
+
+
+# --- error categories ---------------------------------------------------------------------
+
+CATEGORIES = ("correct", "wrong_label", "wrong_boundary", "wrong_label_boundary", "missed", "spurious")
+Tally = frozenset  # of ((label, category), n) with n > 0
+
+
+def _add_options(a: set[Tally], b: set[Tally]) -> set[Tally]:
+    """Every sum of a tally of ``a`` and a tally of ``b``."""
+    out = set()
+    for x in a:
+        for y in b:
+            c: dict[tuple[str, str], int] = dict(x)
+            for k, n in y:
+                c[k] = c.get(k, 0) + n
+            out.add(frozenset(c.items()))
+    return out
+
+
+def _category_options(n_a: int, n_p: int, can: Callable, weight: Callable, category: Callable,
+                      lab_a: Sequence[str], lab_p: Sequence[str]) -> set[Tally]:
+    """The tallies of the one-to-one alignments (pairs where ``can``) whose summed
+    ``weight`` tuple (correct, pairs, same label, closeness) is the greatest: an aligned
+    pair counts ``category(i, j)`` under the answer's label, an unaligned answer
+    ``missed`` under its label, an unaligned prediction ``spurious`` under its own."""
+    best: list = [None, set()]
+
+    def go(i: int, used: frozenset[int], w: tuple, pairs: tuple) -> None:
+        if i == n_a:
+            c: dict[tuple[str, str], int] = {}
+            for k in [(lab_a[a], category(a, p)) for a, p in pairs] + \
+                     [(lab_a[a], "missed") for a in range(n_a) if a not in {x for x, _ in pairs}] + \
+                     [(lab_p[p], "spurious") for p in range(n_p) if p not in used]:
+                c[k] = c.get(k, 0) + 1
+            tally = frozenset(c.items())
+            if best[0] is None or w > best[0]:
+                best[0], best[1] = w, {tally}
+            elif w == best[0]:
+                best[1].add(tally)
+            return
+        go(i + 1, used, w, pairs)
+        for j in range(n_p):
+            if j not in used and can(i, j):
+                go(i + 1, used | {j}, tuple(x + y for x, y in zip(w, weight(i, j))), pairs + ((i, j),))
+
+    go(0, frozenset(), (0, 0, 0, 0), ())
+    return best[1]
+
+
+def ao_category_options(answers: Sequence[Spn], preds: Sequence[Spn], rule: RuleSpec) -> set[Tally]:
+    """Error-category tallies of one AO document: overlapping spans of any label align."""
+    A, P = list(answers), list(preds)
+
+    def overlap(i: int, j: int) -> int:
+        return max(0, min(A[i][2], P[j][2]) - max(A[i][1], P[j][1]))
+
+    def weight(i: int, j: int) -> tuple[int, int, int, int]:
+        same = A[i][0] == P[j][0]
+        return int(same and ao_match(rule, A[i][1:], P[j][1:])), 1, int(same), overlap(i, j)
+
+    def category(i: int, j: int) -> str:
+        same_label, same_extent = A[i][0] == P[j][0], A[i][1:] == P[j][1:]
+        return ("correct" if same_label else "wrong_label") if same_extent else (
+            "wrong_boundary" if same_label else "wrong_label_boundary")
+
+    return _category_options(len(A), len(P), lambda i, j: overlap(i, j) > 0, weight, category,
+                             [a[0] for a in A], [p[0] for p in P])
+
+
+def obd_category_options(label: str, fa: Sequence[tuple[str, ...]], fp: Sequence[tuple[str, ...]],
+                         rule: RuleSpec) -> set[Tally]:
+    """Error-category tallies of one document's slot (distinct fillers): any two fillers
+    align; another string of the slot is a wrong boundary."""
+    def shared(a: tuple[str, ...], b: tuple[str, ...]) -> int:
+        rest, n = list(b), 0
+        for t in a:
+            if t in rest:
+                rest.remove(t)
+                n += 1
+        return n
+
+    return _category_options(
+        len(fa), len(fp), lambda i, j: True,
+        lambda i, j: (int(seq_match(rule, fa[i], fp[j])), 1, 1, shared(fa[i], fp[j])),
+        lambda i, j: "correct" if fa[i] == fp[j] else "wrong_boundary",
+        [label] * len(fa), [label] * len(fp))
 
 
 # --- measures --------------------------------------------------------------------------

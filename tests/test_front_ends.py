@@ -204,6 +204,20 @@ def check_dict(d: dict[str, Any], exp: dict[str, Any], cfg: dict[str, Any]) -> N
                 and cfg.get("mode", "match-all") == "match-all":
             # SPEC §3.3: under one-to-one counting TP = C, FP = S + I, FN = S + D
             assert (o["tp"], o["fp"], o["fn"]) == (se["C"], se["S"] + se["I"], se["S"] + se["D"])
+    cats = d["categories"]
+    if res.categories is None:  # match-best: no alignment, no categories
+        assert cats is None
+    else:
+        # the tally is one of those of the optimal alignments (ties may be broken either way)
+        got = frozenset(((lab, c), n) for lab, e in cats["per_label"].items() for c, n in e.items()
+                        if c in ref.CATEGORIES and n)
+        assert got in res.categories, f"categories {sorted(got)} not among {[sorted(x) for x in res.categories]}"
+        for e in list(cats["per_label"].values()) + [cats["overall"]]:
+            # the MUC/SemEval codes: wrong label and wrong label+boundary are INC, wrong boundary PAR
+            assert (e["COR"], e["INC"], e["PAR"], e["MIS"], e["SPU"]) == (
+                e["correct"], e["wrong_label"] + e["wrong_label_boundary"], e["wrong_boundary"], e["missed"],
+                e["spurious"])
+        assert cats["overall"] == {k: sum(e[k] for e in cats["per_label"].values()) for k in cats["overall"]}
     if cfg.get("setting", "AO") == "AO":
         for k, v in exp["ts"].items():
             close(d["ts"][k], v, f"ts.{k}")

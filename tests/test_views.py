@@ -70,7 +70,16 @@ def test_paris_iescore_lines(capsys, tmp_path):
         "averages F1: micro   0.00%; macro   0.00%; weighted   0.00%",
         "token & separator: TS-F1^M   0.00%; TS-F1^mu   0.00%; T-F1^M   0.00%",
     ]
-    assert out[4].startswith("signature: iescore|")
+    # error categories: the one aligned pair has the same token and another label -> wrong
+    # label (MUC INC), under the reference label LOC; PER's row is empty (its prediction is
+    # LOC's partner)
+    assert out[4:8] == [
+        " error categories: correct  wrong-label  wrong-bound  wrong-both  missed  spurious  |   COR   INC   PAR   MIS   SPU",
+        "              LOC:       0            1            0           0       0         0  |     0     1     0     0     0",
+        "              PER:       0            0            0           0       0         0  |     0     0     0     0     0",
+        "          overall:       0            1            0           0       0         0  |     0     1     0     0     0",
+    ]
+    assert out[8].startswith("signature: iescore|")
 
 
 def test_paris_to_dict():
@@ -209,7 +218,17 @@ def test_six_beta_2_by_hand(capsys, tmp_path):
         "token & separator: TS-F1^M  41.67%; TS-F1^mu  72.73%; T-F1^M  41.67%",
     ]
     assert out[11] == "token & separator: TS-F2^M  38.89%; TS-F2^mu  68.97%; T-F2^M  38.89%"
-    assert out[12].startswith("signature: ") and "|beta:2|" in out[12]
+    # error categories from the alignment above: LOC[w4] and PER correct, LOC[w5] and MISC
+    # missed (under their labels), ORG spurious
+    assert out[12:18] == [
+        " error categories: correct  wrong-label  wrong-bound  wrong-both  missed  spurious  |   COR   INC   PAR   MIS   SPU",
+        "              LOC:       1            0            0           0       1         0  |     1     0     0     1     0",
+        "             MISC:       0            0            0           0       1         0  |     0     0     0     1     0",
+        "              ORG:       0            0            0           0       0         1  |     0     0     0     0     1",
+        "              PER:       1            0            0           0       0         0  |     1     0     0     0     0",
+        "          overall:       2            0            0           0       2         1  |     2     0     0     2     1",
+    ]
+    assert out[18].startswith("signature: ") and "|beta:2|" in out[18]
 
 
 def test_headline_names_the_average_and_a_fractional_beta(capsys, tmp_path):

@@ -46,6 +46,7 @@ class Chunks:
     labels: list[str] = field(default_factory=list)
     n_discarded: int = 0
     group: np.ndarray | None = None  # the document each chunk starts in, when asked for
+    discarded: np.ndarray | None = None  # flat start offsets of the discarded chunks (repair="discard")
 
     @property
     def n_repaired(self) -> int:
@@ -305,7 +306,7 @@ def decode_arrays(
         keep = ~ill
         return Chunks(
             start[keep], end[keep], types[keep], ill[keep], vocab.labels,
-            n_discarded=int(ill.sum()), group=None if group is None else group[keep],
+            n_discarded=int(ill.sum()), group=None if group is None else group[keep], discarded=start[ill],
         )
     return Chunks(start, end, types, ill, vocab.labels, group=group)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .categories import category_lines
 from .conlleval import conlleval_lines
 
 if TYPE_CHECKING:
@@ -64,6 +65,9 @@ def format_table(report: Report) -> str:
             )
     for side, rep in s["repairs"].items():
         if any(rep.values()):
-            lines.append(f"{side}: " + ", ".join(f"{k} {v}" for k, v in rep.items()))
+            where = s["repair_sites"].get(side)
+            first = f" (the first at {'; '.join(where)})" if where else ""
+            lines.append(f"{side}: " + ", ".join(f"{k} {v}" for k, v in rep.items()) + first)
+    lines += category_lines(report)
     lines.append(f"signature: {report.signature}")
     return "\n".join(lines)

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from ..categories import CATEGORIES
 from ..cells import UNIT_FIELDS, CellTable, column_sums
 from ..config import Config
 from ..confusion import Confusion
@@ -21,6 +22,7 @@ from ..measures import FIELDS
 from ..report import ItemTable, Report, Totals
 from ..ts import TS_FIELDS
 from .part import _I64, _PRF_FIELDS, _empty_items, _Part, _scaled_ts
+from .tags import REPAIR_SITES
 
 def _warn_label_sets(report: Report) -> None:
     """Warn (:class:`~iescore.errors.IEScoreWarning`) when the reference and the
@@ -54,8 +56,11 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
     n_seen = 0
     tables = []
     confusions = []
+    cats: np.ndarray | None = np.zeros((L, len(CATEGORIES)), dtype=_I64)
+    n_items = (0, 0)  # reference and prediction items of the parts so far
     refs, preds, toks = [], [], []  # type: list[ItemTable], list[ItemTable], list[np.ndarray]
     repairs: dict[str, dict[str, int]] = {}
+    sites: dict[str, list[str]] = {}
     ts_error = None
     has_tokens = bool(parts) and all(p.token_counts is not None for p in parts)
     fields = FIELDS[:_PRF_FIELDS] if cfg.detail == "prf" else FIELDS
@@ -66,12 +71,18 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
         off = n_seen
         n_seen += len(p.doc_ids)
         id_parts.append(p.doc_ids)
-        for tab, dest in ((p.ref, refs), (p.pred, preds)):
+        for tab, dest, other in ((p.ref, refs, n_items[1]), (p.pred, preds, n_items[0])):
             if off == 0 and np.array_equal(m, np.arange(len(m))):
                 dest.append(tab)  # already in the report's numbering
-            else:
+            else:  # partners are indices into the other side's items: shifted by its items so far
+                partner = None if tab.partner is None else np.where(tab.partner < 0, -1, tab.partner + other)
                 dest.append(ItemTable(tab.doc + off, m[tab.label] if len(tab.label) else tab.label,
-                                      tab.start, tab.end, tab.status, tab.score, tab.text))
+                                      tab.start, tab.end, tab.status, tab.score, tab.text, tab.category, partner))
+        n_items = (n_items[0] + len(p.ref), n_items[1] + len(p.pred))
+        if cats is not None and p.categories is not None:
+            cats[m] += p.categories
+        else:
+            cats = None
         if has_tokens:
             assert p.token_counts is not None
             toks.append(p.token_counts)
@@ -79,6 +90,8 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
             d = repairs.setdefault(side, {})
             for k, v in rep.items():
                 d[k] = d.get(k, 0) + v
+        for side, where in p.repair_sites.items():  # the first few over the whole input
+            sites.setdefault(side, []).extend(where[: max(0, REPAIR_SITES - len(sites.get(side, [])))])
         ts_error = ts_error or p.ts_error
     if notes:
         repairs["adapter"] = dict(sorted(notes.items()))
@@ -108,9 +121,11 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
         if len(tabs) == 1:
             return tabs[0]
         texts = None if any(t.text is None for t in tabs) else tuple(x for t in tabs for x in (t.text or ()))
+        extra = {f: None if any(getattr(t, f) is None for t in tabs) else np.concatenate([getattr(t, f) for t in tabs])
+                 for f in ("category", "partner")}
         return ItemTable(  # type: ignore[misc]
             *(np.concatenate([getattr(t, f) for t in tabs]) for f in ("doc", "label", "start", "end", "status", "score")),  # type: ignore[arg-type]
-            text=texts,
+            text=texts, **extra,
         )
 
     return Report(
@@ -125,6 +140,8 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
         repairs=repairs,
         ts_error=ts_error,
         ts_cells=ts_cells,
+        categories=cats if parts else None,
+        repair_sites={side: tuple(w) for side, w in sites.items()},
     )
 
 
@@ -146,6 +163,8 @@ class _Totals:
         self.digest = 0
         self.confusion = Confusion.empty(0)
         self.repairs: dict[str, dict[str, int]] = {}
+        self.sites: dict[str, list[str]] = {}  # side -> where the first repairs are
+        self.cats: np.ndarray | None = np.zeros((0, len(CATEGORIES)), dtype=_I64)  # None once a part has none
         self.ts_error: str | None = None
 
     def add(self, p: _Part) -> None:
@@ -177,6 +196,14 @@ class _Totals:
             d = self.repairs.setdefault(side, {})
             for k, v in rep.items():
                 d[k] = d.get(k, 0) + v
+        for side, where in p.repair_sites.items():  # the first few over the whole input
+            self.sites.setdefault(side, []).extend(where[: max(0, REPAIR_SITES - len(self.sites.get(side, [])))])
+        if self.cats is not None and p.categories is not None:
+            if len(self.cats) < L:
+                self.cats = np.concatenate((self.cats, np.zeros((L - len(self.cats), len(CATEGORIES)), _I64)))
+            self.cats[m] += p.categories
+        else:
+            self.cats = None
         self.ts_error = self.ts_error or p.ts_error
 
     def report(self, cfg: Config, notes: Mapping[str, int] | None = None) -> Report:
@@ -198,6 +225,8 @@ class _Totals:
             confusion_counts=Confusion.join([(self.confusion, new)], L),
             reference=_empty_items(), prediction=_empty_items(), repairs=repairs, ts_error=self.ts_error,
             totals=Totals(self.n_docs, values, self.tokens, self.digest),
+            categories=None if self.cats is None or not self.n_docs else self.cats[order] if L else self.cats[:0],
+            repair_sites={side: tuple(w) for side, w in self.sites.items()},
         )
 
 

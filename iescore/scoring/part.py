@@ -11,15 +11,16 @@ report by :mod:`iescore.scoring.assemble`.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from ..categories import categorize, category_totals
 from ..cells import CellTable
 from ..config import Config, get_normaliser
 from ..confusion import Confusion
 from ..errors import ConfigError, InputError
-from ..match import SPAN_FIELDS, Units, ao_pairs, cell_index, collapse, exact_disjoint, obd_pairs
+from ..match import SPAN_FIELDS, EngineResult, Units, ao_pairs, cell_index, collapse, exact_disjoint, obd_pairs
 from ..match.count import count
 from ..measures import FIELDS
 from ..report import ItemTable
@@ -46,6 +47,8 @@ class _Part:
     ts_weighted: np.ndarray | None = None  # float TS counts when documents carry per-t-unit weights
     unit_totals: np.ndarray | None = None  # per document: total token weight, total separator weight
     unit_digest: int | None = None  # sum of a hash of each document's id and per-t-unit weights
+    categories: np.ndarray | None = None  # (labels, 6) error-category totals (iescore.categories)
+    repair_sites: dict[str, list[str]] = field(default_factory=dict)  # side -> where the first repairs are
 
 
 def _empty_items() -> ItemTable:
@@ -161,6 +164,9 @@ def _score_units(
         res = count(R, P, pairs, cells=ix, n_labels=L, counting=cfg.counting, best=best, cells_out=span_cells)
         ref_items = table(R, res.ref_status, texts_r, False)
         pred_items = table(P, res.pred_status, texts_p, False)
+        if not best:
+            cats = _categories(R, P, res, L, by_key=False)
+            ref_items, pred_items = _with_categories(ref_items, pred_items, *cats[1:])
     else:
         # OBD, and one-per-string in AO (Siefkes §15.2: occurrences of one string
         # collapse to one, "different positions in the document are ignored"): the
@@ -176,6 +182,12 @@ def _score_units(
         else:
             ref_items = table(GR, res.ref_status, None, True)
             pred_items = table(GP, res.pred_status, None, True)
+        if not best:
+            cats = _categories(GR, GP, res, L, by_key=True)
+            if cfg.setting == "AO":  # an occurrence: its string's category, the partner string's earliest occurrence
+                cats = (cats[0], cats[1][gr], cats[2][gp], _earliest(P, gp, len(GP))[cats[3]][gr],
+                        _earliest(R, gr, len(GR))[cats[4]][gp])
+            ref_items, pred_items = _with_categories(ref_items, pred_items, *cats[1:])
     if not np.shares_memory(res.cells, cells):
         span_cells[...] = res.cells
     weighted = None
@@ -190,7 +202,34 @@ def _score_units(
     # match-best builds its (small) table dense; matching gives the pairs that occur
     conf = res.confusion if isinstance(res.confusion, Confusion) else Confusion.of_dense(res.confusion)
     return _Part(labels, doc_ids, cell_table(cells, FIELDS), conf, ref_items, pred_items, None, {},
-                 ts_error, weighted, totals)
+                 ts_error, weighted, totals, categories=None if best else cats[0])
+
+
+def _categories(R: Units, P: Units, res: EngineResult, L: int, *, by_key: bool) -> tuple[np.ndarray, ...]:
+    """Error-category totals ``(L, 6)``, each unit's category and partner (README, Definitions:
+    error categories), from the alignment; extents compared by string (``by_key``) or by position."""
+    cat_r, cat_p, part_r, part_p = categorize(
+        R.label, R.start, R.end, R.key if by_key else None, P.label, P.start, P.end, P.key if by_key else None,
+        a_r=res.aligned_r, a_p=res.aligned_p)
+    return category_totals(cat_r, R.label, cat_p, P.label, L), cat_r, cat_p, part_r, part_p
+
+
+def _earliest(U: Units, group: np.ndarray, n_groups: int) -> np.ndarray:
+    """The earliest occurrence (least start, then end, then input order) of every group of
+    ``U``'s units, whatever the input order; -1 at index -1 (for "no partner")."""
+    first = np.full(n_groups + 1, -1, dtype=_I64)
+    if len(group):
+        assert U.start is not None and U.end is not None
+        order = np.lexsort((np.arange(len(group)), U.end, U.start, group))
+        lead = np.ones(len(order), dtype=bool)
+        lead[1:] = group[order[1:]] != group[order[:-1]]
+        first[group[order[lead]]] = order[lead]
+    return first
+
+
+def _with_categories(ref: ItemTable, pred: ItemTable, cat_r: np.ndarray, cat_p: np.ndarray,
+                     part_r: np.ndarray, part_p: np.ndarray) -> tuple[ItemTable, ItemTable]:
+    return replace(ref, category=cat_r, partner=part_r), replace(pred, category=cat_p, partner=part_p)
 
 
 def _scaled_ts(part: _Part, cfg: Config) -> tuple[np.ndarray, np.ndarray | None]:

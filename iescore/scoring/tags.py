@@ -85,6 +85,29 @@ def _decode_both(
     return out
 
 
+REPAIR_SITES = 5  # the repairs (or discarded chunks) located per side and batch
+
+
+def _repair_sites(batch: TaggedBatch, side: str, ch: Any, *, relative: bool) -> list[str]:
+    """Where the first :data:`REPAIR_SITES` repaired (or discarded) chunks of a side start:
+    the input's own description of the position (a file's ``path:line (side)``), after
+    ``document 'id', token k`` when that description does not name the document."""
+    if ch.discarded is not None:
+        flat = ch.discarded[:REPAIR_SITES].astype(_I64)
+    else:
+        k = np.flatnonzero(ch.ill)[:REPAIR_SITES]
+        flat = ch.start[k].astype(_I64)
+        if relative:  # the pair decoder's offsets are document-relative
+            flat = flat + batch.doc_offsets[ch.group[k]]
+    docs = np.searchsorted(batch.doc_offsets, flat, side="right") - 1
+    out = []
+    for i, d in zip(flat.tolist(), docs.tolist()):
+        at = f"document {batch.doc_ids[d]!r}, token {i - int(batch.doc_offsets[d])}"
+        own = batch.where(i, side) if batch.where is not None else ""
+        out.append(own if own.startswith("document ") else f"{at} ({own})" if own else at)
+    return out
+
+
 def _tags_part(batch: TaggedBatch, cfg: Config) -> tuple[_Part, str]:
     vocab = batch.vocab
     scheme_name = cfg.scheme
@@ -140,6 +163,8 @@ def _tags_part(batch: TaggedBatch, cfg: Config) -> tuple[_Part, str]:
     kind = "discarded" if cfg.repair == "discard" else "repaired"
     repairs = {side: {kind: int(ch.n_discarded if kind == "discarded" else ch.n_repaired)}
                for side, ch in (("reference", rc), ("prediction", pc))}
+    sites = {side: _repair_sites(batch, side, ch, relative=pair is not None)
+             for side, ch in (("reference", rc), ("prediction", pc))}
     make = pair_units if pair is not None else units
     R, P = make(rc), make(pc)
     # of the joint decoding only the matches and the token sums are still needed
@@ -191,4 +216,5 @@ def _tags_part(batch: TaggedBatch, cfg: Config) -> tuple[_Part, str]:
         tc[:, :2] += batch.extra
     part.token_counts = tc
     part.repairs.update(repairs)
+    part.repair_sites.update({side: where for side, where in sites.items() if where})
     return part, scheme.name

@@ -76,8 +76,9 @@ def add_compare_parser(sub: Any, score_parser: Any) -> Any:
     t.add_argument("--paired", choices=TESTS, default="bs",
                    help="bs: paired bootstrap (Koehn 2004); ar: approximate randomization (Riezler & Maxwell 2005)")
     t.add_argument("--resamples", type=int, default=1000, help="resamples (bs) or shuffles (ar); default 1000")
-    t.add_argument("--seed", type=int, default=12345)
-    t.add_argument("--ci", choices=METHODS, default="percentile", help="interval method")
+    t.add_argument("--seed", type=int, default=12345, help="seed of the random resamples; default 12345")
+    t.add_argument("--ci", choices=METHODS, default="percentile",
+                   help="interval method: percentile or bca (bias-corrected and accelerated); default percentile")
     t.add_argument("--level", type=float, default=0.95, help="interval level (default 0.95)")
     t.add_argument("--alpha", type=float, default=0.05, help="significance level of the groups (default 0.05)")
     t.add_argument("--measures", default="f1,precision,recall",

@@ -1,0 +1,169 @@
+"""The views stage of the pipeline: a report in the command line's output formats
+(table, JSON, CSV, Markdown), with the confusion table on request.
+
+Every format reads the report's summary (:meth:`Report.to_dict`) and recomputes nothing.
+Undefined values are empty cells in CSV, ``n/a`` in the table and Markdown, ``null`` in JSON.
+
+Example:
+    >>> import iescore
+    >>> r = iescore.score_tags(reference=[["B-LOC", "O"]], prediction=[["B-PER", "O"]])
+    >>> print(format_report(r, "csv").splitlines()[0])
+    label,tp,fp,fn,support,predicted,precision,recall,f1,correct,wrong_label,wrong_boundary,wrong_label_boundary,missed,spurious
+    >>> print(format_confusion(r))
+    confusion (rows: reference, columns: prediction; none = missed or spurious):
+                   LOC   PER  none
+             LOC     0     1     0
+             PER     0     0     0
+            none     0     0     0
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import TYPE_CHECKING, Any
+
+from ..categories import CATEGORIES
+from .categories import HEADINGS
+
+if TYPE_CHECKING:
+    from ..report import Report
+
+__all__ = ["FORMATS", "format_report", "format_confusion", "write_output", "add_output_options", "output_format"]
+
+FORMATS = ("table", "json", "csv", "markdown")
+_COUNTS = ("tp", "fp", "fn", "support", "predicted")
+_MEASURES = ("precision", "recall", "f1")
+
+
+def format_report(report: Report, fmt: str = "table", *, confusion: bool = False) -> str:
+    """The report in ``fmt`` (one of :data:`FORMATS`); ``confusion`` adds the confusion
+    table (the text table: before the signature line; CSV and Markdown: after the rest;
+    JSON always holds it as ``confusion``)."""
+    if fmt == "json":
+        return json.dumps(report.to_dict(), indent=2)
+    if fmt == "csv":
+        return _csv(report, confusion)
+    if fmt == "markdown":
+        return _markdown(report, confusion)
+    if fmt == "table":
+        lines = report.format_table().split("\n")
+        if confusion:
+            lines[-1:-1] = format_confusion(report).split("\n")
+        return "\n".join(lines)
+    from ..errors import ConfigError, choices
+
+    raise ConfigError(f"unknown output format {fmt!r}; formats: {choices(FORMATS)}")
+
+
+def _names(report: Report) -> list[str]:
+    return list(report.labels) + ["none"]
+
+
+def format_confusion(report: Report) -> str:
+    """The confusion table of the slot alignment as text: reference labels in rows,
+    predicted labels in columns, ``none`` for missed (last column) and spurious (last row)."""
+    names = _names(report)
+    w = max([len(n) for n in names] + [len(str(int(report.confusion.max()))) if report.confusion.size else 1, 4])
+    out = ["confusion (rows: reference, columns: prediction; none = missed or spurious):",
+           " " * 12 + "".join(f"{n:>{w + 2}}" for n in names)]
+    for i, a in enumerate(names):
+        out.append(f"{a:>12}" + "".join(f"{int(report.confusion[i, j]):>{w + 2}}" for j in range(len(names))))
+    return "\n".join(out)
+
+
+def _rows(report: Report) -> list[tuple[str, dict[str, Any], dict[str, int] | None]]:
+    d = report.to_dict()
+    cats = d["categories"]
+    rows = [(lab, e, None if cats is None else cats["per_label"][lab]) for lab, e in d["per_label"].items()]
+    rows.append(("overall", d["overall"], None if cats is None else cats["overall"]))
+    return rows
+
+
+def _csv(report: Report, confusion: bool) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    has_cats = report.categories is not None
+    w.writerow(["label", *_COUNTS, *_MEASURES, *(CATEGORIES if has_cats else ())])
+    for lab, e, c in _rows(report):
+        w.writerow([lab, *(e[k] for k in _COUNTS), *("" if e[k] is None else repr(e[k]) for k in _MEASURES),
+                    *((c[k] for k in CATEGORIES) if c is not None else ())])
+    if confusion:
+        buf.write("\n")
+        names = _names(report)
+        w.writerow(["reference\\prediction", *names])
+        for i, a in enumerate(names):
+            w.writerow([a, *(int(x) for x in report.confusion[i])])
+    return buf.getvalue().rstrip("\n")
+
+
+_MD_SPECIAL = set("\\`*_{}[]()<>#+-!|&~")
+
+
+def _md_cell(text: str) -> str:
+    """A Markdown table cell holding ``text`` as text: Markdown's and HTML's special
+    characters backslash-escaped (CommonMark), no line break.
+
+    >>> _md_cell('<img src=x>|a_b')
+    '\\\\<img src=x\\\\>\\\\|a\\\\_b'
+    """
+    return "".join("\\" + ch if ch in _MD_SPECIAL else (" " if ch in "\r\n" else ch) for ch in text)
+
+
+def _markdown(report: Report, confusion: bool) -> str:
+    def pct(x: float | None) -> str:
+        return "n/a" if x is None else f"{100 * x:.2f}"
+
+    def table(head: list[str], body: list[list[str]]) -> list[str]:
+        out = ["| " + " | ".join(_md_cell(h) for h in head) + " |", "|" + "|".join("---:" if k else "---"
+                                                                              for k in range(len(head))) + "|"]
+        return out + ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in body]
+
+    rows = _rows(report)
+    lines = table(["label", *_COUNTS, "precision %", "recall %", "F1 %"],
+                  [[lab, *(str(e[k]) for k in _COUNTS), *(pct(e[k]) for k in _MEASURES)] for lab, e, _ in rows])
+    if report.categories is not None:
+        lines += ["", "Error categories (README, Definitions: error categories):", ""]
+        lines += table(["label", *HEADINGS], [[lab, *(str(c[k]) for k in CATEGORIES)] for lab, _, c in rows if c])
+    if confusion:
+        names = _names(report)
+        lines += ["", "Confusion (rows: reference, columns: prediction; none = missed or spurious):", ""]
+        lines += table(["reference \\ prediction", *names],
+                       [[a, *(str(int(x)) for x in report.confusion[i])] for i, a in enumerate(names)])
+    lines += ["", f"Signature: `{report.signature}`"]
+    return "\n".join(lines)
+
+
+def write_output(text: str, path: str | None) -> None:
+    """Print ``text`` (a newline added), or write it to ``path`` (UTF-8); an unwritable
+    path is an InputError naming it."""
+    if path is None or path == "-":
+        print(text)
+        return
+    from ..errors import InputError
+
+    try:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text + "\n")
+    except OSError as exc:
+        raise InputError(f"--output {path!r}: cannot write the file ({exc.strerror or exc})") from None
+
+
+def add_output_options(group: Any) -> None:
+    """The command line's output options (``--format``, ``--output``, ``--confusion``)."""
+    group.add_argument("--format", choices=FORMATS, default=None,
+                       help="output format: table (conlleval's lines, then iescore's), json (the report as one "
+                            "JSON object), csv (one row per label and overall), markdown (tables); default table")
+    group.add_argument("--output", metavar="FILE", default=None,
+                       help="write the output to FILE (UTF-8) instead of standard output")
+    group.add_argument("--confusion", action="store_true",
+                       help="add the confusion table (reference label x predicted label of the slot alignment, "
+                            "none for missed and spurious items) to the table, csv or markdown output")
+
+
+def output_format(parser: Any, args: Any) -> str:
+    """The format asked for: ``--format``, or ``json`` for ``--json``; both differing is a usage error."""
+    if args.json and args.format not in (None, "json"):
+        parser.error(f"--json and --format {args.format} disagree; give one of them")
+    return args.format or ("json" if args.json else "table")

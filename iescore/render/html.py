@@ -1,0 +1,135 @@
+"""The views stage of the pipeline: a self-contained HTML error report of a finished report.
+
+:func:`format_html` fills a Jinja2 template (package data, autoescaping on) with the
+signature, the per-label table, the error categories (README, Definitions: error
+categories), the confusion heatmap and a JSON data block of every document's tokens and
+items; the page's own script (also package data) renders the documents a page at a
+time, with filters by label, category, status and document, and from a confusion cell
+or a category count to its examples. Every text, label and id reaches the page as data
+(autoescaped attributes, JSON, ``textContent``), never as markup; a Content-Security-
+Policy allows only the page's own script and style (by their SHA-256) and no network.
+Jinja2 is the optional extra ``html`` (``pip install 'iescore[html]'``), imported here only.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import math
+from collections.abc import Sequence
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..categories import CATEGORIES
+from ..match.units import STATUS_NAMES
+
+if TYPE_CHECKING:
+    from ..report import Report
+
+__all__ = ["format_html", "write_html", "PAGE_SIZES"]
+
+PAGE_SIZES = (10, 20, 50, 100)
+
+
+def _jinja() -> Any:
+    try:
+        import jinja2
+    except ImportError:  # pragma: no cover - the extra is installed in the tests
+        from ..errors import ConfigError
+
+        raise ConfigError("the HTML report needs Jinja2: pip install 'iescore[html]'") from None
+    return jinja2
+
+
+def _csp_hash(text: str) -> str:
+    """A CSP source expression for an inline script or style: ``sha256-<base64>``."""
+    return "sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
+
+
+def _pct(x: float | None) -> str:
+    return "n/a" if x is None else f"{100 * x:.2f}"
+
+
+def _heat(n: int, top: int) -> int:
+    """A heat level 0..8 on a log scale (0 only for an empty cell)."""
+    if n <= 0 or top <= 0:
+        return 0
+    return max(1, math.ceil(8 * math.log1p(n) / math.log1p(top)))
+
+
+def _docs(report: Report, tokens: Sequence[Sequence[str]] | None) -> list[dict[str, Any]]:
+    """Per document: id, tokens (or None), and each side's items as
+    ``[item, start, end, label, status, category, partner]`` (-1 where absent)."""
+    n = len(report.doc_ids)
+    docs: list[dict[str, Any]] = [
+        {"id": report.doc_ids[k], "tokens": None if tokens is None else list(tokens[k]), "ref": [], "pred": []}
+        for k in range(n)
+    ]
+    for key, t in (("ref", report.reference), ("pred", report.prediction)):
+        m = len(t)
+        cat = t.category if t.category is not None else np.full(m, -1)
+        partner = t.partner if t.partner is not None else np.full(m, -1)
+        cols = zip(range(m), t.doc.tolist(), t.start.tolist(), t.end.tolist(), t.label.tolist(), t.status.tolist(),
+                   np.asarray(cat).tolist(), np.asarray(partner).tolist())
+        for item, d, s, e, lab, st, c, p in cols:
+            docs[d][key].append([item, s, e, lab, st, c, p])
+        if t.text is not None and (tokens is None or t.start.size and int(t.start.min()) < 0):
+            side = "reference" if key == "ref" else "prediction"
+            for item, d in enumerate(t.doc.tolist()):
+                docs[d].setdefault("texts", {"reference": {}, "prediction": {}})[side][item] = t.text[item]
+    return docs
+
+
+def format_html(report: Report, tokens: Sequence[Sequence[str]] | None = None, *, title: str = "iescore error report",
+                page_size: int = 20) -> str:
+    """The HTML page of ``report``; ``tokens[k]`` are document ``k``'s tokens (without them
+    the items are listed per document with their text, as for templates)."""
+    if tokens is not None and len(tokens) != len(report.doc_ids):
+        from ..errors import InputError
+
+        raise InputError(f"format_html: tokens for {len(tokens)} documents, the report has {len(report.doc_ids)}")
+    jinja2 = _jinja()
+    env = jinja2.Environment(loader=jinja2.PackageLoader("iescore", "render/templates"), autoescape=True,
+                             undefined=jinja2.StrictUndefined)
+    env.filters["pct"] = _pct
+    folder = resources.files("iescore") / "render" / "templates"
+    script = (folder / "report.js").read_text(encoding="utf-8")
+    css = (folder / "report.css").read_text(encoding="utf-8")
+    summary = report.to_dict()
+    names = list(report.labels) + ["none"]
+    top = int(report.confusion.max()) if report.confusion.size else 0
+    cats = summary["categories"]
+    category_rows = [] if cats is None else [*cats["per_label"].items(), ("overall", cats["overall"])]
+    data = {
+        "labels": list(report.labels), "statuses": list(STATUS_NAMES), "categories": list(CATEGORIES),
+        "page_size": page_size, "docs": _docs(report, tokens),
+    }
+    from .. import __version__
+
+    return env.get_template("report.html.j2").render(
+        title=title, summary=summary, version=__version__,
+        n_ref=len(report.reference), n_pred=len(report.prediction),
+        rows=[*summary["per_label"].items(), ("overall", summary["overall"])],
+        categories=cats is not None, category_names=CATEGORIES, category_rows=category_rows,
+        confusion_names=names,
+        confusion_rows=[(a, [(b, int(report.confusion[i, j]), _heat(int(report.confusion[i, j]), top))
+                             for j, b in enumerate(names)]) for i, a in enumerate(names)],
+        page_sizes=PAGE_SIZES, page_size=page_size, data=data,
+        script=jinja2.utils.markupsafe.Markup(script), script_hash=_csp_hash(script),
+        css=jinja2.utils.markupsafe.Markup(css), style_hash=_csp_hash(css),
+    )
+
+
+def write_html(report: Report, path: str, tokens: Sequence[Sequence[str]] | None = None, **kw: Any) -> int:
+    """Write :func:`format_html` to ``path`` (UTF-8); the file's size in bytes."""
+    text = format_html(report, tokens, **kw).encode("utf-8")
+    try:
+        with open(path, "wb") as fh:
+            fh.write(text)
+    except OSError as exc:
+        from ..errors import InputError
+
+        raise InputError(f"--html {path!r}: cannot write the file ({exc.strerror or exc})") from None
+    return len(text)

@@ -1,0 +1,118 @@
+"""The command line's output options: --format table|json|csv|markdown (--json its alias),
+--output FILE, --confusion, standard input, and help text for every option.
+
+The file used: three one-token sentences, gold LOC / MISC / O, predicted PER / O / O.
+By hand: LOC answer vs PER prediction on the same token -> aligned, wrong label (LOC row,
+PER column of the confusion table); MISC answer unmatched -> missed (MISC row, none column).
+Counts: LOC tp 0 fp 0 fn 1; MISC tp 0 fp 0 fn 1; PER tp 0 fp 1 fn 0; overall tp 0 fp 1 fn 2.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import sys
+
+import pytest
+
+from iescore.cli import build_parser, main
+
+TEXT = "Paris B-LOC B-PER\n\nis O O\n\nnice B-MISC O\n"
+
+
+@pytest.fixture()
+def path(tmp_path):
+    p = tmp_path / "in.conll"
+    p.write_text(TEXT, encoding="utf-8")
+    return p
+
+
+def run(capsys, *argv, code=0):
+    got = main(list(argv))
+    out = capsys.readouterr()
+    assert got == code, out.err
+    return out
+
+
+def test_csv(capsys, path):
+    rows = list(csv.reader(io.StringIO(run(capsys, "score", str(path), "--format", "csv").out)))
+    assert rows[0][:9] == ["label", "tp", "fp", "fn", "support", "predicted", "precision", "recall", "f1"]
+    body = {r[0]: r[1:] for r in rows[1:]}
+    # LOC: no prediction -> precision undefined (empty cell), recall 0/1; wrong label 1
+    assert body["LOC"] == ["0", "0", "1", "1", "0", "", "0.0", "0.0", "0", "1", "0", "0", "0", "0"]
+    assert body["MISC"] == ["0", "0", "1", "1", "0", "", "0.0", "0.0", "0", "0", "0", "0", "1", "0"]
+    # PER: one prediction, no answer -> recall undefined; the prediction is LOC's partner
+    assert body["PER"] == ["0", "1", "0", "0", "1", "0.0", "", "0.0", "0", "0", "0", "0", "0", "0"]
+    assert body["overall"] == ["0", "1", "2", "2", "1", "0.0", "0.0", "0.0", "0", "1", "0", "0", "1", "0"]
+
+
+def test_confusion_in_the_table_csv_and_markdown(capsys, path):
+    lines = run(capsys, "score", str(path), "--confusion").out.splitlines()
+    k = lines.index("confusion (rows: reference, columns: prediction; none = missed or spurious):")
+    assert [line.split() for line in lines[k + 1 : k + 6]] == [
+        ["LOC", "MISC", "PER", "none"],
+        ["LOC", "0", "0", "1", "0"],  # the wrong label
+        ["MISC", "0", "0", "0", "1"],  # the missed answer
+        ["PER", "0", "0", "0", "0"],
+        ["none", "0", "0", "0", "0"],  # nothing spurious
+    ]
+    assert lines[k + 6].startswith("signature: ") and k + 7 == len(lines)
+    assert "confusion (" not in run(capsys, "score", str(path)).out
+    out = run(capsys, "score", str(path), "--format", "csv", "--confusion").out
+    assert out.split("\n\n")[1].splitlines() == [
+        "reference\\prediction,LOC,MISC,PER,none", "LOC,0,0,1,0", "MISC,0,0,0,1", "PER,0,0,0,0", "none,0,0,0,0"]
+    md = run(capsys, "score", str(path), "--format", "markdown", "--confusion").out
+    assert "| LOC | 0 | 0 | 1 | 0 |" in md and "| MISC | 0 | 0 | 0 | 1 |" in md
+
+
+def test_markdown_tables_and_escaped_labels(capsys, tmp_path):
+    # a label with Markdown/HTML characters is text in the table: every special character escaped
+    p = tmp_path / "x.conll"
+    p.write_text("a B-<b>|x_y B-<b>|x_y\n", encoding="utf-8")
+    md = run(capsys, "score", str(p), "--format", "markdown").out
+    assert "| \\<b\\>\\|x\\_y | 1 | 0 | 0 | 1 | 1 | 100.00 | 100.00 | 100.00 |" in md
+    assert "<b>" not in md
+    assert md.rstrip().splitlines()[-1].startswith("Signature: `iescore|")
+
+
+def test_json_alias_and_conflict(capsys, path):
+    a = json.loads(run(capsys, "score", str(path), "--json").out)
+    b = json.loads(run(capsys, "score", str(path), "--format", "json").out)
+    assert a == b and a["categories"]["overall"]["missed"] == 1
+    with pytest.raises(SystemExit) as exc:  # a usage error, as argparse reports one
+        main(["score", str(path), "--json", "--format", "csv"])
+    assert exc.value.code == 2 and "--json and --format csv disagree" in capsys.readouterr().err
+
+
+def test_output_file(capsys, path, tmp_path):
+    out = tmp_path / "r.csv"
+    assert run(capsys, "score", str(path), "--format", "csv", "--output", str(out)).out == ""
+    assert out.read_text(encoding="utf-8").splitlines()[-1] == "overall,0,1,2,2,1,0.0,0.0,0.0,0,1,0,0,1,0"
+    bad = tmp_path / "no-such-dir" / "r.txt"
+    err = run(capsys, "score", str(path), "--output", str(bad), code=2).err
+    assert str(bad) in err and "cannot write" in err
+
+
+def test_standard_input(capsys, path, monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(TEXT.encode("utf-8")), encoding="utf-8"))
+    got = run(capsys, "score", "-", "--format", "csv").out
+    assert got == run(capsys, "score", str(path), "--format", "csv").out
+
+
+def test_every_option_has_plain_help_with_its_choices():
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")  # argparse has no public accessor
+    for name, sp in sub.choices.items():
+        for action in sp._actions:
+            if action.dest in ("help",) or not action.option_strings:
+                continue
+            h = action.help or ""
+            assert h, f"{name} {action.option_strings[0]} has no help"
+            assert not re.search(r"``|:func:|:class:|:mod:|:data:", h), f"{name} {action.option_strings[0]}: RST in {h!r}"
+            for c in action.choices or ():
+                assert str(c) in h, f"{name} {action.option_strings[0]}: choice {c!r} not in its help"
+    norm = next(a for a in sub.choices["score"]._actions if a.dest == "normaliser")
+    for n in ("identity", "lower", "casefold", "whitespace", "nfkc", "strip-punct"):
+        assert n in norm.help
