@@ -24,7 +24,7 @@ from iescore.cli import Progress, main
 from iescore.io.conll import read_conll
 from iescore.io.conll_stream import _fields, iter_conll, score_conll
 
-from test_conlleval_official import official, pct
+from test_conlleval_official import assert_official, official
 
 
 def one_shot(path, pred=None, documents="auto", **options):
@@ -85,13 +85,7 @@ def test_the_streaming_path_reproduces_conlleval_out(data, team):
     out = data / "conll2003-shared-task-outputs" / "results" / team
     (tokens, phrases, found, correct), acc, types = official(out / "conlleval.out", "eng.testb")
     r = streamed(data / "conll2003-eng" / "eng.testb", out / "eng.testb", batch_tokens=3000)
-    d = r.to_dict()
-    assert (d["tokens"], r.overall.N, r.overall.M, r.overall.tp) == (tokens, phrases, found, correct)
-    got = (pct(d["token_accuracy"]), pct(d["overall"]["precision"]), pct(d["overall"]["recall"]), pct(d["overall"]["f1"]))
-    assert got == acc
-    for label, (p, rc, f) in types.items():
-        e = d["per_label"][label]
-        assert (pct(e["precision"]), pct(e["recall"]), pct(e["f1"])) == (p, rc, f), label
+    assert_official(r, (tokens, phrases, found, correct), acc, types)
 
 
 def _random_file(rng, scheme_letters, n_lines, *, docstart, crlf, tokens=True):

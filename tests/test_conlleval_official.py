@@ -42,6 +42,18 @@ def pct(x):
 
 
 @pytest.mark.parametrize("part", ["eng.testa", "eng.testb"])
+def assert_official(r, counts, acc, types):
+    """The report ``r`` prints conlleval.out's numbers: its counts, its four percentages
+    and every type's three (as ``official`` reads them)."""
+    d = r.to_dict()
+    assert (d["tokens"], r.overall.N, r.overall.M, r.overall.tp) == counts
+    got = (pct(d["token_accuracy"]), pct(d["overall"]["precision"]), pct(d["overall"]["recall"]), pct(d["overall"]["f1"]))
+    assert got == acc
+    for label, (p, rc, f) in types.items():
+        e = d["per_label"][label]
+        assert (pct(e["precision"]), pct(e["recall"]), pct(e["f1"])) == (p, rc, f), label
+
+
 @pytest.mark.parametrize("team", TEAMS)
 def test_team_reproduces_conlleval(data, team, part):
     out = data / "conll2003-shared-task-outputs" / "results" / team
@@ -50,13 +62,7 @@ def test_team_reproduces_conlleval(data, team, part):
     scorer = Scorer()  # defaults: AO, exact, any-match, match-all, scheme auto, repair conlleval
     scorer.add_batch(batch)
     r = scorer.report()
-    d = r.to_dict()
-    assert (d["tokens"], r.overall.N, r.overall.M, r.overall.tp) == (tokens, phrases, found, correct)
-    got = (pct(d["token_accuracy"]), pct(d["overall"]["precision"]), pct(d["overall"]["recall"]), pct(d["overall"]["f1"]))
-    assert got == acc
-    for label, (p, rc, f) in types.items():
-        e = d["per_label"][label]
-        assert (pct(e["precision"]), pct(e["recall"]), pct(e["f1"])) == (p, rc, f), label
+    assert_official(r, (tokens, phrases, found, correct), acc, types)
     assert r.signature.startswith("iescore|setting:AO|rule:E|counting:any|mode:match-all|scheme:IOB1|repair:conlleval")
 
 
