@@ -33,18 +33,26 @@ def add_input_options(parser: Any) -> None:
     """Add the input-format options to ``iescore score``'s parser, in a group of their own
     (``iescore compare`` and ``agree``, which read CoNLL files only, do not copy it)."""
     group = parser.add_argument_group("input formats")
+
+    def among(values: Any, default: Any) -> str:  # the choices in the help text, plain
+        return f" ({', '.join(map(str, values))}; default {default})"
+
+    tokenizers = [t for t in TOKENIZER_NAMES if t != "custom"]
     group.add_argument("--input-format", choices=FORMATS, default="conll",
-                       help="the format of FILE (and of PRED_FILE unless --pred-format)")
-    group.add_argument("--pred-format", choices=FORMATS, default=None, help="the format of PRED_FILE")
+                       help="the format of FILE (and of PRED_FILE unless --pred-format)" + among(FORMATS, "conll"))
+    group.add_argument("--pred-format", choices=FORMATS, default=None,
+                       help="the format of PRED_FILE" + among(FORMATS, "--input-format"))
     group.add_argument("--level", choices=LEVELS, default=None,
-                       help="character-offset input: score on characters, or on tokens (needed but for conll)")
-    group.add_argument("--tokenizer", choices=[t for t in TOKENIZER_NAMES if t != "custom"], default="regex",
-                       help="the tokens of --level tokens (given: the input's own tokens)")
+                       help="character-offset input: score on characters, or on tokens (needed but for conll)"
+                            + among(LEVELS, "none"))
+    group.add_argument("--tokenizer", choices=tokenizers, default="regex",
+                       help="the tokens of --level tokens (given: the input's own tokens)" + among(tokenizers, "regex"))
     group.add_argument("--misaligned", choices=MISALIGNED, default="expand",
-                       help="--level tokens: spans off the token boundaries")
-    group.add_argument("--discontinuous", choices=DISCONTINUOUS, default="error", help="brat: discontinuous spans")
+                       help="--level tokens: spans off the token boundaries" + among(MISALIGNED, "expand"))
+    group.add_argument("--discontinuous", choices=DISCONTINUOUS, default="error",
+                       help="brat: discontinuous spans" + among(DISCONTINUOUS, "error"))
     group.add_argument("--align", choices=ALIGN, default="first",
-                       help="llm under --setting AO: where a string found in the text is placed")
+                       help="llm under --setting AO: where a string found in the text is placed" + among(ALIGN, "first"))
 
 
 def uses_formats(args: argparse.Namespace) -> bool:

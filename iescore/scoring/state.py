@@ -42,10 +42,12 @@ import numpy as np
 
 from ..cells import UNIT_FIELDS, CellTable
 from ..config import Config
+from ..confusion import Confusion
 from ..errors import ConfigError, InputError, choices
 from ..ids import NumberedIds, _as_number, reference_digest, string_hash
 from ..report import ItemTable, Report
 from .part import _Part
+from .tags import REPAIR_SITES
 from .wire import STATE_VERSION, Reader, Writer, pack, unpack
 
 if TYPE_CHECKING:
@@ -114,6 +116,7 @@ def _dump_items(w: Writer, t: ItemTable) -> dict[str, Any]:
     nan = t.score.strides == (0,) or (len(t.score) > 0 and bool(np.isnan(t.score).all()))
     out["score"] = {"nan": len(t.score)} if nan else w.array(t.score)
     out["text"] = None if t.text is None else w.strings(t.text)
+    out["category"], out["partner"] = w.array(t.category), w.array(t.partner)
     return out
 
 
@@ -121,7 +124,21 @@ def _load_items(r: Reader, ref: dict[str, Any]) -> ItemTable:
     cols = {f: r.array(ref[f]) for f in ("doc", "label", "start", "end", "status")}
     score = np.broadcast_to(np.nan, int(ref["score"]["nan"])) if "nan" in ref["score"] else r.array(ref["score"])
     text = None if ref["text"] is None else r.strings(ref["text"])
-    return ItemTable(**cols, score=score, text=text)  # type: ignore[arg-type]
+    return ItemTable(**cols, score=score, text=text,  # type: ignore[arg-type]
+                     category=r.array(ref["category"]), partner=r.array(ref["partner"]))
+
+
+def _dump_confusion(w: Writer, c: Confusion) -> dict[str, Any]:
+    return {"ref": w.array(c.ref), "pred": w.array(c.pred), "count": w.array(c.count), "n_labels": c.n_labels}
+
+
+def _load_confusion(r: Reader, h: dict[str, Any], n_labels: int) -> Confusion:
+    ref, pred, count = (r.array(h[k]) for k in ("ref", "pred", "count"))
+    assert ref is not None and pred is not None and count is not None
+    if int(h["n_labels"]) != n_labels or not len(ref) == len(pred) == len(count) or (
+            len(ref) and (max(ref.max(), pred.max()) > n_labels or min(ref.min(), pred.min()) < 0)):
+        raise InputError(f"corrupt scorer state: a confusion table of {h['n_labels']} labels for {n_labels} labels")
+    return Confusion(ref, pred, count, n_labels)
 
 
 def _dump_part(w: Writer, p: _Part) -> dict[str, Any]:
@@ -131,7 +148,8 @@ def _dump_part(w: Writer, p: _Part) -> dict[str, Any]:
         "table": {"doc": w.array(t.doc), "label": w.array(t.label), "values": w.array(t.values),
                   "fields": list(t.fields), "n_labels": t.n_labels, "doc_tokens": w.array(t.doc_tokens),
                   "n_docs": t.n_docs},
-        "confusion": w.array(p.confusion), "ref": _dump_items(w, p.ref), "pred": _dump_items(w, p.pred),
+        "confusion": _dump_confusion(w, p.confusion), "ref": _dump_items(w, p.ref), "pred": _dump_items(w, p.pred),
+        "categories": w.array(p.categories), "repair_sites": p.repair_sites,
         "token_counts": w.array(p.token_counts), "repairs": p.repairs, "ts_error": p.ts_error,
         "ts_weighted": w.array(p.ts_weighted), "unit_totals": w.array(p.unit_totals), "unit_digest": p.unit_digest,
     }
@@ -145,10 +163,12 @@ def _load_part(r: Reader, h: dict[str, Any]) -> _Part:
     ids = _load_ids(r, h["ids"])
     if len(ids) != table.n_docs:
         raise InputError(f"corrupt scorer state: {len(ids)} document ids for {table.n_docs} documents")
-    return _Part(list(h["labels"]), ids, table, r.array(h["confusion"]), _load_items(r, h["ref"]),  # type: ignore[arg-type]
+    labels = list(h["labels"])
+    return _Part(labels, ids, table, _load_confusion(r, h["confusion"], len(labels)), _load_items(r, h["ref"]),
                  _load_items(r, h["pred"]), r.array(h["token_counts"]),
                  {s: {k: int(v) for k, v in d.items()} for s, d in h["repairs"].items()}, h["ts_error"],
-                 r.array(h["ts_weighted"]), r.array(h["unit_totals"]), h["unit_digest"])
+                 r.array(h["ts_weighted"]), r.array(h["unit_totals"]), h["unit_digest"], r.array(h["categories"]),
+                 {side: [str(x) for x in where] for side, where in h["repair_sites"].items()})
 
 
 # --- summed counts -------------------------------------------------------------------------
@@ -232,7 +252,7 @@ class Totals:
     fields: tuple[str, ...]
     values: np.ndarray  # (labels, value fields) int64
     units: np.ndarray  # (2,) int64: t-units (tokens, separators) summed over documents
-    confusion: np.ndarray
+    confusion: Confusion
     tokens: np.ndarray | None  # (4,) token-accuracy counts summed, None without tags
     repairs: dict[str, dict[str, int]]
     ts_error: str | None
@@ -240,6 +260,8 @@ class Totals:
     digest: int  # reference digest (additive over documents, mod 2**64)
     runs: np.ndarray  # (k, 2) int64: numbered document ids [start, stop)
     hashes: np.ndarray = field(repr=False)  # uint64: a hash of every other document id, sorted
+    categories: np.ndarray | None = None  # (labels, 6) error-category totals, None without alignment
+    repair_sites: dict[str, list[str]] = field(default_factory=dict)  # side -> the first repairs
 
     @classmethod
     def of(cls, scorer: Scorer, *, id_hashes: bool = True) -> Totals:
@@ -259,16 +281,18 @@ class Totals:
         head = _head(scorer)
         if report is None:
             return cls(head, 0, (), (), np.zeros((0, 0), np.int64), np.zeros(2, np.int64),
-                       np.zeros((1, 1), np.int64), None, {}, None, 0, 0, np.zeros((0, 2), np.int64),
+                       Confusion.empty(0), None, {}, None, 0, 0, np.zeros((0, 2), np.int64),
                        np.zeros(0, np.uint64))
         sums = report._label_totals  # type: ignore[attr-defined]
         repairs = {k: dict(v) for k, v in report.repairs.items() if k != "adapter"}
         tokens = None if report.token_counts is None else report.token_counts.sum(axis=0, dtype=np.int64)
         return cls(head, len(scorer._parts), report.labels, report.fields,
                    np.array(sums[:, _value_columns(report.fields)], dtype=np.int64),
-                   report.table._units().sum(axis=0).astype(np.int64), np.array(report.confusion, dtype=np.int64),
+                   report.table._units().sum(axis=0).astype(np.int64), report.confusion_counts,
                    tokens, repairs, report.ts_error, len(report.doc_ids), reference_digest(report),
-                   np.array(runs, dtype=np.int64).reshape(-1, 2), _id_hashes(names if id_hashes else []))
+                   np.array(runs, dtype=np.int64).reshape(-1, 2), _id_hashes(names if id_hashes else []),
+                   None if report.categories is None else np.array(report.categories, dtype=np.int64),
+                   {side: list(w) for side, w in report.repair_sites.items()})
 
     def renumbered(self, offset: int) -> Totals:
         """The same counts with numbered document ids moved up by ``offset``."""
@@ -287,11 +311,18 @@ class Totals:
         index = {lab: i for i, lab in enumerate(labels)}
         L = len(labels)
         values = np.zeros((L, self.values.shape[1]), dtype=np.int64)
-        confusion = np.zeros((L + 1, L + 1), dtype=np.int64)
-        for t in (self, other):
-            m = np.array([index[lab] for lab in t.labels] + [L], dtype=np.int64)
-            np.add.at(values, m[:-1], t.values)
-            confusion[np.ix_(m, m)] += t.confusion
+        maps = [np.array([index[lab] for lab in t.labels], dtype=np.int64) for t in (self, other)]
+        confusion = Confusion.join([(self.confusion, maps[0]), (other.confusion, maps[1])], L)
+        categories: np.ndarray | None = None
+        if self.categories is not None and other.categories is not None:
+            categories = np.zeros((L, self.categories.shape[1]), dtype=np.int64)
+        for t, m in zip((self, other), maps):
+            np.add.at(values, m, t.values)
+            if categories is not None and t.categories is not None:
+                np.add.at(categories, m, t.categories)
+        sites = {side: list(w) for side, w in self.repair_sites.items()}
+        for side, where in other.repair_sites.items():  # the first few over both shards
+            sites.setdefault(side, []).extend(where[: max(0, REPAIR_SITES - len(sites.get(side, [])))])
         repairs = {k: dict(v) for k, v in self.repairs.items()}
         for side, rep in other.repairs.items():
             d = repairs.setdefault(side, {})
@@ -304,7 +335,8 @@ class Totals:
         hashes.sort()
         return Totals(_head(merged), self.n_parts + other.n_parts, labels, self.fields, values,
                       self.units + other.units, confusion, tokens, repairs, self.ts_error or other.ts_error,
-                      self.n_docs + other.n_docs, (self.digest + other.digest) % 2**64, runs, hashes)
+                      self.n_docs + other.n_docs, (self.digest + other.digest) % 2**64, runs, hashes,
+                      categories, sites)
 
     def report(self) -> Report:
         """The report of the summed counts (:class:`SummedReport`)."""
@@ -321,26 +353,12 @@ class Totals:
         from .assemble import _warn_label_sets
 
         report = SummedReport(config=scorer.config, labels=self.labels, doc_ids=UnkeptIds(self.n_docs), table=table,
-                              confusion=self.confusion, reference=empty, prediction=empty,
+                              confusion_counts=self.confusion, reference=empty, prediction=empty,
                               token_counts=None if self.tokens is None else self.tokens[None, :],
-                              repairs=repairs, ts_error=self.ts_error, label_sums=sums, ref_digest=self.digest)
-        _warn_label_sets_summed(report, self, _warn_label_sets)
+                              repairs=repairs, ts_error=self.ts_error, label_sums=sums, ref_digest=self.digest,
+                              categories=self.categories, repair_sites={k: tuple(v) for k, v in self.repair_sites.items()})
+        _warn_label_sets(report)  # the one-call warning, from the summed counts
         return report
-
-
-def _warn_label_sets_summed(report: Report, t: Totals, warn_fn: Any) -> None:
-    """The one-call warning about disjoint label sets (:func:`~iescore.scoring.assemble._warn_label_sets`),
-    from the summed counts: it reads which labels the items have, here one item per label present."""
-    from types import SimpleNamespace
-
-    if report.config.detail == "full":
-        L = len(t.labels)
-        ref_n, pred_n = t.confusion[:L, :].sum(axis=1), t.confusion[:, :L].sum(axis=0)
-    else:
-        tp, fp, fn = (t.values[:, t.fields.index(k)] for k in ("tp", "fp", "fn"))
-        ref_n, pred_n = tp + fn, tp + fp
-    warn_fn(SimpleNamespace(labels=t.labels, reference=SimpleNamespace(label=np.flatnonzero(ref_n)),
-                            prediction=SimpleNamespace(label=np.flatnonzero(pred_n))))
 
 
 def _replace(t: Totals, **changes: Any) -> Totals:
@@ -385,21 +403,23 @@ def _check_ids(runs: np.ndarray, hashes: np.ndarray) -> None:
 
 def _dump_totals(w: Writer, t: Totals) -> dict[str, Any]:
     return {"head": t.head, "n_parts": t.n_parts, "labels": list(t.labels), "fields": list(t.fields),
-            "values": w.array(t.values), "units": w.array(t.units), "confusion": w.array(t.confusion),
+            "values": w.array(t.values), "units": w.array(t.units), "confusion": _dump_confusion(w, t.confusion),
+            "categories": w.array(t.categories), "repair_sites": t.repair_sites,
             "tokens": w.array(t.tokens), "repairs": t.repairs, "ts_error": t.ts_error, "n_docs": t.n_docs,
             "digest": t.digest, "runs": w.array(t.runs), "hashes": w.array(t.hashes)}
 
 
 def _load_totals(r: Reader, h: dict[str, Any]) -> Totals:
     labels, fields = tuple(h["labels"]), tuple(h["fields"])
-    values, confusion = r.array(h["values"]), r.array(h["confusion"])
-    assert values is not None and confusion is not None
-    if values.shape != (len(labels), len(_value_columns(fields))) or confusion.shape != (len(labels) + 1,) * 2:
-        raise InputError(f"corrupt scorer state: counts of shape {values.shape} and a confusion table of "
-                         f"shape {confusion.shape} for {len(labels)} labels")
+    values = r.array(h["values"])
+    assert values is not None
+    if values.shape != (len(labels), len(_value_columns(fields))):
+        raise InputError(f"corrupt scorer state: counts of shape {values.shape} for {len(labels)} labels")
+    confusion = _load_confusion(r, h["confusion"], len(labels))
     return Totals(h["head"], int(h["n_parts"]), labels, fields, values, r.array(h["units"]), confusion,  # type: ignore[arg-type]
                   r.array(h["tokens"]), {s: {k: int(v) for k, v in d.items()} for s, d in h["repairs"].items()},
-                  h["ts_error"], int(h["n_docs"]), int(h["digest"]), r.array(h["runs"]), r.array(h["hashes"]))
+                  h["ts_error"], int(h["n_docs"]), int(h["digest"]), r.array(h["runs"]), r.array(h["hashes"]),
+                  r.array(h["categories"]), {side: [str(x) for x in where] for side, where in h["repair_sites"].items()})
 
 
 # --- entry points -----------------------------------------------------------------------
