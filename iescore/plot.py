@@ -116,8 +116,12 @@ def per_label_pr(per_system: Mapping[str, Mapping[str, Mapping[str, float | None
     cmap = plt.get_cmap("tab10")
     lo = 1.0
     for k, lab in enumerate(labels):
-        pts = [(e["recall"], e["precision"]) for v in per_system.values() if (e := v.get(lab))
-               and e.get("recall") is not None and e.get("precision") is not None]
+        pts: list[tuple[float, float]] = []  # (recall, precision) where both are defined
+        for v in per_system.values():
+            e = v.get(lab)
+            rec, prec = (e.get("recall"), e.get("precision")) if e else (None, None)
+            if rec is not None and prec is not None:
+                pts.append((rec, prec))
         if pts:
             lo = min(lo, *(min(p) for p in pts))
         ax.scatter([p[0] for p in pts], [p[1] for p in pts], s=22, color=cmap(k % 10), marker=_MARKERS[k % len(_MARKERS)],

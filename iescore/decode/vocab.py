@@ -59,7 +59,8 @@ class Vocabulary:
         self.labels: list[str] = []
         self._parsed: list[tuple[str, str] | None] = []  # (prefix letter, label) or None for O
         # roles() of the tags so far, per (scheme, check): one pass per new tag, not per call
-        self._roles: dict[tuple, tuple[int, np.ndarray, np.ndarray]] = {}
+        self._roles: dict[tuple[str, tuple[tuple[str, int], ...], bool, bool],
+                          tuple[int, np.ndarray, np.ndarray]] = {}
 
     def label_id(self, label: str) -> int:
         """The id of ``label``, assigning a new one if unseen."""

@@ -313,13 +313,13 @@ class _State:
                 self.doc_start.append(n0 + at_tok)
                 self.doc_extra.append(extra)
         else:
-            heads = np.flatnonzero(first)
-            if len(first) and not len(heads) and not self.doc_start and self.n_docs == 0:
-                heads = np.zeros(1, dtype=np.int64)  # (never: the first token starts a sentence)
+            sentence_heads = np.flatnonzero(first)
+            if len(first) and not len(sentence_heads) and not self.doc_start and self.n_docs == 0:
+                sentence_heads = np.zeros(1, dtype=np.int64)  # (never: the first token starts a sentence)
             # -DOCSTART- lines before each sentence start, since the one before it
-            ds_before = np.searchsorted(doc_lines, tok_lines[heads])
+            ds_before = np.searchsorted(doc_lines, tok_lines[sentence_heads])
             prev = 0
-            for h, k in zip(heads.tolist(), ds_before.tolist()):
+            for h, k in zip(sentence_heads.tolist(), ds_before.tolist()):
                 self.doc_start.append(n0 + h)
                 self.doc_extra.append(self.pending_extra + k - prev)
                 self.pending_extra, prev = 0, k
@@ -480,7 +480,8 @@ class _as_file:
     temporary file first (deleted after). Gives ``(path, name in messages)``."""
 
     def __init__(self, path: str | None) -> None:
-        self.path, self.tmp = path, None
+        self.path = path
+        self.tmp: str | None = None  # the copy of standard input
 
     def __enter__(self) -> tuple[Any, Any]:
         if self.path != STDIN:

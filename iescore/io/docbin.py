@@ -13,7 +13,7 @@ data, else ``<file name>#<k>`` (k from 1). :func:`write_docbin` writes documents
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..errors import ConfigError, InputError
@@ -50,7 +50,7 @@ def read_docbin(path: str, *, spans_key: str | None = None) -> TextCorpus:
         doc_id = str(doc.user_data.get("id", f"{name}#{k}"))
         where = f"{path}: document {doc_id!r}"
         if spans_key is None:
-            group: Iterable[Any] = doc.ents
+            group: Sequence[Any] = doc.ents
             scores = None
             unset += sum(1 for t in doc if t.ent_iob == 0 and not t.text.isspace())
         else:

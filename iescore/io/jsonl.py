@@ -148,9 +148,10 @@ def read_jsonl(
         if "data" in record:
             text, raw = _label_studio(record, source, pick, where, notes)
         else:
-            text = record.get("text")
-            if not isinstance(text, str):
+            given = record.get("text")
+            if not isinstance(given, str):
                 raise InputError(f"{where}: a document needs 'text' (a string), or Label Studio's data.text")
+            text = given
             found = next((k for k in SPAN_KEYS if isinstance(record.get(k), list)), None)
             raw = [x for e in (record[found] if found else []) for x in _span_dicts(e, where)]
         spans = tuple(char_span(lab, a, b, text, where, sc) for lab, a, b, sc in raw)

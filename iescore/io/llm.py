@@ -133,7 +133,7 @@ def align_extractions(
     for ref, ex in zip(reference, pair_documents(reference, prediction)):
         if ex.text is not None:
             check_same_text(ref, TextDocument(ex.id, ex.text))
-        spans = []
+        spans: list[Span] = []
         for label, s in ex.items:
             at = _occurrences(ref.text, s)
             if not at:

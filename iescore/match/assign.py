@@ -87,9 +87,7 @@ def _weights(levels: Sequence[np.ndarray], idx: np.ndarray, n_match: int) -> lis
     low = np.zeros(len(idx), dtype=np.int64)
     for c, b in zip(cols[split:], bases[split:]):
         low += c * b
-    if split == 0:
-        return low.tolist()
-    w = low.tolist()
+    w: list[int] = low.tolist()
     for c, b in zip(cols[:split], bases[:split]):
         w = [x * b + y for x, y in zip(c.tolist(), w)]
     return w
@@ -232,9 +230,9 @@ def _general(a: list[int], p: list[int], w: list[int]) -> list[bool]:
             edge_at[(r, c)] = k
     keep = [False] * n_e
     for r, c in enumerate(_hungarian(cost)):
-        k = edge_at.get((r, c))
-        if k is not None:
-            keep[k] = True
+        edge = edge_at.get((r, c))
+        if edge is not None:
+            keep[edge] = True
     return keep
 
 

@@ -14,6 +14,7 @@ decoded tags in :mod:`iescore.match.exact`.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -21,6 +22,10 @@ from .assign import match
 from .modes import _count_best
 from .rules import Pairs
 from .units import _I64, FN, FP, SPAN_FIELDS, TP, CellIndex, EngineResult, Units, _per_cell, _Ranks
+
+if TYPE_CHECKING:
+    from ..confusion import Confusion
+
 
 def _onetoone(e: Pairs, nR: int, nP: int, rank_r: _Ranks, rank_p: _Ranks) -> np.ndarray:
     """Mask over the rule pairs ``e`` chosen by one-to-one counting."""
@@ -107,7 +112,7 @@ def _slot_cells(out: np.ndarray, R: Units, P: Units, a_r: np.ndarray, a_p: np.nd
     out[:, 6] = _per_cell(P.cell, m, ~aligned_p)
 
 
-def _confusion(R: Units, P: Units, a_r: np.ndarray, a_p: np.ndarray, L: int):  # -> iescore.confusion.Confusion
+def _confusion(R: Units, P: Units, a_r: np.ndarray, a_p: np.ndarray, L: int) -> Confusion:
     """The aligned pairs' labels, the unaligned answers under none's column and the
     unaligned predictions under none's row, for the label pairs that occur."""
     from ..confusion import Confusion

@@ -12,9 +12,12 @@ matched like OBD fillers, by their strings. Both sides are columnar arrays
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+if TYPE_CHECKING:
+    from ..confusion import Confusion
 
 TP, FP, FN, IGNORED, ALTERNATIVE = range(5)
 STATUS_NAMES = ("TP", "FP", "FN", "ignored", "alternative")
@@ -165,7 +168,8 @@ class EngineResult:
     aligned_r: np.ndarray  # Makhoul alignment: reference unit of each aligned pair
     aligned_p: np.ndarray
     aligned_correct: np.ndarray
-    confusion: np.ndarray  # (n_labels + 1, n_labels + 1): last row/column = none
+    # dense (n_labels + 1, n_labels + 1), last row/column = none; or the same as a Confusion
+    confusion: np.ndarray | Confusion
 
 
 def _canon(U: Units) -> np.ndarray:

@@ -108,7 +108,7 @@ def format_html(report: Report, tokens: Sequence[Sequence[str]] | None = None, *
     }
     from .. import __version__
 
-    return env.get_template("report.html.j2").render(
+    page: str = env.get_template("report.html.j2").render(
         title=title, summary=summary, version=__version__,
         n_ref=len(report.reference), n_pred=len(report.prediction),
         rows=[*summary["per_label"].items(), ("overall", summary["overall"])],
@@ -120,6 +120,7 @@ def format_html(report: Report, tokens: Sequence[Sequence[str]] | None = None, *
         script=jinja2.utils.markupsafe.Markup(script), script_hash=_csp_hash(script),
         css=jinja2.utils.markupsafe.Markup(css), style_hash=_csp_hash(css),
     )
+    return page
 
 
 def write_html(report: Report, path: str, tokens: Sequence[Sequence[str]] | None = None, **kw: Any) -> int:

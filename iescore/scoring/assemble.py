@@ -19,7 +19,8 @@ from ..confusion import Confusion
 from ..errors import ConfigError, choices, warn
 from ..ids import concat_ids, reference_digest
 from ..measures import FIELDS
-from ..report import ItemTable, Report, Totals
+from ..items import ItemTable, Totals
+from ..report import Report
 from ..ts import TS_FIELDS
 from .part import _I64, _PRF_FIELDS, _empty_items, _Part, _scaled_ts
 from .tags import REPAIR_SITES
@@ -121,12 +122,15 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
         if len(tabs) == 1:
             return tabs[0]
         texts = None if any(t.text is None for t in tabs) else tuple(x for t in tabs for x in (t.text or ()))
-        extra = {f: None if any(getattr(t, f) is None for t in tabs) else np.concatenate([getattr(t, f) for t in tabs])
-                 for f in ("category", "partner")}
-        return ItemTable(  # type: ignore[misc]
-            *(np.concatenate([getattr(t, f) for t in tabs]) for f in ("doc", "label", "start", "end", "status", "score")),  # type: ignore[arg-type]
-            text=texts, **extra,
-        )
+
+        def col(f: str) -> np.ndarray:
+            return np.concatenate([getattr(t, f) for t in tabs])
+
+        def optional(f: str) -> np.ndarray | None:  # None unless every table has the column
+            return None if any(getattr(t, f) is None for t in tabs) else col(f)
+
+        return ItemTable(col("doc"), col("label"), col("start"), col("end"), col("status"), col("score"),
+                         text=texts, category=optional("category"), partner=optional("partner"))
 
     return Report(
         config=cfg,
