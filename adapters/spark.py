@@ -275,7 +275,7 @@ class _Job:
         return [str(x) for x in col.to_pylist()]
 
     def _column(self, batch: Any, name: str, ids: list[str] | None) -> list[Any]:
-        values = batch.column(name).to_pylist()
+        values: list[Any] = batch.column(name).to_pylist()
         if batch.column(name).null_count:
             k = next(k for k, x in enumerate(values) if x is None)
             where = f"document {ids[k]!r}" if ids is not None else f"row {k} of a Spark batch"

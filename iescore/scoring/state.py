@@ -93,7 +93,7 @@ def _empty_scorer(h: dict[str, Any]) -> Scorer:
 
     s = Scorer(_config(h))
     s._auto, s._batches, s._unit = bool(h["auto"]), int(h["batches"]), h["unit"]
-    s._fixed = tuple(h["fixed"]) if h["fixed"] is not None else None  # type: ignore[assignment]
+    s._fixed = tuple(h["fixed"]) if h["fixed"] is not None else None
     s._notes = {str(k): int(v) for k, v in h["notes"].items()}
     return s
 
@@ -272,7 +272,8 @@ class Totals:
         if report is not None and report.ts_cells is not None:
             raise ConfigError("keep='counts' cannot sum per-t-unit TS weights exactly (they are float sums "
                               "per document): use keep='items'")
-        runs, names = [], []
+        runs: list[tuple[int, int]] = []
+        names: list[str] = []
         for p in scorer._parts:
             if isinstance(p.doc_ids, NumberedIds):
                 runs.append((p.doc_ids.start, p.doc_ids.stop))
@@ -349,7 +350,8 @@ class Totals:
         repairs = {k: dict(v) for k, v in self.repairs.items()}
         if scorer._notes:
             repairs["adapter"] = dict(sorted(scorer._notes.items()))
-        empty = ItemTable(*(np.zeros(0, np.int64) for _ in range(4)), np.zeros(0, np.int8), np.zeros(0), None)
+        z = np.zeros(0, np.int64)
+        empty = ItemTable(z, z, z, z, np.zeros(0, np.int8), np.zeros(0), None)
         from .assemble import _warn_label_sets
 
         report = SummedReport(config=scorer.config, labels=self.labels, doc_ids=UnkeptIds(self.n_docs), table=table,
@@ -416,9 +418,12 @@ def _load_totals(r: Reader, h: dict[str, Any]) -> Totals:
     if values.shape != (len(labels), len(_value_columns(fields))):
         raise InputError(f"corrupt scorer state: counts of shape {values.shape} for {len(labels)} labels")
     confusion = _load_confusion(r, h["confusion"], len(labels))
+    runs, hashes = r.array(h["runs"]), r.array(h["hashes"])
+    if runs is None or hashes is None:
+        raise InputError("corrupt scorer state: summed counts without their document ids")
     return Totals(h["head"], int(h["n_parts"]), labels, fields, values, r.array(h["units"]), confusion,  # type: ignore[arg-type]
                   r.array(h["tokens"]), {s: {k: int(v) for k, v in d.items()} for s, d in h["repairs"].items()},
-                  h["ts_error"], int(h["n_docs"]), int(h["digest"]), r.array(h["runs"]), r.array(h["hashes"]),
+                  h["ts_error"], int(h["n_docs"]), int(h["digest"]), runs, hashes,
                   r.array(h["categories"]), {side: [str(x) for x in where] for side, where in h["repair_sites"].items()})
 
 
