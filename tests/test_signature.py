@@ -315,3 +315,45 @@ def test_documents_mode_on_conll2003_changes_numbers_and_signature(data):
         reports[mode] = s.report()
     assert reports["auto"].f != reports["sentence"].f
     assert "|docs:docstart|" in reports["auto"].signature and "|docs:sentence|" in reports["sentence"].signature
+
+
+# --- the vectorised id helpers of the digest against plain per-string references ---------
+
+def _plain_decimal(x: str) -> int:
+    # str(int(x)) == x: canonical decimal; the digest only treats values below 2**62 as numbers
+    if x.isascii() and x.isdigit() and str(int(x)) == x and int(x) < 2**62:
+        return int(x)
+    return -1
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.text(max_size=6), st.integers(0, 2**64).map(str),
+                          st.from_regex(r"0[0-9]{0,20}", fullmatch=True),
+                          st.from_regex(r"[1-9][0-9]{16,21}", fullmatch=True)), max_size=30))
+def test_decimal_values_agree_with_int_parsing(texts):
+    from iescore.ids import decimal_values
+
+    assert decimal_values(texts).tolist() == [_plain_decimal(x) for x in texts]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(max_size=8), max_size=40), st.binary(max_size=4))
+def test_string_hashes_are_per_string_and_separate_distinct_strings(texts, salt):
+    from iescore.ids import string_hash, string_hashes
+
+    h = string_hashes(texts, salt).tolist()
+    assert h == [string_hash(x, salt) for x in texts]  # one string at a time gives the same
+    by_text = {}
+    for x, v in zip(texts, h):
+        by_text.setdefault(x, set()).add(v)
+    assert all(len(v) == 1 for v in by_text.values())  # equal strings, equal hashes
+    assert len(set(h)) == len(by_text)  # distinct strings, distinct hashes (64 bits: no collision here)
+
+
+def test_string_hashes_depend_on_order_length_and_salt():
+    from iescore.ids import string_hashes
+
+    h = string_hashes(["ab", "ba", "a", "a\x00", "", "ab"], b"id:").tolist()
+    assert len(set(h[:5])) == 5 and h[0] == h[5]
+    assert string_hashes(["ab"], b"x:")[0] != string_hashes(["ab"], b"y:")[0]
+    assert string_hashes(["x:ab"])[0] == string_hashes(["ab"], b"x:")[0]  # the salt is a prefix

@@ -44,7 +44,7 @@ from ..cells import UNIT_FIELDS, CellTable
 from ..config import Config
 from ..confusion import Confusion
 from ..errors import ConfigError, InputError, choices
-from ..ids import NumberedIds, _as_number, reference_digest, string_hash
+from ..ids import NumberedIds, decimal_values, reference_digest, string_hashes
 from ..report import ItemTable, Report
 from .part import _Part
 from .tags import REPAIR_SITES
@@ -372,10 +372,9 @@ def _replace(t: Totals, **changes: Any) -> Totals:
 def _id_hashes(names: Sequence[str]) -> np.ndarray:
     """A 64-bit hash per explicit document id (canonical decimal ids hash as their number
     would in a numbered run, so that "7" and the 8th numbered document collide)."""
-    out = np.empty(len(names), dtype=np.uint64)
-    for k, x in enumerate(names):
-        n = _as_number(x)
-        out[k] = n if n is not None and n < 2**62 else string_hash(x, b"id:") | (1 << 63)
+    num = decimal_values(names)
+    out = string_hashes(names, b"id:") | np.uint64(1 << 63)
+    out[num >= 0] = num[num >= 0].astype(np.uint64)
     out.sort()
     return out
 
