@@ -116,3 +116,23 @@ def test_adversarial_inputs_doctests():
     import adversarial
 
     assert doctest.testmod(adversarial).failed == 0
+
+
+def test_adversarial_merge_replaces_only_the_rerun_tools():
+    import adversarial
+
+    def case(tools, load):
+        return {"sizes": [10, 100], "load_before": [load], "load_after": [load],
+                "tools": {t: {"runs": {"10": {"seconds": s}}} for t, s in tools.items()}}
+
+    old = {"when": "day 1", "cases": {"chain": case({"mine": 1.0, "peer": 5.0}, 2.0), "cli": case({"x": 3.0}, 2.0)}}
+    new = {"when": "day 2", "cases": {"chain": {**case({"mine": 0.5}, 0.1), "sizes": [100, 1000]}}}
+    out = adversarial.merge(old, new)
+    chain = out["cases"]["chain"]
+    assert chain["tools"]["mine"]["runs"]["10"]["seconds"] == 0.5  # rerun: replaced
+    assert chain["tools"]["peer"]["runs"]["10"]["seconds"] == 5.0  # not rerun: kept
+    assert chain["sizes"] == [10, 100, 1000]
+    assert out["cases"]["cli"]["tools"]["x"]["runs"]["10"]["seconds"] == 3.0  # a case not rerun: untouched
+    assert chain["notes"] == ["`mine` rerun on day 2 (load average 0.10 before, 0.10 after); "
+                              "the other rows are from the run of day 1"]
+    assert out["when"] == "day 1"
