@@ -104,6 +104,7 @@ def score_runs(
         raise ConfigError("iescore.adapters.spark needs DataFrame.mapInArrow (pyspark >= 3.3)")
     if keep == "counts" and doc_id is not None:  # items carry their ids; counts need this check
         _check_unique(df, doc_id)
+    plans = _decide_schemes(df, plans)
     job = _Job(tuple(plans), doc_id, tokens, keep)
     table = df.select(*columns).mapInArrow(job, _OUT)
     rows = table.toArrow().to_pylist() if hasattr(table, "toArrow") else [r.asDict() for r in table.collect()]
@@ -190,6 +191,69 @@ def _check_unique(df: Any, doc_id: str) -> None:
     if dup:
         raise InputError(f"duplicate document id {str(dup[0][0])!r} (doc_id column {doc_id!r}: "
                          f"{dup[0]['count']} rows)")
+
+
+def _decide_schemes(df: Any, plans: list[_Plan]) -> list[_Plan]:
+    """Tag runs under ``scheme="auto"`` get the scheme one call over the whole DataFrame
+    would detect: a first, light Spark job sends each partition's evidence (the tag
+    prefixes seen and whether a reference chunk starts with ``I-``), which combines by
+    union and ``or`` (:func:`iescore.decode.decoder.scheme_evidence`). Without it each
+    partition would decide on its own tags, and shards that decided differently could
+    not be merged."""
+    from iescore.decode.decoder import scheme_from_evidence
+
+    auto = [p for p in plans if p.kind == "tags" and p.config.scheme == "auto"]
+    if not auto:
+        return plans
+    columns = sorted({c for p in auto for c in (p.reference, p.prediction)})
+    job = _Evidence(tuple((p.name, p.reference, p.prediction) for p in auto))
+    table = df.select(*columns).mapInArrow(job, "run string, prefixes string, i_starts boolean")
+    rows = table.toArrow().to_pylist() if hasattr(table, "toArrow") else [r.asDict() for r in table.collect()]
+    decided = {}
+    for p in auto:
+        mine = [r for r in rows if r["run"] == p.name]
+        decided[p.name] = scheme_from_evidence(_unpack(mine), any(bool(r["i_starts"]) for r in mine))
+    return [_Plan(p.name, p.reference, p.prediction, p.kind, p.config.with_(scheme=decided[p.name]))
+            if p.name in decided else p for p in plans]
+
+
+def _unpack(rows: Sequence[dict[str, Any]]) -> set[str]:
+    """The union of the prefix sets the partitions sent (each a JSON list)."""
+    import json
+
+    return {x for r in rows for x in json.loads(r["prefixes"])}
+
+
+@dataclass(frozen=True)
+class _Evidence:
+    """Each partition's scheme evidence per auto run: one row per run (see _decide_schemes)."""
+
+    runs: tuple[tuple[str, str, str], ...]  # (name, reference column, prediction column)
+
+    def __call__(self, batches: Iterator[Any]) -> Iterator[Any]:
+        import json
+
+        import pyarrow as pa
+
+        from iescore.decode.decoder import scheme_evidence
+        from iescore.scoring.batch import tagged_batch
+
+        seen = {name: (set[str](), False) for name, _, _ in self.runs}
+        for batch in batches:
+            if not batch.num_rows:
+                continue
+            for name, ref, pred in self.runs:
+                try:
+                    tb = tagged_batch(batch.column(ref).to_pylist(), batch.column(pred).to_pylist())
+                except IEScoreError:  # the scoring job reports it, naming the document
+                    continue
+                prefixes, i_starts = scheme_evidence(tb.reference, tb.vocab)
+                old = seen[name]
+                seen[name] = (old[0] | prefixes, old[1] or i_starts)
+        yield pa.RecordBatch.from_pydict(
+            {"run": list(seen), "prefixes": [json.dumps(sorted(v[0])) for v in seen.values()],
+             "i_starts": [v[1] for v in seen.values()]},
+            schema=pa.schema([("run", pa.string()), ("prefixes", pa.string()), ("i_starts", pa.bool_())]))
 
 
 # --- in each partition ----------------------------------------------------------------------------

@@ -277,8 +277,9 @@ def decimal_values(texts: Sequence[str]) -> np.ndarray:
 
 def _segment_sums(v: np.ndarray, starts: np.ndarray, lens: np.ndarray) -> np.ndarray:
     """The sum of ``v`` over each segment ``[start, start + len)`` (0 for an empty one)."""
-    c = np.concatenate(([0], np.cumsum(v)))
-    return c[starts + lens] - c[starts]
+    c: np.ndarray = np.concatenate(([0], np.cumsum(v)))
+    out: np.ndarray = c[starts + lens] - c[starts]
+    return out
 
 
 def _id_hashes(ids: Sequence[str]) -> np.ndarray:

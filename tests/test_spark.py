@@ -223,7 +223,7 @@ def test_missing_and_mistyped_columns(spark):
         score_dataframe(nulls, reference="gold", prediction="pred", doc_id="id")
 
 
-def test_schemes_decided_across_partitions_as_the_scorer_merges(spark):
+def test_auto_scheme_is_decided_over_all_partitions_as_one_call_would(spark):
     import pyarrow as pa
 
     from iescore.adapters.spark import score_dataframe
@@ -232,15 +232,29 @@ def test_schemes_decided_across_partitions_as_the_scorer_merges(spark):
     rows = [{"id": "s1", "gold": iob1, "pred": iob1}, {"id": "s2", "gold": iob2, "pred": iob2}]
     df = spark.createDataFrame(spark.sparkContext.parallelize([tuple(r.values()) for r in rows], 2),
                                schema=spark.createDataFrame(pa.Table.from_pylist(rows)).schema)
-    # one call detects IOB1 for both; each partition alone would decode its own scheme
-    with pytest.raises(ConfigError, match=r"decoded as IOB1 .*document 's1'.* decoded as IOB2 .*document 's2'"
-                                          r".*pass scheme= explicitly"):
-        score_dataframe(df, reference="gold", prediction="pred", doc_id="id", repair="discard")
-    r = score_dataframe(df, reference="gold", prediction="pred", doc_id="id", repair="discard", scheme="IOB1")
+    # each partition alone would decode its own scheme (s1: IOB1, s2: IOB2); one call sees an
+    # I- start in s1 and decodes both as IOB1, and so does the DataFrame, in either order
     one = score_tags(reference=[iob1, iob2], prediction=[iob1, iob2], doc_ids=["s1", "s2"], repair="discard")
+    assert one.config.scheme == "IOB1"
+    r = score_dataframe(df, reference="gold", prediction="pred", doc_id="id", repair="discard")
     # under IOB1, B-PER after O is ill-formed and discarded on both sides: tp = 1 (s1's PER)
-    assert r.to_dict() == one.to_dict() and r.overall.tp == 1
-    # an ill-formed chunk under repair="strict" is the InputError of one call, naming the document
+    assert r.to_dict() == one.to_dict() and r.overall.tp == 1 and r.signature == one.signature
+    back = spark.createDataFrame(spark.sparkContext.parallelize([tuple(r.values()) for r in rows[::-1]], 2),
+                                 schema=df.schema)
+    assert score_dataframe(back, reference="gold", prediction="pred", doc_id="id", repair="discard",
+                           keep="counts").to_dict() == one.to_dict()
+    # prefixes combine too: B/I in one partition and E in another is IOBES for one call
+    e_rows = [{"id": "a", "gold": ["B-X", "I-X"], "pred": ["B-X", "I-X"]},
+              {"id": "b", "gold": ["I-Y", "E-Y"], "pred": ["I-Y", "E-Y"]}]
+    e_df = spark.createDataFrame(spark.sparkContext.parallelize([tuple(r.values()) for r in e_rows], 2),
+                                 schema=df.schema)
+    ref, pred = [r["gold"] for r in e_rows], [r["pred"] for r in e_rows]
+    e_one = score_tags(reference=ref, prediction=pred, doc_ids=["a", "b"], repair="discard")
+    assert e_one.config.scheme == "IOBES"
+    assert score_dataframe(e_df, reference="gold", prediction="pred", doc_id="id",
+                           repair="discard").to_dict() == e_one.to_dict()
+    # an explicit scheme is kept; an ill-formed chunk under repair="strict" is the InputError
+    # of one call, naming the document and the partition
     with pytest.raises(InputError, match=r"document 's2'.*\(Spark partition 1\)"):
         score_dataframe(df, reference="gold", prediction="pred", doc_id="id", repair="strict", scheme="IOB1")
 

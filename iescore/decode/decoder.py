@@ -366,11 +366,48 @@ def detect_scheme(arrays: TagArrays, vocab: Vocabulary) -> str:
     chunk starts with ``I-`` after ``O``, another label or a sentence start, else
     IOB2; only ``I-`` picks IOB1; unprefixed labels pick IO.
     """
-    # the prefixes of well-formed tags (an invalid one is reported once the scheme is known)
-    prefixes = {
+    prefixes = _prefixes(vocab)
+    # the I- starts are looked for only where they decide (B and I tags, nothing else)
+    iob = scheme_from_evidence(prefixes, False) == "IOB2" and bool(prefixes & {"B", "I"})
+    return scheme_from_evidence(prefixes, iob and _i_starts(arrays, vocab))
+
+
+def scheme_evidence(arrays: TagArrays, vocab: Vocabulary) -> tuple[frozenset[str], bool]:
+    """What :func:`detect_scheme` decides from: the prefixes of the vocabulary's well-formed
+    tags, and whether some chunk of ``arrays`` starts with ``I-`` (after ``O``, another
+    label or a segment start). Both combine over shards by union and ``or``, so
+    :func:`scheme_from_evidence` of the combined evidence is the scheme of one call over
+    all the shards (the Spark adapter decides ``scheme="auto"`` this way)."""
+    return _prefixes(vocab), _i_starts(arrays, vocab)
+
+
+def _prefixes(vocab: Vocabulary) -> frozenset[str]:
+    """The prefixes of the vocabulary's well-formed tags (an invalid one is reported once
+    the scheme is known)."""
+    return frozenset(
         p[0] for p in vocab._parsed
         if p is not None and (p[0] in PREFIX_LETTERS or (p[0] == "" and p[1] != ""))
-    }
+    )
+
+
+def _i_starts(arrays: TagArrays, vocab: Vocabulary) -> bool:
+    """Does some chunk start with ``I-`` (after ``O``, another label or a segment start)?"""
+    role_of, label_of = vocab.roles(SCHEMES["IOB1"], check=False)
+    role, label = role_of[arrays.ids], label_of[arrays.ids]
+    prev_differs = np.ones(len(role), dtype=bool)
+    prev_differs[1:] = (label[:-1] != label[1:]) | (role[:-1] == O)
+    return bool(((role == I) & (arrays.first | prev_differs)).any())
+
+
+def scheme_from_evidence(prefixes: frozenset[str] | set[str], i_starts: bool) -> str:
+    """The scheme :func:`detect_scheme` names for tags with these ``prefixes``, where
+    ``i_starts`` says whether some chunk starts with ``I-``.
+
+    >>> scheme_from_evidence({"B", "I"}, False), scheme_from_evidence({"B", "I"}, True)
+    ('IOB2', 'IOB1')
+    >>> scheme_from_evidence({"B", "I", "E"}, True), scheme_from_evidence({""}, False)
+    ('IOBES', 'IO')
+    """
     if "U" in prefixes or "L" in prefixes:
         return "BILOU"
     if "M" in prefixes:
@@ -382,10 +419,5 @@ def detect_scheme(arrays: TagArrays, vocab: Vocabulary) -> str:
     if prefixes == {""}:
         return "IO"
     if "B" in prefixes or "I" in prefixes:
-        # IOB1 if some chunk starts with I- (after O, another label or a segment start)
-        role_of, label_of = vocab.roles(SCHEMES["IOB1"], check=False)
-        role, label = role_of[arrays.ids], label_of[arrays.ids]
-        prev_differs = np.ones(len(role), dtype=bool)
-        prev_differs[1:] = (label[:-1] != label[1:]) | (role[:-1] == O)
-        return "IOB1" if bool(((role == I) & (arrays.first | prev_differs)).any()) else "IOB2"
+        return "IOB1" if i_starts else "IOB2"
     return "IOB2"

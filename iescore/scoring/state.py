@@ -373,7 +373,7 @@ def _id_hashes(names: Sequence[str]) -> np.ndarray:
     """A 64-bit hash per explicit document id (canonical decimal ids hash as their number
     would in a numbered run, so that "7" and the 8th numbered document collide)."""
     num = decimal_values(names)
-    out = string_hashes(names, b"id:") | np.uint64(1 << 63)
+    out: np.ndarray = string_hashes(names, b"id:") | np.uint64(1 << 63)
     out[num >= 0] = num[num >= 0].astype(np.uint64)
     out.sort()
     return out
