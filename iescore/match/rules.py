@@ -28,6 +28,9 @@ class Pairs:
     exact: np.ndarray
     err: np.ndarray  # boundary error el+er+ml+mr (>= 0)
     close: np.ndarray  # overlapping tokens (AO) or shared tokens (OBD)
+    # OBD: the shift of the pair's slot (tokens every pair of the slot shares); the pairs
+    # are then only those that can weigh anything, the slot being complete (obd_pairs)
+    shift: np.ndarray | None = None
 
     @classmethod
     def empty(cls) -> Pairs:
@@ -36,7 +39,8 @@ class Pairs:
         return cls(z, z, b, b, b, z, z)
 
     def take(self, m: np.ndarray) -> Pairs:
-        return Pairs(self.r[m], self.p[m], self.same[m], self.ok[m], self.exact[m], self.err[m], self.close[m])
+        return Pairs(self.r[m], self.p[m], self.same[m], self.ok[m], self.exact[m], self.err[m], self.close[m],
+                     None if self.shift is None else self.shift[m])
 
 
 def _ranges(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -132,35 +136,108 @@ def _shared(a: tuple[str, ...], b: tuple[str, ...]) -> int:
     return sum((Counter(a) & Counter(b)).values())
 
 
+def _join(left: dict[object, list[int]], right: dict[object, list[int]]) -> tuple[list[int], list[int]]:
+    """Every (l, r) of equal keys in two posting dictionaries."""
+    out_l: list[int] = []
+    out_r: list[int] = []
+    for key, rs in right.items():
+        ls = left.get(key)
+        if ls:
+            for j in rs:
+                out_l.extend(ls)
+                out_r.extend([j] * len(ls))
+    return out_l, out_r
+
+
+def _candidates(R: Units, P: Units, rule: Rule) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The same-document, same-slot pairs that can weigh anything in OBD, and every slot's
+    *shift* (README, Definitions: slot errors; matching rules (OBD)).
+
+    A slot's shift counts the token copies every filler of the slot holds on both sides
+    (say "Dr" in every name): any two of its fillers share them, so the pair's shared
+    tokens are ``shift`` plus those of the *reduced* fillers (those copies removed). A pair
+    can then matter only when (1) the reduced fillers share a token (an inverted index),
+    (2) the fillers are equal (hashing), or (3) the rule accepts it through a common part
+    of only shifted copies, which needs the prediction to have at most ``e`` reduced
+    tokens outside it and the answer at most ``m`` (contain: none): the cross product of
+    those few fillers. Every other pair shares exactly ``shift`` tokens and no rule holds.
+    Returns (answer, prediction, shift of the pair's slot), pairs sorted by (prediction, answer)."""
+    assert R.key is not None and P.key is not None
+    slot_r: dict[tuple[int, int], list[int]] = {}
+    slot_p: dict[tuple[int, int], list[int]] = {}
+    for i, s in enumerate(zip(R.doc.tolist(), R.label.tolist())):
+        slot_r.setdefault(s, []).append(i)
+    for j, s in enumerate(zip(P.doc.tolist(), P.label.tolist())):
+        slot_p.setdefault(s, []).append(j)
+    tok_r: dict[object, list[int]] = {}
+    tok_p: dict[object, list[int]] = {}
+    eq_r: dict[object, list[int]] = {}
+    eq_p: dict[object, list[int]] = {}
+    few_l: list[int] = []
+    few_r: list[int] = []
+    shift_of: dict[tuple[int, int], int] = {}
+    e_max = rule.e if rule.kind != "exact" else -1
+    m_max = rule.m if rule.kind == "overlap" else 0
+    for s, ps in slot_p.items():
+        rs = slot_r.get(s)
+        if not rs:
+            continue
+        floor = Counter(R.key[rs[0]])
+        for f in [R.key[i] for i in rs[1:]] + [P.key[j] for j in ps]:
+            if not floor:
+                break
+            floor &= Counter(f)
+        shift = sum(floor.values())
+        shift_of[s] = shift
+        low_r: list[int] = []
+        low_p: list[int] = []
+        for keys, idx, tok, eq, low, lim in ((R.key, rs, tok_r, eq_r, low_r, m_max), (P.key, ps, tok_p, eq_p, low_p, e_max)):
+            for i in idx:
+                k = keys[i]
+                eq.setdefault((s, k), []).append(i)
+                for t in (Counter(k) - floor) if floor else set(k):
+                    tok.setdefault((s, t), []).append(i)
+                if shift and len(k) - shift <= lim:
+                    low.append(i)
+        for j in low_p:
+            few_l.extend(low_r)
+            few_r.extend([j] * len(low_r))
+    l1, r1 = _join(tok_r, tok_p)
+    l2, r2 = _join(eq_r, eq_p)
+    r = np.array(l1 + l2 + few_l, dtype=_I64)
+    p = np.array(r1 + r2 + few_r, dtype=_I64)
+    code = np.unique(p * max(len(R), 1) + r)  # sorted by (prediction, answer), each pair once
+    p, r = code // max(len(R), 1), code % max(len(R), 1)
+    n_lab = int(max(R.label.max(), P.label.max())) + 1
+    shifts = np.zeros((len(shift_of),), dtype=_I64)
+    keys = np.zeros((len(shift_of),), dtype=_I64)
+    for n, ((d, lab), v) in enumerate(shift_of.items()):
+        keys[n], shifts[n] = d * n_lab + lab, v
+    o = np.argsort(keys)
+    keys, shifts = keys[o], shifts[o]
+    g = P.doc.take(p).astype(_I64) * n_lab + P.label.take(p)
+    return r, p, shifts[np.searchsorted(keys, g)] if len(g) else np.zeros(0, dtype=_I64)
+
+
 def obd_pairs(R: Units, P: Units, rule: Rule) -> Pairs:
-    """All same-document, same-slot filler pairs with rule attributes (README, Definitions: matching rules (OBD))."""
+    """The same-document, same-slot filler pairs that can weigh anything (:func:`_candidates`),
+    with rule attributes (README, Definitions: matching rules (OBD)). Every pair of a slot
+    left out shares exactly its slot's ``shift`` tokens and satisfies no rule: the slot
+    alignment (:mod:`iescore.match.slots`) treats the slot as complete."""
     assert R.key is not None and P.key is not None
     if len(R) == 0 or len(P) == 0:
-        return Pairs.empty()
-    n_lab = int(max(R.label.max(), P.label.max())) + 1
-    gr = R.doc.astype(_I64) * n_lab + R.label
-    gp = P.doc.astype(_I64) * n_lab + P.label
-    order = np.argsort(gr, kind="stable")
-    lo = np.searchsorted(gr[order], gp, "left")
-    hi = np.searchsorted(gr[order], gp, "right")
-    p, pos = _ranges(lo, hi)
-    r = order[pos]
-    ok = np.zeros(len(r), dtype=bool)
-    exact = np.zeros(len(r), dtype=bool)
-    err = np.zeros(len(r), dtype=_I64)
-    close = np.zeros(len(r), dtype=_I64)
-    # most pairs of a document's strings share no token: no rule holds for them and
-    # they share nothing (all zeros), so only the others are compared token by token
-    tok_r, tok_p = [frozenset(k) for k in R.key], [frozenset(k) for k in P.key]
-    # a string without repeated tokens shares with another as many tokens as their sets
-    plain_r = [len(t) == len(k) for t, k in zip(tok_r, R.key)]
-    plain_p = [len(t) == len(k) for t, k in zip(tok_p, P.key)]
+        z = np.zeros(0, dtype=_I64)
+        return Pairs(z, z, z.astype(bool), z.astype(bool), z.astype(bool), z, z, z)
+    r, p, shift = _candidates(R, P, rule)
+    n = len(r)
+    ok = np.zeros(n, dtype=bool)
+    exact = np.zeros(n, dtype=bool)
+    err = np.zeros(n, dtype=_I64)
+    close = np.zeros(n, dtype=_I64)
     for i, (ri, pi) in enumerate(zip(r.tolist(), p.tolist())):
         a, b = R.key[ri], P.key[pi]
-        if a != b and tok_r[ri].isdisjoint(tok_p[pi]):
-            continue
         ok[i], err[i] = sequence_match(b, a, rule)
         exact[i] = a == b
-        close[i] = len(tok_r[ri] & tok_p[pi]) if plain_r[ri] and plain_p[pi] else _shared(a, b)
-    same = np.ones(len(r), dtype=bool)
-    return Pairs(r, p, same, ok, exact, err, close)
+        close[i] = _shared(a, b)
+    same = np.ones(n, dtype=bool)
+    return Pairs(r, p, same, ok, exact, err, close, shift)

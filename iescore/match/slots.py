@@ -1,0 +1,147 @@
+"""Stage 3 of the pipeline (count), Makhoul's slot alignment of OBD fillers (README,
+Definitions: slot errors; ties), without the pairs of a slot that weigh nothing.
+
+In OBD every answer and prediction of one slot (document and label) may align, so a
+slot is a complete bipartite graph. Its alignment maximises correct pairs, then aligned
+pairs, then shared tokens, ties broken by the earliest pairs (:mod:`iescore.match.assign`).
+:func:`iescore.match.rules.obd_pairs` hands over only the pairs that can weigh anything:
+the others are not correct and share exactly the slot's *shift* (the tokens every
+filler of the slot holds), a constant of the slot. As every matching extends to
+``min(answers, predictions)`` pairs through the complete slot, the objective is the
+same as: a best matching of the *positive* pairs (correct, or sharing more than the
+shift) under (correct, shared tokens minus the shift), filled up with weightless pairs.
+
+When every connected component of the positive pairs has a single best matching (the
+common case: a filler shares its own tokens with its own counterpart only), the optimal
+alignments are exactly that matching plus any largest matching of the fillers it leaves
+free, all pairs between which weigh nothing; the tie rule then pairs the free answers and
+the free predictions of each slot in position order (the k-th free answer with the k-th
+free prediction). That is linear after the components' own matchings.
+
+A slot with a component of several best matchings (a tie, whose choice interacts with
+the free fillers) is solved as before over all its pairs (the general solver of
+:mod:`iescore.match.assign`, cubic in the slot's size): the stated worst case. The
+plain reference is the complete-pairs path in tests/test_slots.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from .assign import components, match
+from .rules import Pairs, _ranges
+from .units import _I64, Units
+
+__all__ = ["align_slots"]
+
+
+def _totals(ok: np.ndarray, red: np.ndarray, keep: np.ndarray) -> tuple[int, int]:
+    return int(ok[keep].sum()), int(red[keep].sum())
+
+
+def _tied_components(u: np.ndarray, v: np.ndarray, ok: np.ndarray, red: np.ndarray, chosen: np.ndarray,
+                     n_u: int, n_v: int) -> np.ndarray:
+    """Edge mask: the edges of components (of two edges or more) with more than one best
+    matching. ``chosen`` is a best matching; another exists exactly when dropping one of
+    its edges still leaves a matching as good (every edge weighs something, so no best
+    matching holds another)."""
+    tied = np.zeros(len(u), dtype=bool)
+    if len(u) == 0:
+        return tied
+    comp = components(u, v, n_u, n_v)
+    size = np.bincount(comp)
+    multi = np.flatnonzero(size.take(comp) >= 2)
+    if len(multi) == 0:
+        return tied
+    o = multi[np.argsort(comp.take(multi), kind="stable")]
+    c_o = comp.take(o)
+    bounds = np.flatnonzero(np.concatenate(([True], c_o[1:] != c_o[:-1], [True]))).tolist()
+    for s, e in zip(bounds[:-1], bounds[1:]):
+        idx = o[s:e]
+        _, lu = np.unique(u.take(idx), return_inverse=True)
+        _, lv = np.unique(v.take(idx), return_inverse=True)
+        lok, lred, lch = ok.take(idx), red.take(idx), chosen.take(idx)
+        best = _totals(lok, lred, lch)
+        for k in np.flatnonzero(lch).tolist():
+            sub = np.arange(len(idx)) != k
+            m2 = match(lu[sub], lv[sub], [lok[sub], lred[sub]], int(lu.max()) + 1, int(lv.max()) + 1)
+            if _totals(lok[sub], lred[sub], m2) == best:
+                tied[idx] = True
+                break
+    return tied
+
+
+def _first_free(slot: np.ndarray, rank: np.ndarray, free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The free units (indices) and their place among their slot's free units in rank order."""
+    idx = np.flatnonzero(free)
+    o = np.lexsort((rank.take(idx), slot.take(idx)))
+    idx, s = idx.take(o), slot.take(idx.take(o))
+    new = np.ones(len(idx), dtype=bool)
+    new[1:] = s[1:] != s[:-1]
+    start = np.maximum.accumulate(np.where(new, np.arange(len(idx)), 0)) if len(idx) else idx
+    return idx, np.arange(len(idx)) - start
+
+
+def _complete(sr: np.ndarray, sp: np.ndarray, in_r: np.ndarray, in_p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every (answer, prediction) of one slot, among the units of the masks."""
+    ri, pi = np.flatnonzero(in_r), np.flatnonzero(in_p)
+    order = ri[np.argsort(sr.take(ri), kind="stable")]
+    keys = sr.take(order)
+    lo = np.searchsorted(keys, sp.take(pi), "left")
+    hi = np.searchsorted(keys, sp.take(pi), "right")
+    own, pos = _ranges(lo, hi)
+    return order.take(pos), pi.take(own)
+
+
+def align_slots(pairs: Pairs, R: Units, P: Units, rank_r: Callable[[], np.ndarray],
+                rank_p: Callable[[], np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Makhoul's alignment of OBD fillers from ``obd_pairs``' pairs: (answers, predictions,
+    correct) of the aligned pairs, in (prediction, answer) order."""
+    assert pairs.shift is not None
+    n_r, n_p = len(R), len(P)
+    if n_r == 0 or n_p == 0:
+        z = np.zeros(0, dtype=_I64)
+        return z, z, np.zeros(0, dtype=bool)
+    n_lab = int(max(R.label.max(), P.label.max())) + 1
+    sr = R.doc.astype(_I64) * n_lab + R.label
+    sp = P.doc.astype(_I64) * n_lab + P.label
+    red = pairs.close - pairs.shift
+    pos = np.flatnonzero(pairs.ok | (red > 0))
+    u, v, ok, red = pairs.r.take(pos).astype(_I64), pairs.p.take(pos).astype(_I64), pairs.ok.take(pos), red.take(pos)
+    chosen = match(u, v, [ok, red], n_r, n_p, rank_r, rank_p) if len(u) else np.zeros(0, dtype=bool)
+    tied = _tied_components(u, v, ok, red, chosen, n_r, n_p)
+    dense = np.unique(sr.take(u.compress(tied)))  # slots solved over all their pairs
+    in_r, in_p = ~np.isin(sr, dense), ~np.isin(sp, dense)
+    keep = chosen & in_r.take(u)
+    out_r, out_p, out_ok = [u.compress(keep)], [v.compress(keep)], [ok.compress(keep)]
+    # the free fillers of the other slots: k-th free answer with the k-th free prediction
+    free_r, free_p = in_r.copy(), in_p.copy()
+    free_r[out_r[0]] = False
+    free_p[out_p[0]] = False
+    fr, kr = _first_free(sr, rank_r(), free_r)
+    fp, kp = _first_free(sp, rank_p(), free_p)
+    width = max(n_r, n_p) + 1
+    _, ir, ip = np.intersect1d(sr.take(fr) * width + kr, sp.take(fp) * width + kp, return_indices=True)
+    out_r.append(fr.take(ir))
+    out_p.append(fp.take(ip))
+    out_ok.append(np.zeros(len(ir), dtype=bool))
+    if len(dense):
+        dr, dp = _complete(sr, sp, ~in_r, ~in_p)
+        # the positive pairs' weights looked up by (prediction, answer); all others weigh nothing
+        code = v * n_r + u
+        o = np.argsort(code)
+        code = code.take(o)
+        dc = dp * n_r + dr
+        at = np.minimum(np.searchsorted(code, dc), max(len(code) - 1, 0))
+        hit = code.take(at) == dc if len(code) else np.zeros(len(dc), dtype=bool)
+        d_ok = hit & ok.take(o).take(at) if len(code) else hit
+        d_red = np.where(hit, red.take(o).take(at), 0) if len(code) else np.zeros(len(dc), dtype=_I64)
+        ch = match(dr, dp, [d_ok, np.broadcast_to(np.int8(1), len(dr)), d_red], n_r, n_p, rank_r, rank_p)
+        out_r.append(dr.compress(ch))
+        out_p.append(dp.compress(ch))
+        out_ok.append(d_ok.compress(ch))
+    a_r, a_p, a_ok = np.concatenate(out_r), np.concatenate(out_p), np.concatenate(out_ok)
+    o = np.lexsort((a_r, a_p))
+    return a_r.take(o), a_p.take(o), a_ok.take(o)
