@@ -28,8 +28,8 @@ class Pairs:
     exact: np.ndarray
     err: np.ndarray  # boundary error el+er+ml+mr (>= 0)
     close: np.ndarray  # overlapping tokens (AO) or shared tokens (OBD)
-    # OBD: the shift of the pair's slot (tokens every pair of the slot shares); the pairs
-    # are then only those that can weigh anything, the slot being complete (obd_pairs)
+    # OBD: the pair's shared tokens that no alignment weighs (its slot's floor, obd_pairs);
+    # the pairs are then only those that can weigh anything, the slot being complete
     shift: np.ndarray | None = None
 
     @classmethod
@@ -149,19 +149,23 @@ def _join(left: dict[object, list[int]], right: dict[object, list[int]]) -> tupl
     return out_l, out_r
 
 
-def _candidates(R: Units, P: Units, rule: Rule) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The same-document, same-slot pairs that can weigh anything in OBD, and every slot's
-    *shift* (README, Definitions: slot errors; matching rules (OBD)).
+def _candidates(R: Units, P: Units, rule: Rule) -> tuple[np.ndarray, np.ndarray, list[Counter[str]], list[Counter[str]]]:
+    """The same-document, same-slot pairs that can weigh anything in OBD, and every
+    filler's *reduced* tokens (README, Definitions: slot errors; matching rules (OBD)).
 
-    A slot's shift counts the token copies every filler of the slot holds on both sides
-    (say "Dr" in every name): any two of its fillers share them, so the pair's shared
-    tokens are ``shift`` plus those of the *reduced* fillers (those copies removed). A pair
-    can then matter only when (1) the reduced fillers share a token (an inverted index),
-    (2) the fillers are equal (hashing), or (3) the rule accepts it through a common part
-    of only shifted copies, which needs the prediction to have at most ``e`` reduced
-    tokens outside it and the answer at most ``m`` (contain: none): the cross product of
-    those few fillers. Every other pair shares exactly ``shift`` tokens and no rule holds.
-    Returns (answer, prediction, shift of the pair's slot), pairs sorted by (prediction, answer)."""
+    In a slot whose predictions are no more than its answers, every largest alignment
+    pairs every prediction; a slot's *floor* is then the token copies every one of its
+    answers holds (say "Dr" in every name; with more predictions than answers, the
+    predictions' floor and the roles swap). A filler's reduced tokens are its own minus
+    the floor's copies; a pair shares its reduced fillers' tokens plus a *shift* (the
+    floor's copies both hold), and the shift depends on the prediction alone, so the sum
+    of the shifts is the same for every largest alignment of the slot and drops out.
+    A pair can then weigh something only when (1) the reduced fillers share a token (an
+    inverted index), (2) the fillers are equal (hashing), or (3) the rule accepts it
+    through a common part of floor copies only, which needs the prediction to have at
+    most ``e`` reduced tokens and the answer at most ``m`` (contain: none): the cross
+    product of those few fillers. Returns (answer, prediction) sorted by (prediction,
+    answer), and the reduced tokens of every answer and every prediction."""
     assert R.key is not None and P.key is not None
     slot_r: dict[tuple[int, int], list[int]] = {}
     slot_p: dict[tuple[int, int], list[int]] = {}
@@ -169,35 +173,37 @@ def _candidates(R: Units, P: Units, rule: Rule) -> tuple[np.ndarray, np.ndarray,
         slot_r.setdefault(s, []).append(i)
     for j, s in enumerate(zip(P.doc.tolist(), P.label.tolist())):
         slot_p.setdefault(s, []).append(j)
+    red_r: list[Counter[str]] = [Counter()] * len(R)
+    red_p: list[Counter[str]] = [Counter()] * len(P)
     tok_r: dict[object, list[int]] = {}
     tok_p: dict[object, list[int]] = {}
     eq_r: dict[object, list[int]] = {}
     eq_p: dict[object, list[int]] = {}
     few_l: list[int] = []
     few_r: list[int] = []
-    shift_of: dict[tuple[int, int], int] = {}
     e_max = rule.e if rule.kind != "exact" else -1
     m_max = rule.m if rule.kind == "overlap" else 0
     for s, ps in slot_p.items():
         rs = slot_r.get(s)
         if not rs:
             continue
-        floor = Counter(R.key[rs[0]])
-        for f in [R.key[i] for i in rs[1:]] + [P.key[j] for j in ps]:
+        keys_f, side = (R.key, rs) if len(ps) <= len(rs) else (P.key, ps)
+        floor = Counter(keys_f[side[0]])
+        for i in side[1:]:
             if not floor:
                 break
-            floor &= Counter(f)
-        shift = sum(floor.values())
-        shift_of[s] = shift
+            floor &= Counter(keys_f[i])
         low_r: list[int] = []
         low_p: list[int] = []
-        for keys, idx, tok, eq, low, lim in ((R.key, rs, tok_r, eq_r, low_r, m_max), (P.key, ps, tok_p, eq_p, low_p, e_max)):
+        for keys, idx, red, tok, eq, low, lim in ((R.key, rs, red_r, tok_r, eq_r, low_r, m_max),
+                                                  (P.key, ps, red_p, tok_p, eq_p, low_p, e_max)):
             for i in idx:
                 k = keys[i]
                 eq.setdefault((s, k), []).append(i)
-                for t in (Counter(k) - floor) if floor else set(k):
+                red[i] = c = Counter(k) - floor
+                for t in c:
                     tok.setdefault((s, t), []).append(i)
-                if shift and len(k) - shift <= lim:
+                if floor and c.total() <= lim:
                     low.append(i)
         for j in low_p:
             few_l.extend(low_r)
@@ -207,29 +213,21 @@ def _candidates(R: Units, P: Units, rule: Rule) -> tuple[np.ndarray, np.ndarray,
     r = np.array(l1 + l2 + few_l, dtype=_I64)
     p = np.array(r1 + r2 + few_r, dtype=_I64)
     code = np.unique(p * max(len(R), 1) + r)  # sorted by (prediction, answer), each pair once
-    p, r = code // max(len(R), 1), code % max(len(R), 1)
-    n_lab = int(max(R.label.max(), P.label.max())) + 1
-    shifts = np.zeros((len(shift_of),), dtype=_I64)
-    keys = np.zeros((len(shift_of),), dtype=_I64)
-    for n, ((d, lab), v) in enumerate(shift_of.items()):
-        keys[n], shifts[n] = d * n_lab + lab, v
-    o = np.argsort(keys)
-    keys, shifts = keys[o], shifts[o]
-    g = P.doc.take(p).astype(_I64) * n_lab + P.label.take(p)
-    return r, p, shifts[np.searchsorted(keys, g)] if len(g) else np.zeros(0, dtype=_I64)
+    return code % max(len(R), 1), code // max(len(R), 1), red_r, red_p
 
 
 def obd_pairs(R: Units, P: Units, rule: Rule) -> Pairs:
     """The same-document, same-slot filler pairs that can weigh anything (:func:`_candidates`),
-    with rule attributes (README, Definitions: matching rules (OBD)). Every pair of a slot
-    left out shares exactly its slot's ``shift`` tokens and satisfies no rule: the slot
+    with rule attributes (README, Definitions: matching rules (OBD)) and their shift. Every
+    pair of a slot left out satisfies no rule and shares only its shift: the slot
     alignment (:mod:`iescore.match.slots`) treats the slot as complete."""
     assert R.key is not None and P.key is not None
     if len(R) == 0 or len(P) == 0:
         z = np.zeros(0, dtype=_I64)
         return Pairs(z, z, z.astype(bool), z.astype(bool), z.astype(bool), z, z, z)
-    r, p, shift = _candidates(R, P, rule)
+    r, p, red_r, red_p = _candidates(R, P, rule)
     n = len(r)
+    shift = np.zeros(n, dtype=_I64)
     ok = np.zeros(n, dtype=bool)
     exact = np.zeros(n, dtype=bool)
     err = np.zeros(n, dtype=_I64)
@@ -239,5 +237,6 @@ def obd_pairs(R: Units, P: Units, rule: Rule) -> Pairs:
         ok[i], err[i] = sequence_match(b, a, rule)
         exact[i] = a == b
         close[i] = _shared(a, b)
+        shift[i] = close[i] - (red_r[ri] & red_p[pi]).total()
     same = np.ones(n, dtype=bool)
     return Pairs(r, p, same, ok, exact, err, close, shift)
