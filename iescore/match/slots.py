@@ -44,32 +44,22 @@ def _totals(ok: np.ndarray, red: np.ndarray, keep: np.ndarray) -> tuple[int, int
 def _tied_components(u: np.ndarray, v: np.ndarray, ok: np.ndarray, red: np.ndarray, chosen: np.ndarray,
                      n_u: int, n_v: int) -> np.ndarray:
     """Edge mask: the edges of components (of two edges or more) with more than one best
-    matching. ``chosen`` is a best matching; another exists exactly when dropping one of
-    its edges still leaves a matching as good (every edge weighs something, so no best
-    matching holds another)."""
+    matching. ``chosen`` is a best matching. Every edge weighs something, so another best
+    matching holds an edge outside ``chosen`` (one inside it would be lighter): one more
+    solve, with a last level counting the edges outside ``chosen``, finds it if it exists."""
     tied = np.zeros(len(u), dtype=bool)
     if len(u) == 0:
         return tied
     comp = components(u, v, n_u, n_v)
-    size = np.bincount(comp)
-    multi = np.flatnonzero(size.take(comp) >= 2)
+    multi = np.flatnonzero(np.bincount(comp).take(comp) >= 2)
     if len(multi) == 0:
         return tied
-    o = multi[np.argsort(comp.take(multi), kind="stable")]
-    c_o = comp.take(o)
-    bounds = np.flatnonzero(np.concatenate(([True], c_o[1:] != c_o[:-1], [True]))).tolist()
-    for s, e in zip(bounds[:-1], bounds[1:]):
-        idx = o[s:e]
-        _, lu = np.unique(u.take(idx), return_inverse=True)
-        _, lv = np.unique(v.take(idx), return_inverse=True)
-        lok, lred, lch = ok.take(idx), red.take(idx), chosen.take(idx)
-        best = _totals(lok, lred, lch)
-        for k in np.flatnonzero(lch).tolist():
-            sub = np.arange(len(idx)) != k
-            m2 = match(lu[sub], lv[sub], [lok[sub], lred[sub]], int(lu.max()) + 1, int(lv.max()) + 1)
-            if _totals(lok[sub], lred[sub], m2) == best:
-                tied[idx] = True
-                break
+    mu, mv = u.take(multi), v.take(multi)
+    other = ~chosen.take(multi)
+    again = match(mu, mv, [ok.take(multi), red.take(multi), other], n_u, n_v)
+    # components whose best matchings include one with an edge outside ``chosen``
+    bad = np.unique(comp.take(multi.compress(again & other)))
+    tied[np.isin(comp, bad)] = True
     return tied
 
 
