@@ -47,8 +47,11 @@ def _outcome(ref, pred, **opts):
     return r.to_dict(), items, r.confusion_table()
 
 
-def _compare(ref, pred, **opts):
-    got = _outcome(ref, pred, **opts)
+def _compare(ref, pred, sparse=False, **opts):
+    with pytest.MonkeyPatch.context() as mp:
+        if sparse:  # every slot through the positive pairs' matching, however dense
+            mp.setattr(slots, "_FULL_SHARE", float("inf"))
+        got = _outcome(ref, pred, **opts)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(part, "obd_pairs", reference_obd_pairs)
         want = _outcome(ref, pred, **opts)
@@ -80,9 +83,9 @@ def templates(draw):
 
 @settings(max_examples=400, deadline=None)
 @given(templates(), st.sampled_from(["E", "C(1)", "O(1,1)", "O(0,2)", "O(inf,inf)"]),
-       st.sampled_from(["any", "one-to-one"]))
-def test_candidates_and_slot_alignment_match_the_reference(case, rule, counting):
-    _compare(*case, rule=rule, counting=counting)
+       st.sampled_from(["any", "one-to-one"]), st.booleans())
+def test_candidates_and_slot_alignment_match_the_reference(case, rule, counting, sparse):
+    _compare(*case, rule=rule, counting=counting, sparse=sparse)
 
 
 @settings(max_examples=100, deadline=None)
@@ -129,7 +132,8 @@ def test_a_tie_in_a_component_falls_back_to_all_pairs(monkeypatch):
     (answers in position order "a b" < "a c" < "d", predictions "a" < "x"): kept; then
     ("a c", "x"); "d" is left. S = 2, D = 1; the slot is solved over its 6 pairs."""
     calls = _spy(monkeypatch)
-    d, items, _ = _compare([Template("t", {"s": ("a c", "a b", "d")})], [Template("t", {"s": ("x", "a")})])
+    d, items, _ = _compare([Template("t", {"s": ("a c", "a b", "d")})], [Template("t", {"s": ("x", "a")})],
+                           sparse=True)
     assert [x[2] for x in items["reference"]] == [0, 1, None]  # "a c" with "x", "a b" with "a"
     se = d["slot_errors"]
     assert (se["C"], se["S"], se["D"], se["I"]) == (0, 2, 1, 0)

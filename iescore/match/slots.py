@@ -36,6 +36,10 @@ from .units import _I64, Units
 
 __all__ = ["align_slots"]
 
+# a slot in which at least this share of the pairs weighs something is solved over all its
+# pairs at once (a matching of the positive pairs and a check for ties would cost more)
+_FULL_SHARE = 0.5
+
 
 def _totals(ok: np.ndarray, red: np.ndarray, keep: np.ndarray) -> tuple[int, int]:
     return int(ok[keep].sum()), int(red[keep].sum())
@@ -100,12 +104,20 @@ def align_slots(pairs: Pairs, R: Units, P: Units, rank_r: Callable[[], np.ndarra
     red = pairs.close - pairs.shift
     pos = np.flatnonzero(pairs.ok | (red > 0))
     u, v, ok, red = pairs.r.take(pos).astype(_I64), pairs.p.take(pos).astype(_I64), pairs.ok.take(pos), red.take(pos)
-    chosen = match(u, v, [ok, red], n_r, n_p, rank_r, rank_p) if len(u) else np.zeros(0, dtype=bool)
-    tied = _tied_components(u, v, ok, red, chosen, n_r, n_p)
-    dense = np.unique(sr.take(u.compress(tied)))  # slots solved over all their pairs
+    # slots where most pairs weigh something (_FULL_SHARE) go straight to all their pairs
+    slot_ids, su = np.unique(sr.take(u), return_inverse=True)
+    s_r, s_p = np.sort(sr), np.sort(sp)
+    n_rs = np.searchsorted(s_r, slot_ids, "right") - np.searchsorted(s_r, slot_ids, "left")
+    n_ps = np.searchsorted(s_p, slot_ids, "right") - np.searchsorted(s_p, slot_ids, "left")
+    full = slot_ids.compress(np.bincount(su, minlength=len(slot_ids)) >= _FULL_SHARE * (n_rs * n_ps))
+    sparse = np.flatnonzero(~np.isin(sr.take(u), full))
+    su_, sv, sok, sred = u.take(sparse), v.take(sparse), ok.take(sparse), red.take(sparse)
+    chosen = match(su_, sv, [sok, sred], n_r, n_p, rank_r, rank_p) if len(su_) else np.zeros(0, dtype=bool)
+    tied = _tied_components(su_, sv, sok, sred, chosen, n_r, n_p)
+    dense = np.union1d(full, sr.take(su_.compress(tied)))  # slots solved over all their pairs
     in_r, in_p = ~np.isin(sr, dense), ~np.isin(sp, dense)
-    keep = chosen & in_r.take(u)
-    out_r, out_p, out_ok = [u.compress(keep)], [v.compress(keep)], [ok.compress(keep)]
+    keep = chosen & in_r.take(su_)
+    out_r, out_p, out_ok = [su_.compress(keep)], [sv.compress(keep)], [sok.compress(keep)]
     # the free fillers of the other slots: k-th free answer with the k-th free prediction
     free_r, free_p = in_r.copy(), in_p.copy()
     free_r[out_r[0]] = False
