@@ -138,3 +138,19 @@ def test_a_tie_in_a_component_falls_back_to_all_pairs(monkeypatch):
     se = d["slot_errors"]
     assert (se["C"], se["S"], se["D"], se["I"]) == (0, 2, 1, 0)
     assert calls == [6]
+
+
+def test_a_tie_materialises_only_the_fillers_outside_single_optimum_components(monkeypatch):
+    """Answers "a b", "a c", "d e" and predictions "a", "d e", "x", exact rule (no floor: no
+    token on every answer). "d e" - "d e" is a component of its own (one best matching:
+    correct); "a" shares a token with "a b" and "a c" (a tie). "d e" - "d e" is in every best
+    alignment, so only "a b", "a c" x "a", "x" are solved over all their pairs (4): the tie
+    rule keeps ("a b", "a") (earliest answer, earliest prediction), then ("a c", "x").
+    C = 1, S = 2."""
+    calls = _spy(monkeypatch)
+    d, items, _ = _compare([Template("t", {"s": ("d e", "a c", "a b")})],
+                           [Template("t", {"s": ("x", "d e", "a")})], sparse=True)
+    assert [x[2] for x in items["reference"]] == [1, 0, 2]  # "d e"-"d e", "a c"-"x", "a b"-"a"
+    se = d["slot_errors"]
+    assert (se["C"], se["S"], se["D"], se["I"]) == (1, 2, 0, 0)
+    assert calls == [4]

@@ -116,21 +116,23 @@ def align_slots(pairs: Pairs, R: Units, P: Units, rank_r: Callable[[], np.ndarra
     tied = _tied_components(su_, sv, sok, sred, chosen, n_r, n_p)
     dense = np.union1d(full, sr.take(su_.compress(tied)))  # slots solved over all their pairs
     in_r, in_p = ~np.isin(sr, dense), ~np.isin(sp, dense)
-    keep = chosen & in_r.take(su_)
+    # a component with one best matching has it in every best alignment, whatever the slot
+    keep = chosen & ~tied
     out_r, out_p, out_ok = [su_.compress(keep)], [sv.compress(keep)], [sok.compress(keep)]
+    left_r, left_p = np.ones(n_r, dtype=bool), np.ones(n_p, dtype=bool)
+    left_r[out_r[0]] = False
+    left_p[out_p[0]] = False
     # the free fillers of the other slots: k-th free answer with the k-th free prediction
-    free_r, free_p = in_r.copy(), in_p.copy()
-    free_r[out_r[0]] = False
-    free_p[out_p[0]] = False
-    fr, kr = _first_free(sr, rank_r(), free_r)
-    fp, kp = _first_free(sp, rank_p(), free_p)
+    fr, kr = _first_free(sr, rank_r(), left_r & in_r)
+    fp, kp = _first_free(sp, rank_p(), left_p & in_p)
     width = max(n_r, n_p) + 1
     _, ir, ip = np.intersect1d(sr.take(fr) * width + kr, sp.take(fp) * width + kp, return_indices=True)
     out_r.append(fr.take(ir))
     out_p.append(fp.take(ip))
     out_ok.append(np.zeros(len(ir), dtype=bool))
     if len(dense):
-        dr, dp = _complete(sr, sp, ~in_r, ~in_p)
+        # the slots with a tie: all pairs of the fillers no single-optimum component holds
+        dr, dp = _complete(sr, sp, left_r & ~in_r, left_p & ~in_p)
         # the positive pairs' weights looked up by (prediction, answer); all others weigh nothing
         code = v * n_r + u
         o = np.argsort(code)
