@@ -1,8 +1,9 @@
 """Stage 2 of the pipeline (match): the pairs that could match, under a rule (README, Definitions: matching rules).
 
-The pairs of a reference and a prediction unit that overlap (AO) or share a
-document and label (OBD) are generated once and their attributes computed
-vectorised: same label, rule satisfied (exact / contain(e) / overlap(e, m)),
+The pairs of a reference and a prediction unit that overlap (AO), or share a
+document and label and can weigh anything (OBD: found by an inverted index and
+hashing, never by comparing all pairs; :func:`_candidates`), are generated once and
+their attributes computed: same label, rule satisfied (exact / contain(e) / overlap(e, m)),
 exact, boundary error, closeness (overlapping tokens in AO, shared tokens in OBD).
 Counting (:mod:`iescore.match.count`) reads only these attributes.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from typing import TypeAlias
 
 import numpy as np
 
@@ -149,7 +151,10 @@ def _join(left: dict[object, list[int]], right: dict[object, list[int]]) -> tupl
     return out_l, out_r
 
 
-def _candidates(R: Units, P: Units, rule: Rule) -> tuple[np.ndarray, np.ndarray, list[Counter[str]], list[Counter[str]]]:
+Reduced: TypeAlias = "frozenset[str] | Counter[str]"  # a filler's reduced tokens: a set when none repeats
+
+
+def _candidates(R: Units, P: Units, rule: Rule) -> tuple[np.ndarray, np.ndarray, list[Reduced], list[Reduced]]:
     """The same-document, same-slot pairs that can weigh anything in OBD, and every
     filler's *reduced* tokens (README, Definitions: slot errors; matching rules (OBD)).
 
@@ -173,8 +178,8 @@ def _candidates(R: Units, P: Units, rule: Rule) -> tuple[np.ndarray, np.ndarray,
         slot_r.setdefault(s, []).append(i)
     for j, s in enumerate(zip(P.doc.tolist(), P.label.tolist())):
         slot_p.setdefault(s, []).append(j)
-    red_r: list[Counter[str]] = [Counter()] * len(R)
-    red_p: list[Counter[str]] = [Counter()] * len(P)
+    red_r: list[Reduced] = [frozenset()] * len(R)
+    red_p: list[Reduced] = [frozenset()] * len(P)
     tok_r: dict[object, list[int]] = {}
     tok_p: dict[object, list[int]] = {}
     eq_r: dict[object, list[int]] = {}
@@ -192,7 +197,17 @@ def _candidates(R: Units, P: Units, rule: Rule) -> tuple[np.ndarray, np.ndarray,
         for i in side[1:]:
             if not floor:
                 break
-            floor &= Counter(keys_f[i])
+            k = keys_f[i]
+            if len(floor) == 1 and len(k) == len(set(k)):  # a single token: is it there?
+                t = next(iter(floor))
+                if t not in k:
+                    floor = Counter()
+                elif floor[t] > 1:
+                    floor[t] = 1
+            else:
+                floor &= Counter(k)
+        plain_floor = all(c == 1 for c in floor.values())
+        fkeys = frozenset(floor)
         low_r: list[int] = []
         low_p: list[int] = []
         for keys, idx, red, tok, eq, low, lim in ((R.key, rs, red_r, tok_r, eq_r, low_r, m_max),
@@ -200,10 +215,18 @@ def _candidates(R: Units, P: Units, rule: Rule) -> tuple[np.ndarray, np.ndarray,
             for i in idx:
                 k = keys[i]
                 eq.setdefault((s, k), []).append(i)
-                red[i] = c = Counter(k) - floor
+                ks = frozenset(k)
+                c: Reduced
+                if len(ks) == len(k) and plain_floor:
+                    c = ks - fkeys if floor else ks
+                    size = len(c)
+                else:
+                    c = Counter(k) - floor
+                    size = c.total()
+                red[i] = c
                 for t in c:
                     tok.setdefault((s, t), []).append(i)
-                if floor and c.total() <= lim:
+                if floor and size <= lim:
                     low.append(i)
         for j in low_p:
             few_l.extend(low_r)
@@ -236,7 +259,12 @@ def obd_pairs(R: Units, P: Units, rule: Rule) -> Pairs:
         a, b = R.key[ri], P.key[pi]
         ok[i], err[i] = sequence_match(b, a, rule)
         exact[i] = a == b
-        close[i] = _shared(a, b)
-        shift[i] = close[i] - (red_r[ri] & red_p[pi]).total()
+        x, y = red_r[ri], red_p[pi]
+        if isinstance(x, frozenset) and isinstance(y, frozenset):  # no token repeats
+            close[i] = n_shared = len(frozenset(a) & frozenset(b))
+            shift[i] = n_shared - len(x & y)
+        else:
+            close[i] = _shared(a, b)
+            shift[i] = close[i] - (Counter(x) & Counter(y)).total()
     same = np.ones(n, dtype=bool)
     return Pairs(r, p, same, ok, exact, err, close, shift)

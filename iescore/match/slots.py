@@ -5,23 +5,28 @@ In OBD every answer and prediction of one slot (document and label) may align, s
 slot is a complete bipartite graph. Its alignment maximises correct pairs, then aligned
 pairs, then shared tokens, ties broken by the earliest pairs (:mod:`iescore.match.assign`).
 :func:`iescore.match.rules.obd_pairs` hands over only the pairs that can weigh anything:
-the others are not correct and share exactly the slot's *shift* (the tokens every
-filler of the slot holds), a constant of the slot. As every matching extends to
-``min(answers, predictions)`` pairs through the complete slot, the objective is the
-same as: a best matching of the *positive* pairs (correct, or sharing more than the
-shift) under (correct, shared tokens minus the shift), filled up with weightless pairs.
+the others are not correct and share only their *shift* (copies of the slot's floor),
+whose sum is the same for every largest alignment of the slot. As every matching
+extends to ``min(answers, predictions)`` pairs through the complete slot, the
+objective is the same as: a best matching of the *positive* pairs (correct, or sharing
+more than the shift) under (correct, shared tokens minus the shift), filled up with
+weightless pairs.
 
-When every connected component of the positive pairs has a single best matching (the
-common case: a filler shares its own tokens with its own counterpart only), the optimal
-alignments are exactly that matching plus any largest matching of the fillers it leaves
-free, all pairs between which weigh nothing; the tie rule then pairs the free answers and
-the free predictions of each slot in position order (the k-th free answer with the k-th
-free prediction). That is linear after the components' own matchings.
+Every best alignment contains the best matching of each component of the positive pairs
+that has only one (the common case: a filler shares its own tokens with its own
+counterpart only); the fillers left free can pair in any way, all those pairs weighing
+nothing, so in a slot whose components all have one best matching the tie rule pairs
+the k-th free answer with the k-th free prediction (position order). Linear after the
+components' own matchings; whether a component has another best matching takes one more
+solve (:func:`_tied_components`).
 
 A slot with a component of several best matchings (a tie, whose choice interacts with
-the free fillers) is solved as before over all its pairs (the general solver of
-:mod:`iescore.match.assign`, cubic in the slot's size): the stated worst case. The
-plain reference is the complete-pairs path in tests/test_slots.py.
+the free fillers), or in which at least half the pairs weigh something, is solved over
+all the pairs of its fillers outside the single-optimum components, by the general
+solver of :mod:`iescore.match.assign` (cubic in their number): the stated worst case,
+reached when a token sits on many fillers but not on all answers (nor, when the
+predictions are more, on all predictions) and several matchings tie. The plain reference
+is the all-pairs path in tests/test_slots.py.
 """
 
 from __future__ import annotations
