@@ -154,3 +154,67 @@ def test_a_tie_materialises_only_the_fillers_outside_single_optimum_components(m
     se = d["slot_errors"]
     assert (se["C"], se["S"], se["D"], se["I"]) == (1, 2, 0, 0)
     assert calls == [4]
+
+
+def brute_lexmax(u, v, levels, rank_u, rank_v):
+    """Every one-to-one subset of the edges; the best level totals (first level first),
+    then the largest 0/1 vector over the edges in (answer rank, prediction rank) order
+    (README, Definitions: ties), as in tests/test_assign.py."""
+    order = sorted(range(len(u)), key=lambda k: (rank_u[u[k]], rank_v[v[k]]))
+    best, best_key = set(), None
+    for mask in range(1 << len(u)):
+        sel = [k for k in range(len(u)) if mask >> k & 1]
+        if len({u[k] for k in sel}) < len(sel) or len({v[k] for k in sel}) < len(sel):
+            continue
+        key = (tuple(sum(lv[k] for k in sel) for lv in levels), tuple(int(k in sel) for k in order))
+        if best_key is None or key > best_key:
+            best, best_key = set(sel), key
+    return best
+
+
+@st.composite
+def units(draw):
+    """Both sides' units for the engine directly: empty fillers and repeated fillers in one
+    slot (which templates never hand over), two documents and two slots."""
+    sides = []
+    for _ in range(2):
+        common = draw(st.sampled_from([(), ("Dr",)]))
+        filler = st.lists(st.sampled_from(TOKENS), max_size=3).map(lambda t: common + tuple(t))
+        rows = draw(st.lists(st.tuples(st.integers(0, 1), st.integers(0, 1), filler), max_size=8))
+        sides.append(Units(np.array([r[0] for r in rows], dtype=_I64), np.array([r[1] for r in rows], dtype=_I64),
+                           key=[r[2] for r in rows]))
+    return sides
+
+
+@settings(max_examples=300, deadline=None)
+@given(units(), st.sampled_from(["E", "C(1)", "O(1,1)", "O(inf,inf)"]), st.sampled_from(["any", "one-to-one"]),
+       st.sampled_from([0.5, float("inf")]))
+def test_engine_with_empty_and_repeated_fillers_matches_the_reference(sides, rule, counting, share):
+    from iescore.match import cell_index
+    from iescore.match.count import count
+    from iescore.match.units import _Ranks
+
+    rl = Rule.parse(rule)
+    ix, R, P = cell_index(sides[0], sides[1], n_docs=2, n_labels=2)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(slots, "_FULL_SHARE", share)
+        got = count(R, P, obd_pairs(R, P, rl), cells=ix, n_labels=2, counting=counting)
+    allp = reference_obd_pairs(R, P, rl)
+    want = count(R, P, allp, cells=ix, n_labels=2, counting=counting)
+    assert np.array_equal(got.cells, want.cells)
+    assert np.array_equal(got.ref_status, want.ref_status) and np.array_equal(got.pred_status, want.pred_status)
+
+    def aligned(res):
+        return sorted(zip(res.aligned_r.tolist(), res.aligned_p.tolist(), res.aligned_correct.tolist()))
+
+    def table(res):
+        c = res.confusion
+        return sorted(zip(c.ref.tolist(), c.pred.tolist(), c.count.tolist()))
+
+    assert aligned(got) == aligned(want)
+    assert table(got) == table(want)
+    # small slots: also the brute force over every one-to-one subset of all pairs
+    if 0 < len(allp.r) <= 9:
+        levels = [allp.ok.astype(int).tolist(), [1] * len(allp.r), allp.close.tolist()]
+        best = brute_lexmax(allp.r.tolist(), allp.p.tolist(), levels, _Ranks(R)().tolist(), _Ranks(P)().tolist())
+        assert sorted((int(allp.r[k]), int(allp.p[k])) for k in best) == [x[:2] for x in aligned(got)]
