@@ -6,7 +6,7 @@
   error, then position (README, Definitions: ties);
 * Makhoul's C/S/D/I from a second matching over all aligned-able pairs (the
   alignment), preferring correct pairs, then more aligned pairs, then same label,
-  then closeness.
+  then closeness; for OBD fillers, whose slots are complete, :mod:`iescore.match.slots`.
 
 The modes are in :mod:`iescore.match.modes` (match-best), the exact fast path for
 decoded tags in :mod:`iescore.match.exact`.
@@ -21,6 +21,7 @@ import numpy as np
 from .assign import match
 from .modes import _count_best
 from .rules import Pairs
+from .slots import align_slots
 from .units import _I64, FN, FP, SPAN_FIELDS, TP, CellIndex, EngineResult, Units, _per_cell, _Ranks
 
 if TYPE_CHECKING:
@@ -77,7 +78,10 @@ def count(
     ref_status[ref_hit] = TP
 
     # Makhoul alignment over all pairs
-    a_r, a_p, a_ok = _align(pairs, nR, nP, rank_r, rank_p)
+    if pairs.shift is not None:  # OBD fillers: complete slots, only the pairs that weigh anything
+        a_r, a_p, a_ok = align_slots(pairs, R, P, rank_r, rank_p)
+    else:
+        a_r, a_p, a_ok = _align(pairs, nR, nP, rank_r, rank_p)
     m = len(cells)
     out = np.zeros((m, len(SPAN_FIELDS)), dtype=np.int32) if cells_out is None else cells_out
     out[:, 0] = _per_cell(P.cell, m, pred_hit)

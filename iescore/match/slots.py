@@ -1,0 +1,156 @@
+"""Stage 3 of the pipeline (count), Makhoul's slot alignment of OBD fillers (README,
+Definitions: slot errors; ties), without the pairs of a slot that weigh nothing.
+
+In OBD every answer and prediction of one slot (document and label) may align, so a
+slot is a complete bipartite graph. Its alignment maximises correct pairs, then aligned
+pairs, then shared tokens, ties broken by the earliest pairs (:mod:`iescore.match.assign`).
+:func:`iescore.match.rules.obd_pairs` hands over only the pairs that can weigh anything:
+the others are not correct and share only their *shift* (copies of the slot's floor),
+whose sum is the same for every largest alignment of the slot. As every matching
+extends to ``min(answers, predictions)`` pairs through the complete slot, the
+objective is the same as: a best matching of the *positive* pairs (correct, or sharing
+more than the shift) under (correct, shared tokens minus the shift), filled up with
+weightless pairs.
+
+Every best alignment contains the best matching of each component of the positive pairs
+that has only one (the common case: a filler shares its own tokens with its own
+counterpart only); the fillers left free can pair in any way, all those pairs weighing
+nothing, so in a slot whose components all have one best matching the tie rule pairs
+the k-th free answer with the k-th free prediction (position order). Linear after the
+components' own matchings; whether a component has another best matching takes one more
+solve (:func:`_tied_components`).
+
+A slot with a component of several best matchings (a tie, whose choice interacts with
+the free fillers), or in which at least half the pairs weigh something, is solved over
+all the pairs of its fillers outside the single-optimum components, by the general
+solver of :mod:`iescore.match.assign` (cubic in their number): the stated worst case,
+reached when a token sits on many fillers but not on all answers (nor, when the
+predictions are more, on all predictions) and several matchings tie. The plain reference
+is the all-pairs path in tests/test_slots.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from .assign import components, match
+from .rules import Pairs, _ranges
+from .units import _I64, Units
+
+__all__ = ["align_slots"]
+
+# a slot in which at least this share of the pairs weighs something is solved over all its
+# pairs at once (a matching of the positive pairs and a check for ties would cost more)
+_FULL_SHARE = 0.5
+
+
+def _totals(ok: np.ndarray, red: np.ndarray, keep: np.ndarray) -> tuple[int, int]:
+    return int(ok[keep].sum()), int(red[keep].sum())
+
+
+def _tied_components(u: np.ndarray, v: np.ndarray, ok: np.ndarray, red: np.ndarray, chosen: np.ndarray,
+                     n_u: int, n_v: int) -> np.ndarray:
+    """Edge mask: the edges of components (of two edges or more) with more than one best
+    matching. ``chosen`` is a best matching. Every edge weighs something, so another best
+    matching holds an edge outside ``chosen`` (one inside it would be lighter): one more
+    solve, with a last level counting the edges outside ``chosen``, finds it if it exists."""
+    tied = np.zeros(len(u), dtype=bool)
+    if len(u) == 0:
+        return tied
+    comp = components(u, v, n_u, n_v)
+    multi = np.flatnonzero(np.bincount(comp).take(comp) >= 2)
+    if len(multi) == 0:
+        return tied
+    mu, mv = u.take(multi), v.take(multi)
+    other = ~chosen.take(multi)
+    again = match(mu, mv, [ok.take(multi), red.take(multi), other], n_u, n_v)
+    # components whose best matchings include one with an edge outside ``chosen``
+    bad = np.unique(comp.take(multi.compress(again & other)))
+    tied[np.isin(comp, bad)] = True
+    return tied
+
+
+def _first_free(slot: np.ndarray, rank: np.ndarray, free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The free units (indices) and their place among their slot's free units in rank order."""
+    idx = np.flatnonzero(free)
+    o = np.lexsort((rank.take(idx), slot.take(idx)))
+    idx, s = idx.take(o), slot.take(idx.take(o))
+    new = np.ones(len(idx), dtype=bool)
+    new[1:] = s[1:] != s[:-1]
+    start = np.maximum.accumulate(np.where(new, np.arange(len(idx)), 0)) if len(idx) else idx
+    return idx, np.arange(len(idx)) - start
+
+
+def _complete(sr: np.ndarray, sp: np.ndarray, in_r: np.ndarray, in_p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every (answer, prediction) of one slot, among the units of the masks."""
+    ri, pi = np.flatnonzero(in_r), np.flatnonzero(in_p)
+    order = ri[np.argsort(sr.take(ri), kind="stable")]
+    keys = sr.take(order)
+    lo = np.searchsorted(keys, sp.take(pi), "left")
+    hi = np.searchsorted(keys, sp.take(pi), "right")
+    own, pos = _ranges(lo, hi)
+    return order.take(pos), pi.take(own)
+
+
+def align_slots(pairs: Pairs, R: Units, P: Units, rank_r: Callable[[], np.ndarray],
+                rank_p: Callable[[], np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Makhoul's alignment of OBD fillers from ``obd_pairs``' pairs: (answers, predictions,
+    correct) of the aligned pairs, in (prediction, answer) order."""
+    assert pairs.shift is not None
+    n_r, n_p = len(R), len(P)
+    if n_r == 0 or n_p == 0:
+        z = np.zeros(0, dtype=_I64)
+        return z, z, np.zeros(0, dtype=bool)
+    n_lab = int(max(R.label.max(), P.label.max())) + 1
+    sr = R.doc.astype(_I64) * n_lab + R.label
+    sp = P.doc.astype(_I64) * n_lab + P.label
+    red = pairs.close - pairs.shift
+    pos = np.flatnonzero(pairs.ok | (red > 0))
+    u, v, ok, red = pairs.r.take(pos).astype(_I64), pairs.p.take(pos).astype(_I64), pairs.ok.take(pos), red.take(pos)
+    # slots where most pairs weigh something (_FULL_SHARE) go straight to all their pairs
+    slot_ids, su = np.unique(sr.take(u), return_inverse=True)
+    s_r, s_p = np.sort(sr), np.sort(sp)
+    n_rs = np.searchsorted(s_r, slot_ids, "right") - np.searchsorted(s_r, slot_ids, "left")
+    n_ps = np.searchsorted(s_p, slot_ids, "right") - np.searchsorted(s_p, slot_ids, "left")
+    full = slot_ids.compress(np.bincount(su, minlength=len(slot_ids)) >= _FULL_SHARE * (n_rs * n_ps))
+    sparse = np.flatnonzero(~np.isin(sr.take(u), full))
+    su_, sv, sok, sred = u.take(sparse), v.take(sparse), ok.take(sparse), red.take(sparse)
+    chosen = match(su_, sv, [sok, sred], n_r, n_p, rank_r, rank_p) if len(su_) else np.zeros(0, dtype=bool)
+    tied = _tied_components(su_, sv, sok, sred, chosen, n_r, n_p)
+    dense = np.union1d(full, sr.take(su_.compress(tied)))  # slots solved over all their pairs
+    in_r, in_p = ~np.isin(sr, dense), ~np.isin(sp, dense)
+    # a component with one best matching has it in every best alignment, whatever the slot
+    keep = chosen & ~tied
+    out_r, out_p, out_ok = [su_.compress(keep)], [sv.compress(keep)], [sok.compress(keep)]
+    left_r, left_p = np.ones(n_r, dtype=bool), np.ones(n_p, dtype=bool)
+    left_r[out_r[0]] = False
+    left_p[out_p[0]] = False
+    # the free fillers of the other slots: k-th free answer with the k-th free prediction
+    fr, kr = _first_free(sr, rank_r(), left_r & in_r)
+    fp, kp = _first_free(sp, rank_p(), left_p & in_p)
+    width = max(n_r, n_p) + 1
+    _, ir, ip = np.intersect1d(sr.take(fr) * width + kr, sp.take(fp) * width + kp, return_indices=True)
+    out_r.append(fr.take(ir))
+    out_p.append(fp.take(ip))
+    out_ok.append(np.zeros(len(ir), dtype=bool))
+    if len(dense):
+        # the slots with a tie: all pairs of the fillers no single-optimum component holds
+        dr, dp = _complete(sr, sp, left_r & ~in_r, left_p & ~in_p)
+        # the positive pairs' weights looked up by (prediction, answer); all others weigh nothing
+        code = v * n_r + u
+        o = np.argsort(code)
+        code = code.take(o)
+        dc = dp * n_r + dr
+        at = np.minimum(np.searchsorted(code, dc), max(len(code) - 1, 0))
+        hit = code.take(at) == dc if len(code) else np.zeros(len(dc), dtype=bool)
+        d_ok = hit & ok.take(o).take(at) if len(code) else hit
+        d_red = np.where(hit, red.take(o).take(at), 0) if len(code) else np.zeros(len(dc), dtype=_I64)
+        ch = match(dr, dp, [d_ok, np.broadcast_to(np.int8(1), len(dr)), d_red], n_r, n_p, rank_r, rank_p)
+        out_r.append(dr.compress(ch))
+        out_p.append(dp.compress(ch))
+        out_ok.append(d_ok.compress(ch))
+    a_r, a_p, a_ok = np.concatenate(out_r), np.concatenate(out_p), np.concatenate(out_ok)
+    o = np.lexsort((a_r, a_p))
+    return a_r.take(o), a_p.take(o), a_ok.take(o)

@@ -1,0 +1,220 @@
+"""OBD fillers without the pairs that weigh nothing (iescore.match.rules.obd_pairs' candidates
+and iescore.match.slots' alignment of complete slots) against the plain reference: every
+same-document, same-slot pair compared token by token and the alignment solved over all of
+them by iescore.match.assign.match (itself checked against the brute force in
+tests/test_assign.py). Counts, statuses, error categories and aligned partners must agree
+exactly, ties included (README, Definitions: ties)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import iescore.scoring.part as part
+from iescore import Template, score_templates
+from iescore.config import Rule
+from iescore.match import slots
+from iescore.match.rules import Pairs, obd_pairs, sequence_match
+from iescore.match.units import _I64, Units
+
+
+def reference_obd_pairs(R: Units, P: Units, rule: Rule) -> Pairs:
+    """Every same-document, same-slot pair, all attributes computed plainly; no shift, so
+    counting aligns over all of them (the path before candidates)."""
+    assert R.key is not None and P.key is not None
+    rows = []
+    for i in range(len(R)):
+        for j in range(len(P)):
+            if R.doc[i] == P.doc[j] and R.label[i] == P.label[j]:
+                a, b = R.key[i], P.key[j]
+                ok, err = sequence_match(b, a, rule)
+                rows.append((i, j, ok, a == b, err, sum((Counter(a) & Counter(b)).values())))
+    if not rows:
+        return Pairs.empty()
+    r, p, ok, ex, err, close = (np.array(c) for c in zip(*rows))
+    return Pairs(r.astype(_I64), p.astype(_I64), np.ones(len(r), dtype=bool), ok.astype(bool),
+                 ex.astype(bool), err.astype(_I64), close.astype(_I64))
+
+
+def _outcome(ref, pred, **opts):
+    r = score_templates(reference=ref, prediction=pred, **opts)
+    items = {side: [(i["status"], i["category"], None if i["partner"] is None else i["partner"]["index"])
+                    for i in r.items(side)] for side in ("reference", "prediction")}
+    return r.to_dict(), items, r.confusion_table()
+
+
+def _compare(ref, pred, sparse=False, **opts):
+    with pytest.MonkeyPatch.context() as mp:
+        if sparse:  # every slot through the positive pairs' matching, however dense
+            mp.setattr(slots, "_FULL_SHARE", float("inf"))
+        got = _outcome(ref, pred, **opts)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(part, "obd_pairs", reference_obd_pairs)
+        want = _outcome(ref, pred, **opts)
+    assert got == want
+    return got
+
+
+TOKENS = ("Dr", "a", "b", "c", "d")
+
+
+@st.composite
+def templates(draw):
+    """One or two documents, slots s and t, up to 6 fillers a side from a small vocabulary
+    (many shared tokens, dense slots), often a token on every filler of one side or both
+    ("Dr", once or twice: a floor), sometimes on most; repeated fillers included."""
+    sides = []
+    for _ in range(2):
+        common = draw(st.sampled_from(["", "Dr ", "Dr Dr "]))
+        filler = st.tuples(st.lists(st.sampled_from(TOKENS), min_size=0 if common else 1, max_size=3),
+                           st.integers(0, 4)).map(lambda t: (common if t[1] else "") + " ".join(t[0]))
+        docs = []
+        for d in range(draw(st.integers(1, 2))):
+            slots_ = {s: tuple(f for f in draw(st.lists(filler, max_size=6)) if f) for s in ("s", "t")}
+            docs.append(Template(f"d{d}", slots_))
+        sides.append(docs)
+    n = min(len(sides[0]), len(sides[1]))
+    return sides[0][:n], sides[1][:n]
+
+
+@settings(max_examples=400, deadline=None)
+@given(templates(), st.sampled_from(["E", "C(1)", "O(1,1)", "O(0,2)", "O(inf,inf)"]),
+       st.sampled_from(["any", "one-to-one"]), st.booleans())
+def test_candidates_and_slot_alignment_match_the_reference(case, rule, counting, sparse):
+    _compare(*case, rule=rule, counting=counting, sparse=sparse)
+
+
+@settings(max_examples=100, deadline=None)
+@given(templates(), st.sampled_from(["E", "O(1,1)"]))
+def test_match_best_matches_the_reference(case, rule):
+    ref, pred = case
+    r = score_templates(reference=ref, prediction=pred, rule=rule, mode="match-best").to_dict()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(part, "obd_pairs", reference_obd_pairs)
+        assert score_templates(reference=ref, prediction=pred, rule=rule, mode="match-best").to_dict() == r
+
+
+def _spy(monkeypatch):
+    calls = []
+    real = slots._complete
+
+    def spy(*a):
+        out = real(*a)
+        calls.append(len(out[0]))
+        return out
+
+    monkeypatch.setattr(slots, "_complete", spy)
+    return calls
+
+
+def test_free_fillers_pair_in_position_order(monkeypatch):
+    """Answers "Dr a", "Dr b", "Dr c", predictions "Dr c", "Dr x", "Dr y": every filler holds
+    "Dr" (shift 1); "Dr c" pairs with "Dr c" (correct, the only positive pair). The others
+    share only "Dr": the free answers "Dr a", "Dr b" take the free predictions in position
+    order (filler positions are (document, slot, token sequence)): "Dr x", then "Dr y".
+    C = 1, S = 2; nothing is materialised beyond the positive pair."""
+    calls = _spy(monkeypatch)
+    d, items, _ = _compare([Template("t", {"s": ("Dr b", "Dr c", "Dr a")})],
+                           [Template("t", {"s": ("Dr y", "Dr c", "Dr x")})])
+    se = d["slot_errors"]
+    assert (se["C"], se["S"], se["D"], se["I"]) == (1, 2, 0, 0)
+    assert calls == []
+
+
+def test_a_tie_in_a_component_falls_back_to_all_pairs(monkeypatch):
+    """Answers "a c", "a b", "d" and predictions "x", "a", exact rule: no token is on every
+    answer (no floor); "a" shares one token with "a b" and with "a c", so the positive pairs
+    have two best matchings (a tie). Over all 6 pairs the tie rule scans ("a b", "a") first
+    (answers in position order "a b" < "a c" < "d", predictions "a" < "x"): kept; then
+    ("a c", "x"); "d" is left. S = 2, D = 1; the slot is solved over its 6 pairs."""
+    calls = _spy(monkeypatch)
+    d, items, _ = _compare([Template("t", {"s": ("a c", "a b", "d")})], [Template("t", {"s": ("x", "a")})],
+                           sparse=True)
+    assert [x[2] for x in items["reference"]] == [0, 1, None]  # "a c" with "x", "a b" with "a"
+    se = d["slot_errors"]
+    assert (se["C"], se["S"], se["D"], se["I"]) == (0, 2, 1, 0)
+    assert calls == [6]
+
+
+def test_a_tie_materialises_only_the_fillers_outside_single_optimum_components(monkeypatch):
+    """Answers "a b", "a c", "d e" and predictions "a", "d e", "x", exact rule (no floor: no
+    token on every answer). "d e" - "d e" is a component of its own (one best matching:
+    correct); "a" shares a token with "a b" and "a c" (a tie). "d e" - "d e" is in every best
+    alignment, so only "a b", "a c" x "a", "x" are solved over all their pairs (4): the tie
+    rule keeps ("a b", "a") (earliest answer, earliest prediction), then ("a c", "x").
+    C = 1, S = 2."""
+    calls = _spy(monkeypatch)
+    d, items, _ = _compare([Template("t", {"s": ("d e", "a c", "a b")})],
+                           [Template("t", {"s": ("x", "d e", "a")})], sparse=True)
+    assert [x[2] for x in items["reference"]] == [1, 0, 2]  # "d e"-"d e", "a c"-"x", "a b"-"a"
+    se = d["slot_errors"]
+    assert (se["C"], se["S"], se["D"], se["I"]) == (1, 2, 0, 0)
+    assert calls == [4]
+
+
+def brute_lexmax(u, v, levels, rank_u, rank_v):
+    """Every one-to-one subset of the edges; the best level totals (first level first),
+    then the largest 0/1 vector over the edges in (answer rank, prediction rank) order
+    (README, Definitions: ties), as in tests/test_assign.py."""
+    order = sorted(range(len(u)), key=lambda k: (rank_u[u[k]], rank_v[v[k]]))
+    best, best_key = set(), None
+    for mask in range(1 << len(u)):
+        sel = [k for k in range(len(u)) if mask >> k & 1]
+        if len({u[k] for k in sel}) < len(sel) or len({v[k] for k in sel}) < len(sel):
+            continue
+        key = (tuple(sum(lv[k] for k in sel) for lv in levels), tuple(int(k in sel) for k in order))
+        if best_key is None or key > best_key:
+            best, best_key = set(sel), key
+    return best
+
+
+@st.composite
+def units(draw):
+    """Both sides' units for the engine directly: empty fillers and repeated fillers in one
+    slot (which templates never hand over), two documents and two slots."""
+    sides = []
+    for _ in range(2):
+        common = draw(st.sampled_from([(), ("Dr",)]))
+        filler = st.lists(st.sampled_from(TOKENS), max_size=3).map(lambda t: common + tuple(t))
+        rows = draw(st.lists(st.tuples(st.integers(0, 1), st.integers(0, 1), filler), max_size=8))
+        sides.append(Units(np.array([r[0] for r in rows], dtype=_I64), np.array([r[1] for r in rows], dtype=_I64),
+                           key=[r[2] for r in rows]))
+    return sides
+
+
+@settings(max_examples=300, deadline=None)
+@given(units(), st.sampled_from(["E", "C(1)", "O(1,1)", "O(inf,inf)"]), st.sampled_from(["any", "one-to-one"]),
+       st.sampled_from([0.5, float("inf")]))
+def test_engine_with_empty_and_repeated_fillers_matches_the_reference(sides, rule, counting, share):
+    from iescore.match import cell_index
+    from iescore.match.count import count
+    from iescore.match.units import _Ranks
+
+    rl = Rule.parse(rule)
+    ix, R, P = cell_index(sides[0], sides[1], n_docs=2, n_labels=2)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(slots, "_FULL_SHARE", share)
+        got = count(R, P, obd_pairs(R, P, rl), cells=ix, n_labels=2, counting=counting)
+    allp = reference_obd_pairs(R, P, rl)
+    want = count(R, P, allp, cells=ix, n_labels=2, counting=counting)
+    assert np.array_equal(got.cells, want.cells)
+    assert np.array_equal(got.ref_status, want.ref_status) and np.array_equal(got.pred_status, want.pred_status)
+
+    def aligned(res):
+        return sorted(zip(res.aligned_r.tolist(), res.aligned_p.tolist(), res.aligned_correct.tolist()))
+
+    def table(res):
+        c = res.confusion
+        return sorted(zip(c.ref.tolist(), c.pred.tolist(), c.count.tolist()))
+
+    assert aligned(got) == aligned(want)
+    assert table(got) == table(want)
+    # small slots: also the brute force over every one-to-one subset of all pairs
+    if 0 < len(allp.r) <= 9:
+        levels = [allp.ok.astype(int).tolist(), [1] * len(allp.r), allp.close.tolist()]
+        best = brute_lexmax(allp.r.tolist(), allp.p.tolist(), levels, _Ranks(R)().tolist(), _Ranks(P)().tolist())
+        assert sorted((int(allp.r[k]), int(allp.p[k])) for k in best) == [x[:2] for x in aligned(got)]
