@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from iescore import Document, Span, score, score_tags
-from iescore.match import assign
+from iescore.match import assign, intervals
 from iescore.match.assign import match
 
 
@@ -342,11 +342,11 @@ def test_vectorised_dp_matches_the_plain_dp(case, fit):
     ka, kp, levels = case
     n = len(ka)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(assign, "_FIT", fit)
-        limbs = assign._limbs([np.array(lv) for lv in levels], np.arange(n))
+        mp.setattr(intervals, "_FIT", fit)
+        limbs = intervals._limbs([np.array(lv) for lv in levels], np.arange(n))
         if limbs is None:
             return
-        got = assign._interval_dp_vec(np.array(ka), np.array(kp), limbs)
+        got = intervals._interval_dp_vec(np.array(ka), np.array(kp), limbs)
     assert got is not None
     assert got.tolist() == plain_interval_dp(ka, kp, _lex_int(levels, n))
 
@@ -360,12 +360,12 @@ def test_vectorised_dp_on_a_long_tied_path():
     kp = [i // 2 for i in range(n)]
     w = [1] * n
     limbs = [np.ones(n, dtype=np.int64)]
-    got = assign._interval_dp_vec(np.array(ka), np.array(kp), limbs)
+    got = intervals._interval_dp_vec(np.array(ka), np.array(kp), limbs)
     assert got is not None
     assert got.tolist() == [i % 2 == 0 for i in range(n)] == plain_interval_dp(ka, kp, w)
     w[100_001] = 3
     limbs = [np.array(w, dtype=np.int64)]
-    got = assign._interval_dp_vec(np.array(ka), np.array(kp), limbs)
+    got = intervals._interval_dp_vec(np.array(ka), np.array(kp), limbs)
     assert got is not None and got.tolist() == plain_interval_dp(ka, kp, w)
 
 
@@ -384,8 +384,8 @@ def test_limbs_pack_levels_first_level_first():
     with base 3*37+1 = 112 (117, 144, 33), one limb while 3 times its largest value stays
     below the bound; a bound of 2**8 puts the first level in a limb of its own (3*149 >= 256)."""
     lv = [np.array([1, 1, 0]), np.array([0, 2, 2]), np.array([5, 0, 1])]
-    assert [x.tolist() for x in assign._limbs(lv, np.arange(3))] == [[117, 144, 33]]
+    assert [x.tolist() for x in intervals._limbs(lv, np.arange(3))] == [[117, 144, 33]]
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(assign, "_FIT", 2**8)
-        assert [x.tolist() for x in assign._limbs(lv, np.arange(3))] == [[1, 1, 0], [5, 32, 33]]
-        assert assign._limbs([np.array([0, 100, 0])], np.arange(3)) is None  # 3*100 >= 2**8
+        mp.setattr(intervals, "_FIT", 2**8)
+        assert [x.tolist() for x in intervals._limbs(lv, np.arange(3))] == [[1, 1, 0], [5, 32, 33]]
+        assert intervals._limbs([np.array([0, 100, 0])], np.arange(3)) is None  # 3*100 >= 2**8
