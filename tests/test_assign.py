@@ -389,3 +389,37 @@ def test_limbs_pack_levels_first_level_first():
         mp.setattr(intervals, "_FIT", 2**8)
         assert [x.tolist() for x in intervals._limbs(lv, np.arange(3))] == [[1, 1, 0], [5, 32, 33]]
         assert intervals._limbs([np.array([0, 100, 0])], np.arange(3)) is None  # 3*100 >= 2**8
+
+
+@st.composite
+def _corpora(draw):
+    docs, preds = [], []
+    for k in range(draw(st.integers(1, 3))):
+        n = draw(st.integers(1, 20))
+
+        def spans():
+            out = []
+            for _ in range(draw(st.integers(0, 7))):
+                a = draw(st.integers(0, n - 1))
+                out.append(Span(draw(st.sampled_from("AB")), a, draw(st.integers(a + 1, min(n, a + 4)))))
+            return out
+
+        docs.append(Document(f"d{k}", ("w",) * n, tuple(spans())))
+        preds.append(spans())
+    return docs, preds
+
+
+@settings(max_examples=150, deadline=None)
+@given(_corpora(), st.sampled_from(["E", "O(1,1)", "O(inf,inf)"]), st.sampled_from(["any", "one-to-one"]))
+def test_reports_through_the_vectorised_dp_equal_the_plain_loop(corpus, rule, counting):
+    """Whole reports (counts, slot errors, confusion table, statuses, partners) with every
+    non-crossing matching solved by the vectorised DP equal those of the plain loop."""
+    docs, preds = corpus
+
+    def run(vec_min):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(assign, "_VEC_MIN", vec_min)
+            r = score(reference=docs, prediction=preds, rule=rule, counting=counting)
+        return (r.to_dict(), r.confusion_table(), list(r.items("reference")), list(r.items("prediction")))
+
+    assert run(1) == run(10**9)
