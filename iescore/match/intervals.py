@@ -229,16 +229,16 @@ def _interval_dp_vec(ka: np.ndarray, kp: np.ndarray, w: list[np.ndarray]) -> np.
     same = ~in_x & ~out_x & (in_down == out_down)  # the link to i + 1 is the link from i - 1
     # M[s][s']: the best weight of edge i when the link from i - 1 is in state s and the
     # link to i + 1 leaves in state s' (out_x: it leaves in 0)
-    take = w
+    # (weights are non-negative, so taking beats skipping when both leave in 0)
     # s = 0: skip -> 0 (0), take -> 1 (w) unless out_x (then 0, w)
-    m00 = [np.where(out_x, t, 0) for t in take]
-    m01 = [np.where(out_x, _NEG if j == 0 else 0, t) for j, t in enumerate(take)]
+    m00 = [np.where(out_x, t, 0) for t in w]
+    m01 = [np.where(out_x, _NEG if j == 0 else 0, t) for j, t in enumerate(w)]
     # s = 1 (not in_x): only skip; it leaves in 1 if same else 0. in_x: as s = 0
     m10 = [np.where(in_x, a, np.where(same, _NEG if j == 0 else 0, 0)) for j, a in enumerate(m00)]
     m11 = [np.where(in_x, a, np.where(same, 0, _NEG if j == 0 else 0)) for j, a in enumerate(m01)]
     b0, b1 = _suffix_values((m00, m01, m10, m11))
     # c(0): take edge i when the link is free: w + B[i+1][1] >= B[i+1][0]
-    c0 = _lex_ge([t + x[1:] for t, x in zip(take, b1)], [x[1:] for x in b0])
+    c0 = _lex_ge([t + x[1:] for t, x in zip(w, b1)], [x[1:] for x in b0])
     g0 = c0 & ~out_x
     g1 = np.where(in_x, c0, same) & ~out_x
     s = _run_states(g0, g1)[:n]
