@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from iescore import Document, Span, score, score_tags
-from iescore.match import assign
+from iescore.match import assign, intervals
 from iescore.match.assign import match
 
 
@@ -281,3 +281,145 @@ def test_levels_beyond_64_bits_match_the_brute_force(case, big):
     in 64 bits, so the weights are built partly as Python integers."""
     u, v, levels, n_u, n_v, ru, rv = case
     _check(u, v, [levels[0], levels[1], big[: len(u)]], n_u, n_v, ru, rv)
+
+
+# --- the vectorised interval DP against the plain one --------------------------------------------
+
+def plain_interval_dp(ka, kp, w) -> list[bool]:
+    """The plain interval DP (the loop iescore ran before the vectorised one): ``best[i]``
+    the optimum over edges i.. (an edge conflicts with the later ones sharing its key),
+    then the walk from the left keeping each edge that begins an optimum of the rest."""
+    n = len(w)
+    nxt = [next((j for j in range(i + 1, n) if ka[j] != ka[i] and kp[j] != kp[i]), n) for i in range(n)]
+    best = [0] * (n + 1)
+    starts = [False] * n
+    for i in range(n - 1, -1, -1):
+        t = w[i] + best[nxt[i]]
+        starts[i] = t >= best[i + 1]
+        best[i] = max(t, best[i + 1])
+    keep = [False] * n
+    i = 0
+    while i < n:
+        if starts[i]:
+            keep[i] = True
+            i = nxt[i]
+        else:
+            i += 1
+    return keep
+
+
+def _lex_int(levels, n_edges):
+    """One exact integer per edge ordering matchings by their level totals (first level first)."""
+    w = [0] * n_edges
+    for lv in levels:
+        base = n_edges * max(max(lv), 0) + 1
+        w = [x * base + int(y) for x, y in zip(w, lv)]
+    return w
+
+
+@st.composite
+def staircases(draw, max_n=400):
+    """Non-crossing edges in (answer, prediction) order: each step keeps the answer (R),
+    the prediction (D) or changes both (X, a new component); long runs of one step too."""
+    n = draw(st.integers(1, max_n))
+    steps = draw(st.lists(st.sampled_from("RDRDRDX" + draw(st.sampled_from(["", "RRRR", "DDDD", "XX"]))),
+                          min_size=n - 1, max_size=n - 1))
+    ka, kp = [0], [0]
+    for t in steps:
+        ka.append(ka[-1] + (t != "R"))
+        kp.append(kp[-1] + (t != "D"))
+    top = draw(st.sampled_from([1, 3, 2**20]))
+    levels = [[1] * n, draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)),
+              draw(st.lists(st.integers(0, top), min_size=n, max_size=n))]
+    return ka, kp, levels
+
+
+@settings(max_examples=300, deadline=None)
+@given(staircases(), st.sampled_from([2**60, 2**12]))
+def test_vectorised_dp_matches_the_plain_dp(case, fit):
+    """Random staircases up to 400 edges, levels packed into one limb or (with a small
+    limb bound) several: the vectorised DP keeps exactly the plain DP's edges."""
+    ka, kp, levels = case
+    n = len(ka)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(intervals, "_FIT", fit)
+        limbs = intervals._limbs([np.array(lv) for lv in levels], np.arange(n))
+        if limbs is None:
+            return
+        got = intervals._interval_dp_vec(np.array(ka), np.array(kp), limbs)
+    assert got is not None
+    assert got.tolist() == plain_interval_dp(ka, kp, _lex_int(levels, n))
+
+
+def test_vectorised_dp_on_a_long_tied_path():
+    """A path of 200,001 edges, all of weight 1 (ka 0,0,1,1,2,..., kp 0,1,1,2,2,...): the
+    plain DP (run here) keeps the even edges, as the vectorised one must; with one edge
+    made heavier in the middle the optimum changes around it."""
+    n = 200_001
+    ka = [(i + 1) // 2 for i in range(n)]
+    kp = [i // 2 for i in range(n)]
+    w = [1] * n
+    limbs = [np.ones(n, dtype=np.int64)]
+    got = intervals._interval_dp_vec(np.array(ka), np.array(kp), limbs)
+    assert got is not None
+    assert got.tolist() == [i % 2 == 0 for i in range(n)] == plain_interval_dp(ka, kp, w)
+    w[100_001] = 3
+    limbs = [np.array(w, dtype=np.int64)]
+    got = intervals._interval_dp_vec(np.array(ka), np.array(kp), limbs)
+    assert got is not None and got.tolist() == plain_interval_dp(ka, kp, w)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(chain_cases(), nested_cases()))
+def test_match_through_the_vectorised_dp_matches_the_brute_force(case):
+    """The vectorised DP from the first edge on (``_VEC_MIN`` = 1) against the brute force."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(assign, "_VEC_MIN", 1)
+        _check(*case)
+
+
+def test_limbs_pack_levels_first_level_first():
+    """Levels (1,1,0), (0,2,2), (5,0,1) over 3 edges, packed from the last: (5,0,1), then
+    (0,2,2) with base 3*5+1 = 16 (5, 32, 33; at most 5+2*16 = 37 on an edge), then (1,1,0)
+    with base 3*37+1 = 112 (117, 144, 33), one limb while 3 times its largest value stays
+    below the bound; a bound of 2**8 puts the first level in a limb of its own (3*149 >= 256)."""
+    lv = [np.array([1, 1, 0]), np.array([0, 2, 2]), np.array([5, 0, 1])]
+    assert [x.tolist() for x in intervals._limbs(lv, np.arange(3))] == [[117, 144, 33]]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(intervals, "_FIT", 2**8)
+        assert [x.tolist() for x in intervals._limbs(lv, np.arange(3))] == [[1, 1, 0], [5, 32, 33]]
+        assert intervals._limbs([np.array([0, 100, 0])], np.arange(3)) is None  # 3*100 >= 2**8
+
+
+@st.composite
+def _corpora(draw):
+    docs, preds = [], []
+    for k in range(draw(st.integers(1, 3))):
+        n = draw(st.integers(1, 20))
+
+        def spans():
+            out = []
+            for _ in range(draw(st.integers(0, 7))):
+                a = draw(st.integers(0, n - 1))
+                out.append(Span(draw(st.sampled_from("AB")), a, draw(st.integers(a + 1, min(n, a + 4)))))
+            return out
+
+        docs.append(Document(f"d{k}", ("w",) * n, tuple(spans())))
+        preds.append(spans())
+    return docs, preds
+
+
+@settings(max_examples=150, deadline=None)
+@given(_corpora(), st.sampled_from(["E", "O(1,1)", "O(inf,inf)"]), st.sampled_from(["any", "one-to-one"]))
+def test_reports_through_the_vectorised_dp_equal_the_plain_loop(corpus, rule, counting):
+    """Whole reports (counts, slot errors, confusion table, statuses, partners) with every
+    non-crossing matching solved by the vectorised DP equal those of the plain loop."""
+    docs, preds = corpus
+
+    def run(vec_min):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(assign, "_VEC_MIN", vec_min)
+            r = score(reference=docs, prediction=preds, rule=rule, counting=counting)
+        return (r.to_dict(), r.confusion_table(), list(r.items("reference")), list(r.items("prediction")))
+
+    assert run(1) == run(10**9)

@@ -119,7 +119,9 @@ def decode_pair(
     cuts = [0, n]
     if n > _PAIR_PIECE:
         at = np.searchsorted(segments, np.arange(_PAIR_PIECE, n, _PAIR_PIECE))
-        cuts = np.unique(np.concatenate(([0], segments.take(at[at < len(segments)]), [n]))).tolist()
+        # sorted already (segment starts are); no np.unique, whose first call imports numpy.ma
+        c = np.concatenate(([0], segments.take(at[at < len(segments)]), [n]))
+        cuts = c.compress(np.concatenate(([True], c[1:] != c[:-1]))).tolist()
     pos_type = np.int32 if n < 2**31 else np.int64
     n_groups = len(groups)
     differ = np.zeros(n_groups, dtype=pos_type)  # token counts: in the offsets' width

@@ -4,7 +4,7 @@ Pipeline: decode (:mod:`iescore.decode`) -> **match -> count** -> per-document c
 (:mod:`iescore.cells`) -> measures -> report -> views. Modules: :mod:`.units` (units,
 cells, statuses), :mod:`.rules` (candidate pairs under exact / contain / overlap and
 the OBD sequence rules), :mod:`.assign` (maximum-cardinality matching with
-preferences), :mod:`.count` (any-match and one-to-one counting, Makhoul's alignment),
+preferences; its solver for non-crossing edges in :mod:`.intervals`), :mod:`.count` (any-match and one-to-one counting, Makhoul's alignment),
 :mod:`.modes` (match-best), :mod:`.exact` (the exact fast path for decoded tags).
 The token & separator model is :mod:`iescore.ts`.
 """

@@ -15,12 +15,16 @@ lexicographically largest.
 
 Two solvers implement that rule:
 
-* **Non-crossing edges** (:func:`_interval_dp`): when the edges sorted by
+* **Non-crossing edges** (:func:`~iescore.match.intervals._interval_dp`): when the edges sorted by
   (answer rank, prediction rank) have non-decreasing prediction ranks, as they always
   do in AO when neither side's spans overlap among themselves (two overlapping pairs of
   disjoint spans cannot cross), an edge conflicts only with a contiguous block of the
   edges just before it, and the matching is weighted interval scheduling: a linear
   dynamic programme over suffixes, reconstructed from the left (which is the tie rule).
+  From ``_VEC_MIN`` edges on it runs vectorised (:mod:`iescore.match.intervals`): the
+  levels packed into few int64 *limbs*, the programme as a (max, +) product of 2x2
+  matrices computed by halving, in linear numpy work; the plain loop on exact Python
+  integers remains for small inputs and for levels too large for int64.
 * **Any other component** (:func:`_general`): the Hungarian algorithm on exact Python
   integers, every edge's weight shifted up and a digit of its place among its answer's
   edges added, so that the unique optimum is the one of the tie rule. Its time is
@@ -36,7 +40,11 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from .intervals import _interval_dp, _interval_dp_vec, _limbs
+
 __all__ = ["match", "components"]
+
+_VEC_MIN = 2048  # from this many edges on, the non-crossing DP runs vectorised (below: the loop is faster)
 
 
 def components(u: np.ndarray, v: np.ndarray, n_u: int, n_v: int) -> np.ndarray:
@@ -91,49 +99,6 @@ def _weights(levels: Sequence[np.ndarray], idx: np.ndarray, n_match: int) -> lis
     for c, b in zip(cols[:split], bases[:split]):
         w = [x * b + y for x, y in zip(c.tolist(), w)]
     return w
-
-
-def _interval_dp(ka: np.ndarray, kp: np.ndarray, w: list[int]) -> np.ndarray:
-    """Tie-ruled maximum-weight matching of edges in non-crossing order.
-
-    ``ka``/``kp`` are non-decreasing node keys of each edge's two ends (equal key: same
-    node; ``ka`` sorted first, ``kp`` non-decreasing too), ``w`` positive weights. Two
-    edges conflict exactly when they share a key, so the edges after edge i that can join
-    it are those from ``nxt[i]`` on. ``best[i]`` is the optimum over edges i.., and the
-    reconstruction from the left keeps each edge that some optimum with the edges kept
-    so far contains (README, Definitions: ties).
-
-    >>> # a chain a0-p0, a0-p1, a1-p1, a1-p2 with weights 2, 3, 3, 2: {a0-p0, a1-p1} and
-    >>> # {a0-p1, a1-p2} both weigh 5; the first keeps the earlier edge a0-p0
-    >>> _interval_dp(np.array([0, 0, 1, 1]), np.array([0, 1, 1, 2]), [2, 3, 3, 2]).tolist()
-    [True, False, True, False]
-    """
-    n = len(w)
-    nxt = np.maximum(np.searchsorted(ka, ka, "right"), np.searchsorted(kp, kp, "right"))
-    nx = nxt.tolist()
-    # best[i]: the optimum over edges i..; starts[i]: edge i begins an optimum of them
-    best = [0] * (n + 1)
-    starts = [False] * n
-    b = 0
-    for i, wi, ni in zip(range(n - 1, -1, -1), reversed(w), reversed(nx)):
-        t = wi + best[ni]
-        if t >= b:
-            b = t
-            starts[i] = True
-        best[i] = b
-    # the walk from the left keeps edge i when it begins an optimum of the edges from i
-    # on, then jumps past the edges in conflict with it; otherwise it moves on to i + 1
-    kept = []
-    i = 0
-    while i < n:
-        if starts[i]:
-            kept.append(i)
-            i = nx[i]
-        else:
-            i += 1
-    keep = np.zeros(n, dtype=bool)
-    keep[kept] = True
-    return keep
 
 
 def _hungarian(cost: list[list[int]]) -> list[int]:
@@ -236,6 +201,20 @@ def _general(a: list[int], p: list[int], w: list[int]) -> list[bool]:
     return keep
 
 
+def _noncrossing(ka: np.ndarray, kp: np.ndarray, levels: Sequence[np.ndarray], edges: np.ndarray,
+                 n_match: int) -> np.ndarray:
+    """The interval DP's choice over ``edges`` (node keys ``ka``/``kp``): vectorised
+    (:func:`_interval_dp_vec`) on int64 limbs from ``_VEC_MIN`` edges on, else (and when
+    the levels do not fit in limbs) the plain loop on exact integers."""
+    if len(edges) >= _VEC_MIN:
+        limbs = _limbs(levels, edges)
+        if limbs:
+            keep = _interval_dp_vec(ka, kp, limbs)
+            if keep is not None:
+                return keep
+    return _interval_dp(ka, kp, _weights(levels, edges, n_match))
+
+
 def _distinct(sorted_keys: np.ndarray) -> int:
     """How many distinct values a non-decreasing array holds."""
     return int(np.count_nonzero(sorted_keys[1:] != sorted_keys[:-1])) + 1 if len(sorted_keys) else 0
@@ -285,8 +264,8 @@ def match(
     a_o, p_o = ra.take(o), rp.take(o)
     if not (p_o[1:] < p_o[:-1]).any():  # the common case: nothing crosses, no components needed
         n_match = min(_distinct(a_o), _distinct(p_o))
-        keep = _interval_dp(a_o, p_o, _weights(levels, rest.take(o), n_match))
-        chosen[rest.take(o).compress(keep)] = True
+        edges = rest.take(o)
+        chosen[edges.compress(_noncrossing(a_o, p_o, levels, edges, n_match))] = True
         return chosen
     comp = components(u.take(rest), v.take(rest), n_u, n_v)
     o = np.lexsort((rp, ra, comp))
@@ -307,8 +286,7 @@ def match(
         kp = np.cumsum(step | np.concatenate(([True], gp[1:] != gp[:-1])))
         n_match = min(int(ka[-1]), int(kp[-1]))
         edges = rest.take(o.take(good))
-        keep = _interval_dp(ka, kp, _weights(levels, edges, n_match))
-        chosen[edges.compress(keep)] = True
+        chosen[edges.compress(_noncrossing(ka, kp, levels, edges, n_match))] = True
     hard = np.flatnonzero(bad)
     if len(hard):
         starts = np.flatnonzero(new_comp.take(hard))

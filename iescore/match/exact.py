@@ -49,9 +49,10 @@ def exact_disjoint(
     # statuses by arithmetic on the hit flags (TP = 0, FP = 1, FN = 2)
     ref_status = np.multiply(miss, FN, dtype=np.int8)
     pred_status = np.multiply(fp, FP, dtype=np.int8)
+    from ..confusion import Confusion
+
     z = np.zeros(0, dtype=_I64)
-    L = n_labels
-    return EngineResult(cells, ref_status, pred_status, z, z, np.zeros(0, dtype=bool), np.zeros((L + 1, L + 1), dtype=_I64))
+    return EngineResult(cells, ref_status, pred_status, z, z, np.zeros(0, dtype=bool), Confusion.empty(n_labels))
 
 
 def _exact_hits(R: Units, P: Units) -> tuple[np.ndarray, np.ndarray]:

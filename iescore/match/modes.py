@@ -31,9 +31,9 @@ def _best_of(P: Units, rank_p: _Ranks, L: int) -> np.ndarray:
             )
         key = -score
     order = np.lexsort((rank_p(), key, P.label, P.doc))
-    g = P.doc[order].astype(_I64) * L + P.label[order]
+    d, lab = P.doc[order], P.label[order]
     first = np.ones(len(order), dtype=bool)
-    first[1:] = g[1:] != g[:-1]
+    first[1:] = (d[1:] != d[:-1]) | (lab[1:] != lab[:-1])
     return order[first]
 
 
@@ -88,14 +88,13 @@ def _count_best(
     out[:, 4] = fp & has_ref  # S: the slot filled with a wrong value
     out[:, 5] = has_ref & ~has_pred  # D
     out[:, 6] = has_pred & ~has_ref  # I
-    conf = np.zeros((L + 1, L + 1), dtype=_I64)
+    # the confusion table, sparse: a label with itself (C and S: the slot aligned with
+    # itself), with none (D) and none with it (I), summed over the label's cells
+    from ..confusion import Confusion
 
-    def per_label(f: int) -> np.ndarray:
-        return np.bincount(cells.label, weights=out[:, f], minlength=L)[:L].astype(_I64)
-
-    diag = np.arange(L)
-    conf[diag, diag] = per_label(3) + per_label(4)  # C and S: the slot aligned with itself
-    conf[:L, L] = per_label(5)
-    conf[L, :L] = per_label(6)
+    lab = cells.label.astype(_I64)
+    none = np.full(m, L, dtype=_I64)
+    conf = Confusion.of_pairs(np.concatenate((lab, lab, none)), np.concatenate((lab, none, lab)), L,
+                              np.concatenate((out[:, 3].astype(_I64) + out[:, 4], out[:, 5], out[:, 6])))
     z = np.zeros(0, dtype=_I64)
     return EngineResult(out, ref_status, pred_status, z, z, np.zeros(0, dtype=bool), conf)

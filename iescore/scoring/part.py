@@ -79,8 +79,8 @@ def _score_units(
     labels: list[str],
     doc_ids: Sequence[str],
     doc_tokens: np.ndarray | None,
-    texts_r: Callable[[int], str] | None,
-    texts_p: Callable[[int], str] | None,
+    texts_r: Callable[[], Sequence[str]] | None,
+    texts_p: Callable[[], Sequence[str]] | None,
     disjoint: bool = False,
     unit_weights: tuple[np.ndarray, np.ndarray] | None = None,
     hits: tuple[np.ndarray, np.ndarray] | None = None,
@@ -121,8 +121,7 @@ def _score_units(
                 "detail='prf' computes exact-match counts of tag input only "
                 "(setting='AO', rule='E', mode='match-all'); use detail='full' for the rest"
             )
-        # no alignment, so no confusion table: n_labels=0 keeps exact_disjoint's (all-zero,
-        # dense) table 1 x 1 rather than (L + 1) x (L + 1)
+        # no alignment, so no confusion table (exact_disjoint's is empty)
         res = exact_disjoint(R, P, n_cells, 0, n_fields=_PRF_FIELDS, dtype=_CELL, hits=hits)
         # tp, fp, fn: the only counts computed
         prf_table = cell_table(res.cells, FIELDS[:_PRF_FIELDS])
@@ -144,7 +143,7 @@ def _score_units(
                 f"{doc_ids[int(P.doc[i])]!r}, predicted {what} has {float(P.score[i])!r}"
             )
 
-    def table(U: Units, status: np.ndarray, text: Callable[[int], str] | None, filler: bool) -> ItemTable:
+    def table(U: Units, status: np.ndarray, text: Callable[[], Sequence[str]] | None, filler: bool) -> ItemTable:
         n = len(U)
         start = U.start if (U.start is not None and not filler) else np.full(n, -1, dtype=_I64)
         end = U.end if (U.end is not None and not filler) else np.full(n, -1, dtype=_I64)
@@ -152,7 +151,7 @@ def _score_units(
         if filler and U.key is not None:
             txt: tuple[str, ...] | None = tuple(" ".join(k) for k in U.key)
         else:
-            txt = tuple(text(i) for i in range(n)) if text is not None else None
+            txt = tuple(text()) if text is not None else None
         return ItemTable(U.doc, U.label, start, end, status, score, txt)
 
     cells = np.zeros((n_cells, len(SPAN_FIELDS) + len(TS_CELL_FIELDS)), dtype=_CELL)

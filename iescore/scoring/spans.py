@@ -11,6 +11,8 @@ OBD templates, whose fillers have no positions.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import chain, repeat
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -21,6 +23,8 @@ from ..ids import check_unique, string_hash
 from ..match import Units
 from ..model import Document, Span, Template
 from .part import _I64, _keys, _label_space, _Part, _scaled_ts, _score_units
+
+_LABEL, _START, _END, _SCORE = (attrgetter(a) for a in ("label", "start", "end", "score"))
 
 def _documents_part(reference: list[Document], prediction: list[Any], cfg: Config) -> _Part:
     ids = [d.id for d in reference]
@@ -39,34 +43,39 @@ def _documents_part(reference: list[Document], prediction: list[Any], cfg: Confi
                 )
             spans = pred.spans
         else:
-            spans = tuple(s if isinstance(s, Span) else Span(*s) for s in pred)
-            for s in spans:
-                if s.end > len(ref.tokens):
-                    raise InputError(
-                        f"document {ref.id!r}: predicted span ({s.label!r}, {s.start}, {s.end}) "
-                        f"is outside the document's {len(ref.tokens)} tokens"
-                    )
+            spans = tuple(pred)
+            if not all(map(isinstance, spans, repeat(Span))):
+                spans = tuple(s if isinstance(s, Span) else Span(*s) for s in spans)
+            if max(map(_END, spans), default=0) > len(ref.tokens):
+                s = next(s for s in spans if s.end > len(ref.tokens))
+                raise InputError(
+                    f"document {ref.id!r}: predicted span ({s.label!r}, {s.start}, {s.end}) "
+                    f"is outside the document's {len(ref.tokens)} tokens"
+                )
         pred_spans.append(spans)
-    names = {s.label for d in reference for s in d.spans} | {s.label for sp in pred_spans for s in sp}
+    names = set(map(_LABEL, chain.from_iterable(d.spans for d in reference)))
+    names.update(map(_LABEL, chain.from_iterable(pred_spans)))
     labels, remap = _label_space(names, cfg)
 
-    def units(docs_spans: list[tuple[Span, ...]]) -> tuple[Units, list[tuple[int, Span]]]:
-        flat = [(k, s) for k, spans in enumerate(docs_spans) for s in spans]
+    def units(docs_spans: list[tuple[Span, ...]]) -> tuple[Units, list[Span]]:
+        flat = list(chain.from_iterable(docs_spans))
         n = len(flat)
-        doc = np.fromiter((k for k, _ in flat), dtype=_I64, count=n)
-        lab = np.fromiter((remap[s.label] for _, s in flat), dtype=_I64, count=n)
-        st = np.fromiter((s.start for _, s in flat), dtype=_I64, count=n)
-        en = np.fromiter((s.end for _, s in flat), dtype=_I64, count=n)
-        sc = np.fromiter((np.nan if s.score is None else s.score for _, s in flat), dtype=float, count=n)
+        doc = np.repeat(np.arange(len(docs_spans), dtype=_I64), [len(sp) for sp in docs_spans])
+        lab = np.fromiter(map(remap.__getitem__, map(_LABEL, flat)), dtype=_I64, count=n)
+        st = np.fromiter(map(_START, flat), dtype=_I64, count=n)
+        en = np.fromiter(map(_END, flat), dtype=_I64, count=n)
+        sc = np.fromiter(map(_SCORE, flat), dtype=float, count=n)  # None: nan
         return Units(doc, lab, st, en, sc), flat
 
-    R, rflat = units([d.spans for d in reference])
+    ref_spans = [d.spans for d in reference]
+    R, rflat = units(ref_spans)
     P, pflat = units(pred_spans)
     if cfg.setting == "OBD" or cfg.mode == "one-per-string":
+        r_doc, p_doc = R.doc.tolist(), P.doc.tolist()
         R = Units(R.doc, R.label, R.start, R.end, R.score,
-                  _keys(lambda i: reference[rflat[i][0]].span_tokens(rflat[i][1]), len(R), cfg))
+                  _keys(lambda i: reference[r_doc[i]].span_tokens(rflat[i]), len(R), cfg))
         P = Units(P.doc, P.label, P.start, P.end, P.score,
-                  _keys(lambda i: reference[pflat[i][0]].span_tokens(pflat[i][1]), len(P), cfg))
+                  _keys(lambda i: reference[p_doc[i]].span_tokens(pflat[i]), len(P), cfg))
     doc_tokens = np.fromiter((len(d.tokens) for d in reference), dtype=_I64, count=len(reference))
     unit = None
     weighted = [d.token_weights is not None or d.separator_weights is not None for d in reference]
@@ -79,8 +88,8 @@ def _documents_part(reference: list[Document], prediction: list[Any], cfg: Confi
         unit = (np.asarray(tw, dtype=np.float64), np.asarray(sw, dtype=np.float64))
     part = _score_units(
         R, P, cfg=cfg, labels=labels, doc_ids=ids, doc_tokens=doc_tokens,
-        texts_r=lambda i: reference[rflat[i][0]].span_text(rflat[i][1]),
-        texts_p=lambda i: reference[pflat[i][0]].span_text(pflat[i][1]),
+        texts_r=lambda: _texts(reference, ref_spans),
+        texts_p=lambda: _texts(reference, pred_spans),
         unit_weights=unit,
     )
     if unit is not None:
@@ -95,6 +104,19 @@ def _documents_part(reference: list[Document], prediction: list[Any], cfg: Confi
             part.unit_totals[plain] = totals[plain]
         part.unit_digest = sum(_weights_hash(d) for d, w in zip(reference, weighted) if w) % 2**64
     return part
+
+
+def _texts(reference: list[Document], docs_spans: list[tuple[Span, ...]]) -> list[str]:
+    """The text of every span (:meth:`Document.span_text`), document by document."""
+    out: list[str] = []
+    join = " ".join
+    for d, spans in zip(reference, docs_spans):
+        if d.separators is None:
+            toks = d.tokens
+            out += [join(toks[s.start : s.end]) for s in spans]
+        else:
+            out += [d.span_text(s) for s in spans]
+    return out
 
 
 def _weights_hash(doc: Document) -> int:

@@ -177,6 +177,16 @@ def _tags_part(batch: TaggedBatch, cfg: Config) -> tuple[_Part, str]:
         at, start, end = offsets.take(U.doc), U.start, U.end
         return lambda i: toks[int(at[i] + start[i]) : int(at[i] + end[i])]
 
+    def span_texts(U: Units) -> Callable[[], list[str]]:
+        """All the units' texts at once (their tokens joined by spaces)."""
+        def texts() -> list[str]:
+            assert toks is not None and U.start is not None and U.end is not None
+            at = offsets.take(U.doc)
+            join = " ".join
+            return [join(toks[a:b]) for a, b in zip((at + U.start).tolist(), (at + U.end).tolist())]
+
+        return texts
+
     need_keys = cfg.setting == "OBD" or cfg.mode == "one-per-string"
     if need_keys and toks is None:
         raise ConfigError(
@@ -185,7 +195,7 @@ def _tags_part(batch: TaggedBatch, cfg: Config) -> tuple[_Part, str]:
     texts_r = texts_p = None
     if toks is not None:
         tok_r, tok_p = span_tokens(R), span_tokens(P)
-        texts_r, texts_p = (lambda i: " ".join(tok_r(i))), (lambda i: " ".join(tok_p(i)))
+        texts_r, texts_p = span_texts(R), span_texts(P)
         if need_keys:
             R = Units(R.doc, R.label, R.start, R.end, None, _keys(tok_r, len(R), cfg))
             P = Units(P.doc, P.label, P.start, P.end, None, _keys(tok_p, len(P), cfg))
