@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import math
 import pickle
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +38,7 @@ from .confusion import Confusion
 from .items import ItemTable, Totals
 from .match.units import STATUS_NAMES
 from .measures import (
+    FIELDS,
     Counts,
     f_beta,
     makhoul_e,
@@ -48,6 +49,7 @@ from .measures import (
     ts_measures,
 )
 from .render.conlleval import format_conlleval
+from .summary import MEASURED, LabelSummary
 from .render.table import format_table
 from .ts import TS_FIELDS
 
@@ -58,11 +60,6 @@ def _freeze(a: np.ndarray) -> np.ndarray:
     a = np.ascontiguousarray(a)
     a.setflags(write=False)
     return a
-
-
-def _mean(xs: Sequence[float | None]) -> float | None:
-    vals = [x for x in xs if x is not None]
-    return sum(vals) / len(vals) if vals else None
 
 
 def _f1(p: float | None, r: float | None, beta: float = 1.0) -> float | None:
@@ -249,7 +246,7 @@ class Report:
             from .errors import InputError
 
             raise InputError(self.ts_error)
-        return self.to_dict()["ts"]
+        return self._full_summary("ts")  # type: ignore[no-any-return]
 
     @property
     def token_accuracy(self) -> float | None:
@@ -260,10 +257,10 @@ class Report:
         fresh copy of the report's summary, equal to ``json.loads(report.to_json())``
         (the summary holds only dicts, lists, strings, ints, floats, booleans and None,
         so a pickle round trip copies it as the JSON one would, several times faster)."""
-        return pickle.loads(pickle.dumps(self._summary, protocol=pickle.HIGHEST_PROTOCOL))
+        return self._full_summary()  # type: ignore[no-any-return]
 
     def to_json(self, **kw: Any) -> str:
-        return json.dumps(self._summary, **kw)
+        return json.dumps(self._full_summary(), **kw)
 
     def items(self, side: str = "prediction") -> Iterator[dict[str, Any]]:
         """Per-item outcomes of ``"reference"`` or ``"prediction"``: the status (TP, FP, FN,
@@ -343,13 +340,30 @@ class Report:
         return tp + fn, tp + fp
 
     def _compute(self) -> dict[str, Any]:
+        """The summary without its per-label dicts (kept as arrays in ``_labels_summary``
+        and built by :meth:`_full_summary` when a view asks for them)."""
         cfg = self.config
         beta = cfg.beta
-        per = self.per_label
         total = self.overall
 
         full = cfg.detail == "full"
         support, predicted = self._item_counts()
+        t = self._label_totals  # type: ignore[attr-defined]
+        L = len(self.labels)
+        zeros = np.zeros(L, dtype=np.int64)
+        counts = {f: (t[:, self.fields.index(f)] if f in self.fields else zeros) for f in FIELDS}
+        ts_counts = None
+        ts_weights = (cfg.token_weight, cfg.separator_weight)
+        if self.ts_error is None:
+            if self.ts_cells is not None:  # weights already applied per t-unit
+                ts_tot = self.ts_cells.sum(axis=0)
+                ts_counts = {f: np.ascontiguousarray(ts_tot[:, j]) for j, f in enumerate(TS_FIELDS)}
+                ts_weights = (1.0, 1.0)
+            else:
+                ts_counts = {f: counts[f] for f in TS_FIELDS}
+        per = LabelSummary.of(self.labels, counts, support, predicted, beta=beta, alpha=cfg.alpha, full=full,
+                              ts_counts=ts_counts, ts_weights=ts_weights, categories=self.categories)
+        object.__setattr__(self, "_labels_summary", per)
 
         def entry(c: Counts, n_ref: int, n_pred: int) -> dict[str, Any]:
             return {
@@ -367,37 +381,20 @@ class Report:
                 "e": makhoul_e(c, cfg.alpha) if full else None,
             }
 
-        per_entries = {
-            lab: entry(c, int(support[j]), int(predicted[j])) for j, (lab, c) in enumerate(per.items())
-        }
         overall = entry(total, int(support.sum()), int(predicted.sum()))
         # averages
-        measured = ("precision", "recall", "f1", "f_beta")
-        weight = {lab: e["support"] for lab, e in per_entries.items()}
-
-        def left_out(labels: Iterable[str]) -> dict[str, list[str]]:
-            """Per measure, the labels (of ``labels``) whose measure is undefined."""
-            labs = list(labels)
-            return {k: [lab for lab in labs if per_entries[lab][k] is None] for k in measured}
-
-        def weighted(key: str) -> float | None:
-            # the weights of the labels where the measure is defined
-            vals = [(weight[lab], e[key]) for lab, e in per_entries.items() if weight[lab] and e[key] is not None]
-            den = sum(w for w, _ in vals)
-            return None if den == 0 else sum(w * v for w, v in vals) / den
-
-        macro = {k: _mean([e[k] for e in per_entries.values()]) for k in measured}
+        macro = {k: per.macro(k) for k in MEASURED}
         averages = {
-            "micro": {k: overall[k] for k in measured},
+            "micro": {k: overall[k] for k in MEASURED},
             "macro": {
                 **macro,
                 "f1_of_macro_pr": _f1(macro["precision"], macro["recall"]),
-                "left_out": left_out(self.labels),
+                "left_out": per.left_out(),
             },
             "weighted": {
-                **{k: weighted(k) for k in measured},
-                "zero_weight_labels": [lab for lab in self.labels if weight[lab] == 0],
-                "left_out": left_out(lab for lab in self.labels if weight[lab] > 0),
+                **{k: per.weighted(k) for k in MEASURED},
+                "zero_weight_labels": per.zero_weight_labels(),
+                "left_out": per.left_out(weighted=True),
             },
         }
         slot: dict[str, Any] | None = {
@@ -405,28 +402,23 @@ class Report:
             "ser": slot_error_rate(total), "err": muc_err(total), "e": makhoul_e(total, cfg.alpha),
             "ser_weighted": slot_error_rate(total, dict(zip("SDI", cfg.ser_weights))),
         } if full else None
-        # token & separator model
+        # token & separator model (its per-label dicts: _full_summary)
         ts: dict[str, Any] | None = None
-        if self.ts_error is None:
-            if self.ts_cells is not None:  # weights already applied per t-unit
+        if ts_counts is not None:
+            if self.ts_cells is not None:
                 tsw = {"beta": beta, "token_weight": 1.0, "separator_weight": 1.0}
-                tot = self.ts_cells.sum(axis=0)
-                per_ts = {lab: ts_measures(Counts(**dict(zip(TS_FIELDS, tot[j].tolist()))), **tsw)
-                          for j, lab in enumerate(self.labels)}
-                micro_ts = ts_measures(Counts(**dict(zip(TS_FIELDS, tot.sum(axis=0).tolist()))), **tsw)
+                micro_ts = ts_measures(Counts(**dict(zip(TS_FIELDS, ts_tot.sum(axis=0).tolist()))), **tsw)
             else:
                 tsw = {"beta": beta, "token_weight": cfg.token_weight, "separator_weight": cfg.separator_weight}
-                per_ts = {lab: ts_measures(c, **tsw) for lab, c in per.items()}
                 micro_ts = ts_measures(total, **tsw)
             ts = {}
             for f in ("f1", "f_beta"):
-                ts[f"{f}_macro"] = _mean([m["ts"][f] for m in per_ts.values()])
+                ts[f"{f}_macro"] = per.ts_macro("ts", f)
                 ts[f"{f}_micro"] = micro_ts["ts"][f]
-                ts[f"token_{f}_macro"] = _mean([m["tokens"][f] for m in per_ts.values()])
+                ts[f"token_{f}_macro"] = per.ts_macro("tokens", f)
                 ts[f"token_{f}_micro"] = micro_ts["tokens"][f]
-            ts["accuracy_macro"] = _mean([m["ts"]["accuracy"] for m in per_ts.values()])
-            ts["kappa_macro"] = _mean([m["ts"]["kappa"] for m in per_ts.values()])
-            ts["per_label"] = per_ts
+            ts["accuracy_macro"] = per.ts_macro("ts", "accuracy")
+            ts["kappa_macro"] = per.ts_macro("ts", "kappa")
         tok = None
         tok_non_o = None
         n_tokens = None
@@ -443,19 +435,35 @@ class Report:
             "token_accuracy": tok,
             "token_accuracy_non_o": tok_non_o,
             "overall": overall,
-            "per_label": per_entries,
+            "per_label": None,  # built by _full_summary
             "slot_errors": slot,
             "ts": ts,
             "ts_error": self.ts_error,
             "averages": averages,
-            "confusion": self.confusion_table(),
+            "confusion": None,  # built by _full_summary
             "repairs": {k: dict(v) for k, v in self.repairs.items()},
             "repair_sites": {k: list(v) for k, v in self.repair_sites.items()},
             "categories": None if self.categories is None else {
                 "overall": category_dict(self.categories.sum(axis=0).tolist()),
-                "per_label": {lab: category_dict(self.categories[j].tolist()) for j, lab in enumerate(self.labels)},
             },
         }
+
+    def _full_summary(self, only: str | None = None) -> Any:
+        """The whole summary as fresh plain values (``to_dict()``), or its part ``only``."""
+        per: LabelSummary = self._labels_summary  # type: ignore[attr-defined]
+        light = self._summary
+        if only is not None:
+            light = {only: light[only]}
+        s = pickle.loads(pickle.dumps(light, protocol=pickle.HIGHEST_PROTOCOL))
+        if "per_label" in s:
+            s["per_label"] = per.entries()
+        if s.get("ts") is not None:
+            s["ts"]["per_label"] = per.ts()
+        if "confusion" in s:
+            s["confusion"] = self.confusion_table()
+        if s.get("categories") is not None:
+            s["categories"]["per_label"] = per.categories()
+        return s if only is None else s[only]
 
     # --- text -----------------------------------------------------------------------
     def format_conlleval(self) -> str:
