@@ -91,23 +91,57 @@ class Vocabulary:
         fresh = tags if callable(tags) else None
         ids.new = new
         try:
-            if len(ids) < 256 and (fresh is not None or isinstance(tags, Sequence)):
-                ids.limit = 256
-                try:
-                    out = np.frombuffer(bytes(map(ids.__getitem__, fresh() if fresh else tags)), dtype=np.uint8)  # type: ignore[arg-type]
-                    if count >= 0 and len(out) != count:
-                        raise InputError(f"expected {count} tags, got {len(out)}")
-                    return out
-                except _ByteOverflow:
-                    pass
-                finally:
-                    ids.limit = None
-            return np.fromiter(map(ids.__getitem__, fresh() if fresh else tags), dtype=np.int32, count=count)  # type: ignore[arg-type]
+            if fresh is not None or isinstance(tags, Sequence):
+                if len(ids) < 256:
+                    ids.limit = 256
+                    try:
+                        out = np.frombuffer(bytes(map(ids.__getitem__, fresh() if fresh else tags)), dtype=np.uint8)  # type: ignore[arg-type]
+                        if count >= 0 and len(out) != count:
+                            raise InputError(f"expected {count} tags, got {len(out)}")
+                        return out
+                    except _ByteOverflow:
+                        pass
+                    finally:
+                        ids.limit = None
+                return self._encode_planes(ids, (lambda: fresh()) if fresh else (lambda: iter(tags)), count)  # type: ignore[arg-type]
+            return np.fromiter(map(ids.__getitem__, tags), dtype=np.int32, count=count)  # type: ignore[arg-type]
         finally:
             ids.new = None
-            for tag in new:
-                self.tags.append(tag)
-                self._parsed.append(self._split(tag))
+            self.tags += new
+            self._parsed += self._split_all(new)
+
+    @staticmethod
+    def _encode_planes(ids: _Ids, again: Callable[[], Iterable[str]], count: int) -> np.ndarray:
+        """int32 ids of a re-iterable tag sequence with more than 256 distinct tags: the
+        new tags are registered in order of first sight (one C-level pass), then each
+        byte of the ids is collected by ``bytes()`` (one pass per byte), so no Python
+        call and no int object is made per token."""
+        for tag in dict.fromkeys(again()):
+            if tag not in ids:
+                ids.__missing__(tag)
+        n_bytes = max(1, (len(ids) - 1).bit_length() + 7 >> 3)
+        out: np.ndarray | None = None
+        for j in range(n_bytes):
+            plane = {tag: (i >> 8 * j) & 255 for tag, i in ids.items()}
+            b = np.frombuffer(bytes(map(plane.__getitem__, again())), dtype=np.uint8)
+            if count >= 0 and len(b) != count:
+                raise InputError(f"expected {count} tags, got {len(b)}")
+            out = b.astype(np.int32) if out is None else out | (b.astype(np.int32) << 8 * j)
+        assert out is not None
+        return out
+
+    def _split_all(self, tags: Sequence[str]) -> list[tuple[str, str] | None]:
+        """:meth:`_split` of every tag (inlined: a vocabulary may have many thousand tags)."""
+        out: list[tuple[str, str] | None] = []
+        add = out.append
+        outside, delim = self.outside, self.delimiter
+        for tag in tags:
+            if tag == outside:
+                add(None)
+                continue
+            prefix, sep, label = tag.partition(delim)
+            add((prefix, label) if sep or tag in PREFIX_LETTERS else ("", tag))
+        return out
 
     def _split(self, tag: str) -> tuple[str, str] | None:
         """``(prefix, label)`` of a tag, None for the outside tag: split at the first
@@ -177,20 +211,37 @@ class Vocabulary:
         # the tags added since the last call, appended to its arrays (read-only: shared)
         role = np.concatenate((role, np.zeros(n - done, dtype=np.int8)))
         lab = np.concatenate((lab, np.full(n - done, -1, dtype=np.int32)))
+        letters, delim, parsed_all, tags = scheme.letters, self.delimiter, self._parsed, self.tags
+        label_ids = self.label_ids
+        new_roles: list[int] = []
+        new_labs: list[int] = []
+        at: list[int] = []
         for i in range(done, n):
-            parsed = self._parsed[i]
+            parsed = parsed_all[i]
             if parsed is None:
                 continue
-            problem = self._problem(i, scheme)
-            if problem is not None:
-                if not check:
-                    continue
-                where = f"{locate(i)}: " if locate is not None else ""
-                raise InputError(
-                    f"{where}invalid tag {self.tags[i]!r}: {problem}; valid forms: {self.valid_forms(scheme)}"
-                )
             prefix, label = parsed
-            role[i], lab[i] = (I if prefix == "" else scheme.letters[prefix]), self.label_id(label)
+            tag = tags[i]
+            # the common valid tag (prefix, delimiter, label; printable) without _problem's call
+            if not (label and prefix in letters and delim in tag and tag.isprintable() and "\ufeff" not in tag):
+                problem = self._problem(i, scheme)
+                if problem is not None:
+                    if not check:
+                        continue
+                    where = f"{locate(i)}: " if locate is not None else ""
+                    raise InputError(
+                        f"{where}invalid tag {self.tags[i]!r}: {problem}; valid forms: {self.valid_forms(scheme)}"
+                    )
+            lid = label_ids.get(label)
+            if lid is None:
+                lid = self.label_id(label)
+            at.append(i)
+            new_roles.append(I if prefix == "" else letters[prefix])
+            new_labs.append(lid)
+        if at:
+            idx = np.array(at, dtype=np.int64)
+            role[idx] = new_roles
+            lab[idx] = new_labs
         role.setflags(write=False)
         lab.setflags(write=False)
         self._roles[key] = (n, role, lab)
