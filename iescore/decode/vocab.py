@@ -91,44 +91,22 @@ class Vocabulary:
         fresh = tags if callable(tags) else None
         ids.new = new
         try:
-            if fresh is not None or isinstance(tags, Sequence):
-                if len(ids) < 256:
-                    ids.limit = 256
-                    try:
-                        out = np.frombuffer(bytes(map(ids.__getitem__, fresh() if fresh else tags)), dtype=np.uint8)  # type: ignore[arg-type]
-                        if count >= 0 and len(out) != count:
-                            raise InputError(f"expected {count} tags, got {len(out)}")
-                        return out
-                    except _ByteOverflow:
-                        pass
-                    finally:
-                        ids.limit = None
-                return self._encode_planes(ids, (lambda: fresh()) if fresh else (lambda: iter(tags)), count)  # type: ignore[arg-type]
-            return np.fromiter(map(ids.__getitem__, tags), dtype=np.int32, count=count)  # type: ignore[arg-type]
+            if len(ids) < 256 and (fresh is not None or isinstance(tags, Sequence)):
+                ids.limit = 256
+                try:
+                    out = np.frombuffer(bytes(map(ids.__getitem__, fresh() if fresh else tags)), dtype=np.uint8)  # type: ignore[arg-type]
+                    if count >= 0 and len(out) != count:
+                        raise InputError(f"expected {count} tags, got {len(out)}")
+                    return out
+                except _ByteOverflow:
+                    pass
+                finally:
+                    ids.limit = None
+            return np.fromiter(map(ids.__getitem__, fresh() if fresh else tags), dtype=np.int32, count=count)  # type: ignore[arg-type]
         finally:
             ids.new = None
             self.tags += new
             self._parsed += self._split_all(new)
-
-    @staticmethod
-    def _encode_planes(ids: _Ids, again: Callable[[], Iterable[str]], count: int) -> np.ndarray:
-        """int32 ids of a re-iterable tag sequence with more than 256 distinct tags: the
-        new tags are registered in order of first sight (one C-level pass), then each
-        byte of the ids is collected by ``bytes()`` (one pass per byte), so no Python
-        call and no int object is made per token."""
-        for tag in dict.fromkeys(again()):
-            if tag not in ids:
-                ids.__missing__(tag)
-        n_bytes = max(1, (len(ids) - 1).bit_length() + 7 >> 3)
-        out: np.ndarray | None = None
-        for j in range(n_bytes):
-            plane = {tag: (i >> 8 * j) & 255 for tag, i in ids.items()}
-            b = np.frombuffer(bytes(map(plane.__getitem__, again())), dtype=np.uint8)
-            if count >= 0 and len(b) != count:
-                raise InputError(f"expected {count} tags, got {len(b)}")
-            out = b.astype(np.int32) if out is None else out | (b.astype(np.int32) << 8 * j)
-        assert out is not None
-        return out
 
     def _split_all(self, tags: Sequence[str]) -> list[tuple[str, str] | None]:
         """:meth:`_split` of every tag (inlined: a vocabulary may have many thousand tags)."""
