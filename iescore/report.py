@@ -49,7 +49,7 @@ from .measures import (
     ts_measures,
 )
 from .render.conlleval import format_conlleval
-from .summary import MEASURED, LabelSummary
+from .summary import MEASURED, LabelSummary, mean
 from .render.table import format_table
 from .ts import TS_FIELDS
 
@@ -361,8 +361,10 @@ class Report:
                 ts_weights = (1.0, 1.0)
             else:
                 ts_counts = {f: counts[f] for f in TS_FIELDS}
-        per = LabelSummary.of(self.labels, counts, support, predicted, beta=beta, alpha=cfg.alpha, full=full,
-                              ts_counts=ts_counts, ts_weights=ts_weights, categories=self.categories)
+        per = LabelSummary(self.labels, {f: counts[f] for f in ("tp", "fp", "fn", "C", "S", "D", "I")},
+                           np.asarray(support, dtype=np.int64), np.asarray(predicted, dtype=np.int64),
+                           beta, cfg.alpha, full, ts_counts, ts_weights, self.categories)
+        cols = per.columns()  # the per-label measures, for the averages (not kept)
         object.__setattr__(self, "_labels_summary", per)
 
         def entry(c: Counts, n_ref: int, n_pred: int) -> dict[str, Any]:
@@ -383,18 +385,18 @@ class Report:
 
         overall = entry(total, int(support.sum()), int(predicted.sum()))
         # averages
-        macro = {k: per.macro(k) for k in MEASURED}
+        macro = {k: mean(cols[k]) for k in MEASURED}
         averages = {
             "micro": {k: overall[k] for k in MEASURED},
             "macro": {
                 **macro,
                 "f1_of_macro_pr": _f1(macro["precision"], macro["recall"]),
-                "left_out": per.left_out(),
+                "left_out": per.left_out(cols),
             },
             "weighted": {
-                **{k: per.weighted(k) for k in MEASURED},
+                **{k: per.weighted(cols, k) for k in MEASURED},
                 "zero_weight_labels": per.zero_weight_labels(),
-                "left_out": per.left_out(weighted=True),
+                "left_out": per.left_out(cols, weighted=True),
             },
         }
         slot: dict[str, Any] | None = {
@@ -411,14 +413,15 @@ class Report:
             else:
                 tsw = {"beta": beta, "token_weight": cfg.token_weight, "separator_weight": cfg.separator_weight}
                 micro_ts = ts_measures(total, **tsw)
+            tsc = per.ts_columns()
             ts = {}
             for f in ("f1", "f_beta"):
-                ts[f"{f}_macro"] = per.ts_macro("ts", f)
+                ts[f"{f}_macro"] = mean(tsc["ts"][f])
                 ts[f"{f}_micro"] = micro_ts["ts"][f]
-                ts[f"token_{f}_macro"] = per.ts_macro("tokens", f)
+                ts[f"token_{f}_macro"] = mean(tsc["tokens"][f])
                 ts[f"token_{f}_micro"] = micro_ts["tokens"][f]
-            ts["accuracy_macro"] = per.ts_macro("ts", "accuracy")
-            ts["kappa_macro"] = per.ts_macro("ts", "kappa")
+            ts["accuracy_macro"] = mean(tsc["ts"]["accuracy"])
+            ts["kappa_macro"] = mean(tsc["ts"]["kappa"])
         tok = None
         tok_non_o = None
         n_tokens = None

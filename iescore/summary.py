@@ -61,6 +61,35 @@ def records(keys: Sequence[str], columns: Sequence[list[Any]]) -> list[dict[str,
     return _record_maker(tuple(keys))(columns)
 
 
+def distinct_rows(arrays: Sequence[np.ndarray]) -> tuple[list[np.ndarray], list[int]]:
+    """The distinct rows of side-by-side count arrays (compared bit for bit, so ``-0.0``
+    and ``0.0`` stay apart), one array per input, and each element's row number.
+
+    Measures computed on the distinct rows and spread back by the row numbers are the
+    same values, and labels of the same counts then share one Python float per value.
+
+    >>> cols, at = distinct_rows([np.array([1, 2, 1]), np.array([0.5, 0.0, 0.5])])
+    >>> [c.tolist() for c in cols], at
+    ([[1, 2], [0.5, 0.0]], [0, 1, 0])
+    """
+    n = len(arrays[0])
+    if n == 0:
+        return [np.asarray(a) for a in arrays], []
+    bits = np.stack([np.ascontiguousarray(a, dtype=np.float64).view(np.int64) if a.dtype.kind == "f"
+                     else np.asarray(a, dtype=np.int64) for a in arrays], axis=1)
+    u, at = np.unique(bits, axis=0, return_inverse=True)
+    out = []
+    for j, a in enumerate(arrays):
+        col = np.ascontiguousarray(u[:, j])
+        out.append(col.view(np.float64) if a.dtype.kind == "f" else col.astype(a.dtype, copy=False))
+    return out, np.asarray(at).ravel().tolist()
+
+
+def spread(values: list[Any], at: list[int]) -> list[Any]:
+    """``[values[i] for i in at]`` (the Python objects shared, not copied)."""
+    return list(map(values.__getitem__, at))
+
+
 def mean(a: np.ndarray) -> float | None:
     """The mean of the defined (non-NaN) values, summed as Python sums a list; None if none is."""
     vals = a[~np.isnan(a)].tolist()
@@ -69,89 +98,102 @@ def mean(a: np.ndarray) -> float | None:
 
 @dataclass(frozen=True)
 class LabelSummary:
-    """Per-label counts and measures as arrays (one element per label, labels in report order).
+    """Per-label counts (one element per label, labels in report order), and the measures
+    computed from them as arrays on each call (nothing but the counts is kept).
 
-    ``columns`` maps every :data:`ENTRY_KEYS` key to an array (measures: float64, NaN
-    where undefined; ``ser``/``err``/``e`` are absent under ``detail="prf"``);
-    ``ts_columns`` the token & separator measures per part and key (or None);
-    ``category_rows`` the ``(labels, 6)`` error-category totals (or None).
+    ``counts`` maps the :class:`~iescore.measures.Counts` fields ``tp, fp, fn`` (and
+    ``C, S, D, I`` under ``detail="full"``) to arrays; ``support``/``predicted`` are the
+    reference and prediction items counted per label; ``ts_counts`` the
+    :data:`~iescore.ts.TS_FIELDS` columns (or None: no token & separator model), to be
+    weighted by ``ts_weights``; ``category_rows`` the ``(labels, 6)`` error-category
+    totals (or None).
     """
 
     labels: tuple[str, ...]
-    columns: Mapping[str, np.ndarray]
-    ts_columns: Mapping[str, Mapping[str, np.ndarray]] | None
+    counts: Mapping[str, np.ndarray]
+    support: np.ndarray
+    predicted: np.ndarray
+    beta: float
+    alpha: float
+    full: bool
+    ts_counts: Mapping[str, np.ndarray] | None
+    ts_weights: tuple[float, float]
     category_rows: np.ndarray | None
 
-    @classmethod
-    def of(cls, labels: tuple[str, ...], counts: Mapping[str, np.ndarray], support: np.ndarray,
-           predicted: np.ndarray, *, beta: float, alpha: float, full: bool,
-           ts_counts: Mapping[str, np.ndarray] | None, ts_weights: tuple[float, float],
-           categories: np.ndarray | None) -> LabelSummary:
-        """``counts`` maps the :class:`~iescore.measures.Counts` fields to per-label arrays."""
-        tp, fp, fn = counts["tp"], counts["fp"], counts["fn"]
-        cols: dict[str, np.ndarray] = dict(span_arrays(tp, fp, fn, beta))
-        cols.update(tp=tp, fp=fp, fn=fn, support=np.asarray(support, dtype=np.int64),
-                    predicted=np.asarray(predicted, dtype=np.int64))
-        if full:
-            cols.update(slot_arrays(counts["C"], counts["S"], counts["D"], counts["I"], alpha))
-        ts = None
-        if ts_counts is not None:
-            ts = ts_arrays(ts_counts, beta=beta, token_weight=ts_weights[0], separator_weight=ts_weights[1])
-        return cls(labels, cols, ts, categories)
+    def columns(self) -> dict[str, np.ndarray]:
+        """Every :data:`ENTRY_KEYS` key (``ser``/``err``/``e`` only under ``detail="full"``)
+        to an array over labels (measures: float64, NaN where undefined)."""
+        c = self.counts
+        tp, fp, fn = c["tp"], c["fp"], c["fn"]
+        cols = span_arrays(tp, fp, fn, self.beta)
+        cols.update(tp=tp, fp=fp, fn=fn, support=self.support, predicted=self.predicted)
+        if self.full:
+            cols.update(slot_arrays(c["C"], c["S"], c["D"], c["I"], self.alpha))
+        return cols
 
-    # --- averages ------------------------------------------------------------------
-    def macro(self, key: str) -> float | None:
-        return mean(self.columns[key])
+    def ts_columns(self) -> dict[str, dict[str, np.ndarray]]:
+        """The token & separator measures per part (``ts``, ``tokens``, ``separators``) and key."""
+        assert self.ts_counts is not None
+        wt, ws = self.ts_weights
+        return ts_arrays(self.ts_counts, beta=self.beta, token_weight=wt, separator_weight=ws)
 
-    def ts_macro(self, part: str, key: str) -> float | None:
-        assert self.ts_columns is not None
-        return mean(self.ts_columns[part][key])
-
-    def weighted(self, key: str) -> float | None:
+    # --- averages (of the arrays of columns()) -----------------------------------------
+    def weighted(self, cols: Mapping[str, np.ndarray], key: str) -> float | None:
         """Per-label values weighted by support, over labels of positive weight where defined."""
-        w = self.columns["support"]
-        v = self.columns[key]
+        w = self.support
+        v = cols[key]
         keep = (w != 0) & ~np.isnan(v)
         den = int(w[keep].sum())
         if den == 0:
             return None
         return sum((w[keep].astype(np.float64) * v[keep]).tolist()) / den
 
-    def left_out(self, weighted: bool = False) -> dict[str, list[str]]:
+    def left_out(self, cols: Mapping[str, np.ndarray], weighted: bool = False) -> dict[str, list[str]]:
         """Per measure, the labels whose measure is undefined (of positive weight if ``weighted``)."""
-        w = self.columns["support"]
         out = {}
         for k in MEASURED:
-            bad = np.isnan(self.columns[k])
+            bad = np.isnan(cols[k])
             if weighted:
-                bad &= w > 0
+                bad &= self.support > 0
             out[k] = [self.labels[i] for i in np.flatnonzero(bad).tolist()]
         return out
 
     def zero_weight_labels(self) -> list[str]:
-        return [self.labels[i] for i in np.flatnonzero(self.columns["support"] == 0).tolist()]
+        return [self.labels[i] for i in np.flatnonzero(self.support == 0).tolist()]
 
     # --- the per-label dicts (built on each call) ------------------------------------
+    # The measures are computed on the distinct count rows (distinct_rows) and spread
+    # over the labels: with many labels most share their counts, so most share their floats.
     def entries(self) -> dict[str, dict[str, Any]]:
         """``{label: {precision, recall, f1, f_beta, tp, fp, fn, support, predicted, ser, err, e}}``."""
-        n = len(self.labels)
-        none = [None] * n
-        cols = [pylist(self.columns[k]) if k in self.columns else none for k in ENTRY_KEYS]
-        return dict(zip(self.labels, records(ENTRY_KEYS, cols)))
+        names = ("tp", "fp", "fn", "C", "S", "D", "I")
+        cols_in, at = distinct_rows([self.counts[f] for f in names] + [self.support, self.predicted])
+        few = LabelSummary(self.labels, dict(zip(names, cols_in)), cols_in[-2], cols_in[-1], self.beta,
+                           self.alpha, self.full, None, self.ts_weights, None)
+        cols = few.columns()
+        none = [None] * len(self.labels)
+        columns = [spread(pylist(cols[k]), at) if k in cols else none for k in ENTRY_KEYS]
+        return dict(zip(self.labels, records(ENTRY_KEYS, columns)))
 
     def ts(self) -> dict[str, dict[str, dict[str, Any]]]:
         """``{label: {"ts": {...}, "tokens": {...}, "separators": {...}}}``."""
-        assert self.ts_columns is not None
-        parts = [records(BINARY_KEYS, [pylist(self.ts_columns[p][k]) for k in BINARY_KEYS]) for p in TS_PARTS]
+        assert self.ts_counts is not None
+        from .ts import TS_FIELDS
+
+        cols_in, at = distinct_rows([self.ts_counts[f] for f in TS_FIELDS])
+        few = LabelSummary(self.labels, self.counts, self.support, self.predicted, self.beta, self.alpha,
+                           self.full, dict(zip(TS_FIELDS, cols_in)), self.ts_weights, None)
+        tsc = few.ts_columns()
+        parts = [records(BINARY_KEYS, [spread(pylist(tsc[p][k]), at) for k in BINARY_KEYS]) for p in TS_PARTS]
         return {lab: {"ts": a, "tokens": b, "separators": c} for lab, a, b, c in zip(self.labels, *parts)}
 
     def categories(self) -> dict[str, dict[str, int]] | None:
         """``{label: {category: n, ..., COR/INC/PAR/MIS/SPU: n}}`` (None where not computed)."""
         if self.category_rows is None:
             return None
-        rows = self.category_rows
+        rows = np.asarray(self.category_rows, dtype=np.int64)
         cols = [rows[:, j] for j in range(len(CATEGORIES))]
         for code in MUC_CODES:
             cols.append(sum((rows[:, j] for j, c in enumerate(MUC_OF) if c == code), np.zeros(len(rows), dtype=np.int64)))
         keys = list(CATEGORIES) + list(MUC_CODES)
-        return dict(zip(self.labels, records(keys, [np.asarray(c, dtype=np.int64).tolist() for c in cols])))
+        return dict(zip(self.labels, records(keys, [c.tolist() for c in cols])))
