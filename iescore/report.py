@@ -49,7 +49,7 @@ from .measures import (
     ts_measures,
 )
 from .render.conlleval import format_conlleval
-from .summary import MEASURED, LabelSummary, mean
+from .summary import MEASURED, LabelSummary, mean, no_cycles_collected
 from .render.table import format_table
 from .ts import TS_FIELDS
 
@@ -457,15 +457,16 @@ class Report:
         light = self._summary
         if only is not None:
             light = {only: light[only]}
-        s = pickle.loads(pickle.dumps(light, protocol=pickle.HIGHEST_PROTOCOL))
-        if "per_label" in s:
-            s["per_label"] = per.entries()
-        if s.get("ts") is not None:
-            s["ts"]["per_label"] = per.ts()
-        if "confusion" in s:
-            s["confusion"] = self.confusion_table()
-        if s.get("categories") is not None:
-            s["categories"]["per_label"] = per.categories()
+        with no_cycles_collected():
+            s = pickle.loads(pickle.dumps(light, protocol=pickle.HIGHEST_PROTOCOL))
+            if "per_label" in s:
+                s["per_label"] = per.entries()
+            if s.get("ts") is not None:
+                s["ts"]["per_label"] = per.ts()
+            if "confusion" in s:
+                s["confusion"] = self.confusion_table()
+            if s.get("categories") is not None:
+                s["categories"]["per_label"] = per.categories()
         return s if only is None else s[only]
 
     # --- text -----------------------------------------------------------------------

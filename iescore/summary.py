@@ -15,8 +15,10 @@ same float as the mean of the per-label values.
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Callable, Mapping, Sequence
+import gc
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -77,17 +79,37 @@ def distinct_rows(arrays: Sequence[np.ndarray]) -> tuple[list[np.ndarray], list[
         return [np.asarray(a) for a in arrays], []
     bits = np.stack([np.ascontiguousarray(a, dtype=np.float64).view(np.int64) if a.dtype.kind == "f"
                      else np.asarray(a, dtype=np.int64) for a in arrays], axis=1)
-    u, at = np.unique(bits, axis=0, return_inverse=True)
+    order = np.lexsort(bits.T[::-1])
+    rows = bits[order]
+    first = np.ones(n, dtype=bool)
+    first[1:] = (rows[1:] != rows[:-1]).any(axis=1)
+    at = np.empty(n, dtype=np.int64)
+    at[order] = np.cumsum(first) - 1
+    u = rows[first]
     out = []
     for j, a in enumerate(arrays):
         col = np.ascontiguousarray(u[:, j])
         out.append(col.view(np.float64) if a.dtype.kind == "f" else col.astype(a.dtype, copy=False))
-    return out, np.asarray(at).ravel().tolist()
+    return out, at.tolist()
 
 
 def spread(values: list[Any], at: list[int]) -> list[Any]:
     """``[values[i] for i in at]`` (the Python objects shared, not copied)."""
     return list(map(values.__getitem__, at))
+
+
+@contextlib.contextmanager
+def no_cycles_collected() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a tree of fresh dicts and lists is built:
+    it holds no cycles, yet its many containers would trigger collections that walk
+    every live object again and again (most of the time of a 50,000-label ``to_dict()``)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def mean(a: np.ndarray) -> float | None:
