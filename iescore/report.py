@@ -2,7 +2,8 @@
 confusion table, signature), the one object every view reads (:mod:`iescore.render`).
 
 A report is computed once (by :class:`iescore.Scorer` or :func:`iescore.score`);
-its views (``to_dict``, ``format_table``, ``per_label``...) never recompute.
+its views (``to_dict``, ``format_table``, ``per_label``...) never recount; the
+per-label dicts they show are built from per-label arrays when asked (:mod:`iescore.summary`).
 
 Averages (README, Definitions: averages):
 
@@ -246,7 +247,7 @@ class Report:
             from .errors import InputError
 
             raise InputError(self.ts_error)
-        return self._full_summary("ts")  # type: ignore[no-any-return]
+        return self._full_summary("ts")
 
     @property
     def token_accuracy(self) -> float | None:
@@ -254,10 +255,9 @@ class Report:
 
     def to_dict(self) -> dict[str, Any]:
         """Everything as plain JSON-able Python values (``None`` where undefined): a
-        fresh copy of the report's summary, equal to ``json.loads(report.to_json())``
-        (the summary holds only dicts, lists, strings, ints, floats, booleans and None,
-        so a pickle round trip copies it as the JSON one would, several times faster)."""
-        return self._full_summary()  # type: ignore[no-any-return]
+        fresh tree built on each call, equal to ``json.loads(report.to_json())`` (only
+        dicts, lists, strings, ints, floats, booleans and None)."""
+        return self._full_summary()
 
     def to_json(self, **kw: Any) -> str:
         return json.dumps(self._full_summary(), **kw)
@@ -345,12 +345,10 @@ class Report:
         cfg = self.config
         beta = cfg.beta
         total = self.overall
-
         full = cfg.detail == "full"
         support, predicted = self._item_counts()
         t = self._label_totals  # type: ignore[attr-defined]
-        L = len(self.labels)
-        zeros = np.zeros(L, dtype=np.int64)
+        zeros = np.zeros(len(self.labels), dtype=np.int64)
         counts = {f: (t[:, self.fields.index(f)] if f in self.fields else zeros) for f in FIELDS}
         ts_counts = None
         ts_weights = (cfg.token_weight, cfg.separator_weight)

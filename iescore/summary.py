@@ -36,7 +36,7 @@ TS_PARTS = ("ts", "tokens", "separators")
 
 def pylist(a: np.ndarray) -> list[Any]:
     """The values as Python numbers, ``None`` for NaN (an undefined measure)."""
-    out = a.tolist()
+    out: list[Any] = a.tolist()
     if a.dtype.kind == "f" and np.isnan(a).any():
         out = [None if x != x else x for x in out]
     return out
@@ -168,7 +168,8 @@ class LabelSummary:
         den = int(w[keep].sum())
         if den == 0:
             return None
-        return sum((w[keep].astype(np.float64) * v[keep]).tolist()) / den
+        products: list[float] = (w[keep].astype(np.float64) * v[keep]).tolist()
+        return sum(products) / den
 
     def left_out(self, cols: Mapping[str, np.ndarray], weighted: bool = False) -> dict[str, list[str]]:
         """Per measure, the labels whose measure is undefined (of positive weight if ``weighted``)."""
