@@ -93,9 +93,9 @@ def distinct_rows(arrays: Sequence[np.ndarray]) -> tuple[list[np.ndarray], list[
     return out, at.tolist()
 
 
-def spread(values: list[Any], at: list[int]) -> list[Any]:
-    """``[values[i] for i in at]`` (the Python objects shared, not copied)."""
-    return list(map(values.__getitem__, at))
+def copies(protos: list[dict[str, Any]], at: list[int]) -> list[dict[str, Any]]:
+    """``[protos[i].copy() for i in at]``: a dict of its own per element, the values shared."""
+    return list(map(dict.copy, map(protos.__getitem__, at)))
 
 
 @contextlib.contextmanager
@@ -185,8 +185,9 @@ class LabelSummary:
         return [self.labels[i] for i in np.flatnonzero(self.support == 0).tolist()]
 
     # --- the per-label dicts (built on each call) ------------------------------------
-    # The measures are computed on the distinct count rows (distinct_rows) and spread
-    # over the labels: with many labels most share their counts, so most share their floats.
+    # The measures are computed on the distinct count rows (distinct_rows), one dict per
+    # distinct row, copied for every label of that row: with many labels most share their
+    # counts, and a dict's copy costs a fraction of building it (the values are shared).
     def entries(self) -> dict[str, dict[str, Any]]:
         """``{label: {precision, recall, f1, f_beta, tp, fp, fn, support, predicted, ser, err, e}}``."""
         names = ("tp", "fp", "fn", "C", "S", "D", "I")
@@ -194,9 +195,9 @@ class LabelSummary:
         few = LabelSummary(self.labels, dict(zip(names, cols_in)), cols_in[-2], cols_in[-1], self.beta,
                            self.alpha, self.full, None, self.ts_weights, None)
         cols = few.columns()
-        none = [None] * len(self.labels)
-        columns = [spread(pylist(cols[k]), at) if k in cols else none for k in ENTRY_KEYS]
-        return dict(zip(self.labels, records(ENTRY_KEYS, columns)))
+        none = [None] * len(cols_in[0])
+        protos = records(ENTRY_KEYS, [pylist(cols[k]) if k in cols else none for k in ENTRY_KEYS])
+        return dict(zip(self.labels, copies(protos, at)))
 
     def ts(self) -> dict[str, dict[str, dict[str, Any]]]:
         """``{label: {"ts": {...}, "tokens": {...}, "separators": {...}}}``."""
@@ -207,7 +208,7 @@ class LabelSummary:
         few = LabelSummary(self.labels, self.counts, self.support, self.predicted, self.beta, self.alpha,
                            self.full, dict(zip(TS_FIELDS, cols_in)), self.ts_weights, None)
         tsc = few.ts_columns()
-        parts = [records(BINARY_KEYS, [spread(pylist(tsc[p][k]), at) for k in BINARY_KEYS]) for p in TS_PARTS]
+        parts = [copies(records(BINARY_KEYS, [pylist(tsc[p][k]) for k in BINARY_KEYS]), at) for p in TS_PARTS]
         return {lab: {"ts": a, "tokens": b, "separators": c} for lab, a, b, c in zip(self.labels, *parts)}
 
     def categories(self) -> dict[str, dict[str, int]] | None:
@@ -215,8 +216,8 @@ class LabelSummary:
         if self.category_rows is None:
             return None
         rows = np.asarray(self.category_rows, dtype=np.int64)
-        cols = [rows[:, j] for j in range(len(CATEGORIES))]
+        cols, at = distinct_rows([rows[:, j] for j in range(len(CATEGORIES))])
         for code in MUC_CODES:
-            cols.append(sum((rows[:, j] for j, c in enumerate(MUC_OF) if c == code), np.zeros(len(rows), dtype=np.int64)))
+            cols.append(sum((cols[j] for j, c in enumerate(MUC_OF) if c == code), np.zeros(len(cols[0]), dtype=np.int64)))
         keys = list(CATEGORIES) + list(MUC_CODES)
-        return dict(zip(self.labels, records(keys, [c.tolist() for c in cols])))
+        return dict(zip(self.labels, copies(records(keys, [c.tolist() for c in cols]), at)))
