@@ -130,7 +130,6 @@ class Report:
                 f"Report: a table of {self.table.n_docs} documents x {self.table.n_labels} labels "
                 f"for {len(self.doc_ids)} documents and {len(self.labels)} labels"
             )
-        object.__setattr__(self, "_label_index", {lab: i for i, lab in enumerate(self.labels)})
         # per-label totals over documents, summed once (64-bit)
         kept = self.totals.label_totals if self.totals is not None else self.table.label_totals()
         object.__setattr__(self, "_label_totals", kept)
@@ -180,6 +179,8 @@ class Report:
         """Counts of one label (or all labels summed), one document (or all)."""
         j = None
         if label is not None:
+            if "_label_index" not in self.__dict__:  # built on first use (there may be many labels)
+                object.__setattr__(self, "_label_index", dict(zip(self.labels, range(len(self.labels)))))
             j = self._label_index.get(label)  # type: ignore[attr-defined]
             if j is None:
                 from .errors import ConfigError, choices
