@@ -189,19 +189,26 @@ class Vocabulary:
         # the tags added since the last call, appended to its arrays (read-only: shared)
         role = np.concatenate((role, np.zeros(n - done, dtype=np.int8)))
         lab = np.concatenate((lab, np.full(n - done, -1, dtype=np.int32)))
-        letters, delim, parsed_all, tags = scheme.letters, self.delimiter, self._parsed, self.tags
-        label_ids = self.label_ids
-        new_roles: list[int] = []
-        new_labs: list[int] = []
-        at: list[int] = []
-        for i in range(done, n):
-            parsed = parsed_all[i]
-            if parsed is None:
-                continue
-            prefix, label = parsed
-            tag = tags[i]
-            # the common valid tag (prefix, delimiter, label; printable) without _problem's call
-            if not (label and prefix in letters and delim in tag and tag.isprintable() and "\ufeff" not in tag):
+        letters, delim = scheme.letters, self.delimiter
+        parsed, tags = self._parsed[done:n], self.tags[done:n]
+        # the common valid tag (prefix, delimiter, label; printable) needs no _problem call;
+        # when every new tag is one (or O), they are read in whole-list passes
+        if all([p is None or (p[1] != "" and p[0] in letters and delim in t and t.isprintable() and "\ufeff" not in t)
+                for p, t in zip(parsed, tags)]):
+            keep = [k for k, p in enumerate(parsed) if p is not None]
+            names = [parsed[k][1] for k in keep]  # type: ignore[index]
+            fresh = [name for name in dict.fromkeys(names) if name not in self.label_ids]  # in order of first sight
+            self.label_ids.update(zip(fresh, range(len(self.labels), len(self.labels) + len(fresh))))
+            self.labels += fresh
+            if keep:
+                idx = np.array(keep, dtype=np.int64) + done
+                role[idx] = [I if parsed[k][0] == "" else letters[parsed[k][0]] for k in keep]  # type: ignore[index]
+                lab[idx] = list(map(self.label_ids.__getitem__, names))
+        else:
+            for i in range(done, n):
+                pi = self._parsed[i]
+                if pi is None:
+                    continue
                 problem = self._problem(i, scheme)
                 if problem is not None:
                     if not check:
@@ -210,16 +217,8 @@ class Vocabulary:
                     raise InputError(
                         f"{where}invalid tag {self.tags[i]!r}: {problem}; valid forms: {self.valid_forms(scheme)}"
                     )
-            lid = label_ids.get(label)
-            if lid is None:
-                lid = self.label_id(label)
-            at.append(i)
-            new_roles.append(I if prefix == "" else letters[prefix])
-            new_labs.append(lid)
-        if at:
-            idx = np.array(at, dtype=np.int64)
-            role[idx] = new_roles
-            lab[idx] = new_labs
+                prefix, label = pi
+                role[i], lab[i] = (I if prefix == "" else letters[prefix]), self.label_id(label)
         role.setflags(write=False)
         lab.setflags(write=False)
         self._roles[key] = (n, role, lab)
