@@ -349,3 +349,65 @@ def test_binary_measures_over_arrays_match_the_scalar_ones_for_big_counts(rows, 
         for k, v in want.items():
             x = got[k][i].item()
             assert (x is None or x != x) if v is None else (type(x) is type(v) and x == v), (k, row, x, v)
+
+
+# --- the vocabulary's whole-list passes == the tag-by-tag reading -------------------------------
+
+from iescore.decode.tables import I as ROLE_I  # noqa: E402
+from iescore.decode.tables import get_scheme  # noqa: E402
+from iescore.decode.vocab import Vocabulary  # noqa: E402
+from iescore.errors import InputError  # noqa: E402
+
+_VALID = ["O", "B-A", "I-A", "B-B", "I-B", "B-a b", "I-C-D", "B-C-D"] + [f"{p}-T{k}" for p in "BI" for k in range(300)]
+_ODD = ["E-A", "S-B", "B-", "B", "I", "A", "", "X-A", "B-A\u200b", "B-\ufeffA"]  # invalid in some schemes
+
+
+@st.composite
+def _tag_batch(draw):
+    """Valid tags with at most one odd tag among them (each odd tag must be met alone)."""
+    tags = draw(st.lists(st.sampled_from(_VALID), max_size=40))
+    if draw(st.booleans()):
+        tags.insert(draw(st.integers(0, len(tags))), draw(st.sampled_from(_ODD)))
+    return tags
+
+
+def _reference_roles(v, scheme, check):
+    """The tag-by-tag reading (the loop Vocabulary.roles ran before its whole-list pass)."""
+    n = len(v.tags)
+    role, lab, labels = np.zeros(n, np.int8), np.full(n, -1, np.int32), {}
+    for i, tag in enumerate(v.tags):
+        parsed = v._split(tag)
+        if parsed is None:
+            continue
+        problem = v._problem(i, scheme)
+        if problem is not None:
+            if not check:
+                continue
+            raise InputError(tag)
+        prefix, label = parsed
+        role[i] = ROLE_I if prefix == "" else scheme.letters[prefix]
+        lab[i] = labels.setdefault(label, len(labels))
+    return role, lab, list(labels)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_tag_batch(), min_size=1, max_size=4),
+       st.sampled_from(["IOB2", "IOB1", "IOBES", "IO"]), st.booleans())
+def test_vocabulary_roles_match_the_tag_by_tag_reading(batches, scheme_name, check):
+    scheme = get_scheme(scheme_name)
+    v = Vocabulary()
+    for tags in batches:  # several batches: roles() extends its arrays with the new tags
+        v.encode(tags)
+        assert v._parsed == [v._split(t) for t in v.tags]
+        try:
+            want = _reference_roles(v, scheme, check)
+        except InputError:
+            with pytest.raises(InputError):
+                v.roles(scheme, check=check)
+            return
+        role, lab = v.roles(scheme, check=check)
+        assert role.tolist() == want[0].tolist()
+        # label ids: the same labels in the same order of first sight
+        assert [v.labels[k] if k >= 0 else None for k in lab.tolist()] == \
+               [want[2][k] if k >= 0 else None for k in want[1].tolist()]
+        assert v.labels == want[2]
