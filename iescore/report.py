@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 import math
-import pickle
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -50,7 +49,7 @@ from .measures import (
     ts_measures,
 )
 from .render.conlleval import format_conlleval
-from .summary import MEASURED, LabelSummary, mean, no_cycles_collected
+from .summary import MEASURED, LabelSummary, copied, full_summary, mean
 from .render.table import format_table
 from .ts import TS_FIELDS
 
@@ -451,22 +450,15 @@ class Report:
         }
 
     def _full_summary(self, only: str | None = None) -> Any:
-        """The whole summary as fresh plain values (``to_dict()``), or its part ``only``."""
-        per: LabelSummary = self._labels_summary  # type: ignore[attr-defined]
-        light = self._summary
-        if only is not None:
-            light = {only: light[only]}
-        with no_cycles_collected():
-            s = pickle.loads(pickle.dumps(light, protocol=pickle.HIGHEST_PROTOCOL))
-            if "per_label" in s:
-                s["per_label"] = per.entries()
-            if s.get("ts") is not None:
-                s["ts"]["per_label"] = per.ts()
-            if "confusion" in s:
-                s["confusion"] = self.confusion_table()
-            if s.get("categories") is not None:
-                s["categories"]["per_label"] = per.categories()
-        return s if only is None else s[only]
+        """The whole summary as fresh plain values (``to_dict()``), or its part ``only``
+        (kept and copied for a report of at most 1,000 labels: a copy is faster than a rebuild)."""
+        kept = self.__dict__.get("_full")
+        if kept is None:
+            s = full_summary(self._summary, self._labels_summary, self.confusion_table, only)  # type: ignore[attr-defined]
+            if only is not None or len(self.labels) > 1000:
+                return s
+            object.__setattr__(self, "_full", kept := s)
+        return copied(kept if only is None else kept[only])
 
     # --- text -----------------------------------------------------------------------
     def format_conlleval(self) -> str:

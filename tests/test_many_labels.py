@@ -411,3 +411,21 @@ def test_vocabulary_roles_match_the_tag_by_tag_reading(batches, scheme_name, che
         assert [v.labels[k] if k >= 0 else None for k in lab.tolist()] == \
                [want[2][k] if k >= 0 else None for k in want[1].tolist()]
         assert v.labels == want[2]
+
+
+@pytest.mark.parametrize("n_labels", [3, 1_500])  # kept and copied / rebuilt on each call
+def test_to_dict_is_a_fresh_tree_on_every_call(n_labels):
+    ref = [[f"B-L{k}", "O"] for k in range(n_labels)]
+    r = score_tags(reference=ref, prediction=ref, scheme="IOB2")
+    a = r.to_dict()
+    assert a["per_label"]["L1"]["tp"] == 1 and a["ts"]["per_label"]["L1"]["tokens"]["tp"] == 1
+    a["per_label"]["L1"]["tp"] = -1
+    a["ts"]["per_label"]["L1"]["tokens"]["tp"] = -1
+    a["categories"]["per_label"]["L1"]["correct"] = -1
+    a["averages"]["macro"]["left_out"]["f1"].append("x")
+    b = r.to_dict()
+    assert b["per_label"]["L1"]["tp"] == 1 and b["ts"]["per_label"]["L1"]["tokens"]["tp"] == 1
+    assert b["categories"]["per_label"]["L1"]["correct"] == 1 and b["averages"]["macro"]["left_out"]["f1"] == []
+    assert r.ts["per_label"]["L1"]["tokens"]["tp"] == 1
+    # labels of the same counts get dicts of their own
+    assert b["per_label"]["L1"] == b["per_label"]["L2"] and b["per_label"]["L1"] is not b["per_label"]["L2"]
