@@ -16,6 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+import numpy as np
 
 __all__ = [
     "Counts",
@@ -31,6 +34,12 @@ __all__ = [
     "overlap_ratio",
     "ts_measures",
     "measures",
+    "ratio_array",
+    "f_beta_array",
+    "span_arrays",
+    "slot_arrays",
+    "binary_arrays",
+    "ts_arrays",
 ]
 
 
@@ -216,4 +225,100 @@ def measures(c: Counts, *, beta: float = 1.0) -> dict[str, float | None]:
         "ser": slot_error_rate(c),
         "err": muc_err(c),
         "e": makhoul_e(c, alpha),
+    }
+
+
+# --- the same measures over arrays of counts (one element per label) ------------------
+# Each is the scalar formula above applied element-wise in the same order of operations,
+# so every value is the same float; NaN marks an undefined value (the scalar's None).
+# Counts are int64 or float64 arrays; int64 counts must stay below 2**53 (exact as floats).
+
+_EXACT = 2**53
+
+
+def _f(x: Any) -> np.ndarray:
+    return np.asarray(x, dtype=np.float64)
+
+
+def ratio_array(num: Any, den: Any) -> np.ndarray:
+    """``num / den`` element-wise, NaN where ``den`` is 0 (:func:`ratio`)."""
+    num, den = np.broadcast_arrays(_f(num), _f(den))
+    out = np.full(num.shape, np.nan)
+    np.divide(num, den, out=out, where=den != 0)
+    return out
+
+
+def f_beta_array(tp: Any, fp: Any, fn: Any, beta: float = 1.0) -> np.ndarray:
+    """:func:`f_beta` element-wise."""
+    b2 = beta * beta
+    tp, fp, fn = _f(tp), _f(fp), _f(fn)
+    return ratio_array((1 + b2) * tp, (1 + b2) * tp + b2 * fn + fp)
+
+
+def span_arrays(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, beta: float) -> dict[str, np.ndarray]:
+    """Precision, recall, F1 and F_beta element-wise (:func:`precision`, :func:`recall`, :func:`f_beta`)."""
+    return {
+        "precision": ratio_array(tp, tp + fp),
+        "recall": ratio_array(tp, tp + fn),
+        "f1": f_beta_array(tp, fp, fn, 1.0),
+        "f_beta": f_beta_array(tp, fp, fn, beta),
+    }
+
+
+def slot_arrays(C: np.ndarray, S: np.ndarray, D: np.ndarray, I: np.ndarray, alpha: float) -> dict[str, np.ndarray]:
+    """SER, MUC ERR and Makhoul's E element-wise (:func:`slot_error_rate`, :func:`muc_err`, :func:`makhoul_e`)."""
+    N, M = C + S + D, C + S + I
+    Sf, Df, If = _f(S), _f(D), _f(I)
+    return {
+        "ser": ratio_array(1.0 * Sf + 1.0 * Df + 1.0 * If, N),
+        "err": ratio_array(S + D + I, N + I),
+        "e": ratio_array(Sf + (1 - alpha) * Df + alpha * If, (1 - alpha) * _f(N) + alpha * _f(M)),
+    }
+
+
+BINARY_KEYS = ("tp", "fp", "fn", "tn", "precision", "recall", "f1", "f_beta", "accuracy", "fallout", "kappa")
+
+
+def binary_arrays(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, n: np.ndarray, beta: float) -> dict[str, np.ndarray]:
+    """The 2x2-table measures of :func:`ts_measures` element-wise, keys :data:`BINARY_KEYS`
+    (the counts keep their dtype: int64 counts stay integers, as the scalar's do)."""
+    tn = n - tp - fp - fn
+    with np.errstate(invalid="ignore", divide="ignore"):
+        acc = ratio_array(tp + tn, n)
+        pe = ratio_array(_f(tp + fp) * _f(tp + fn) + _f(fn + tn) * _f(fp + tn), _f(n) * _f(n))
+        kappa = np.where(np.isnan(acc) | np.isnan(pe) | (pe == 1), np.nan, (acc - pe) / (1 - pe))
+    out = {
+        "tp": tp, "fp": fp, "fn": fn, "tn": tn,
+        "precision": ratio_array(tp, tp + fp),
+        "recall": ratio_array(tp, tp + fn),
+        "f1": f_beta_array(tp, fp, fn, 1.0),
+        "f_beta": f_beta_array(tp, fp, fn, beta),
+        "accuracy": acc,
+        "fallout": ratio_array(fp, fp + tn),
+        "kappa": kappa,
+    }
+    if n.dtype.kind in "iu" and len(n):
+        # Python's integer products are exact: where n * n (or a negative count) could
+        # leave float64's exact integers, compute those rows with the scalar formulas
+        odd = np.flatnonzero((n >= 94_906_265) | (np.minimum(np.minimum(tp, fp), np.minimum(fn, tn)) < 0))
+        for k in odd.tolist():
+            row = _binary(int(tp[k]), int(fp[k]), int(fn[k]), int(n[k]), beta)
+            for key in BINARY_KEYS[4:]:
+                v = row[key]
+                out[key][k] = np.nan if v is None else v
+    return out
+
+
+def ts_arrays(cols: Mapping[str, np.ndarray], *, beta: float = 1.0, token_weight: float = 1.0,
+              separator_weight: float = 1.0) -> dict[str, dict[str, np.ndarray]]:
+    """:func:`ts_measures` element-wise, from the :data:`~iescore.ts.TS_FIELDS` count columns."""
+    wt, ws = token_weight, separator_weight
+
+    def w(part: str) -> np.ndarray:
+        return wt * _f(cols["tok_" + part]) + ws * _f(cols["sep_" + part])
+
+    return {
+        "ts": binary_arrays(w("tp"), w("fp"), w("fn"), w("n"), beta),
+        "tokens": binary_arrays(cols["tok_tp"], cols["tok_fp"], cols["tok_fn"], cols["tok_n"], beta),
+        "separators": binary_arrays(cols["sep_tp"], cols["sep_fp"], cols["sep_fn"], cols["sep_n"], beta),
     }

@@ -2,7 +2,8 @@
 confusion table, signature), the one object every view reads (:mod:`iescore.render`).
 
 A report is computed once (by :class:`iescore.Scorer` or :func:`iescore.score`);
-its views (``to_dict``, ``format_table``, ``per_label``...) never recompute.
+its views (``to_dict``, ``format_table``, ``per_label``...) never recount; the
+per-label dicts they show are built from per-label arrays when asked (:mod:`iescore.summary`).
 
 Averages (README, Definitions: averages):
 
@@ -24,8 +25,7 @@ from __future__ import annotations
 
 import json
 import math
-import pickle
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +38,7 @@ from .confusion import Confusion
 from .items import ItemTable, Totals
 from .match.units import STATUS_NAMES
 from .measures import (
+    FIELDS,
     Counts,
     f_beta,
     makhoul_e,
@@ -48,6 +49,7 @@ from .measures import (
     ts_measures,
 )
 from .render.conlleval import format_conlleval
+from .summary import MEASURED, LabelSummary, copied, full_summary, mean
 from .render.table import format_table
 from .ts import TS_FIELDS
 
@@ -58,11 +60,6 @@ def _freeze(a: np.ndarray) -> np.ndarray:
     a = np.ascontiguousarray(a)
     a.setflags(write=False)
     return a
-
-
-def _mean(xs: Sequence[float | None]) -> float | None:
-    vals = [x for x in xs if x is not None]
-    return sum(vals) / len(vals) if vals else None
 
 
 def _f1(p: float | None, r: float | None, beta: float = 1.0) -> float | None:
@@ -132,7 +129,6 @@ class Report:
                 f"Report: a table of {self.table.n_docs} documents x {self.table.n_labels} labels "
                 f"for {len(self.doc_ids)} documents and {len(self.labels)} labels"
             )
-        object.__setattr__(self, "_label_index", {lab: i for i, lab in enumerate(self.labels)})
         # per-label totals over documents, summed once (64-bit)
         kept = self.totals.label_totals if self.totals is not None else self.table.label_totals()
         object.__setattr__(self, "_label_totals", kept)
@@ -182,6 +178,8 @@ class Report:
         """Counts of one label (or all labels summed), one document (or all)."""
         j = None
         if label is not None:
+            if "_label_index" not in self.__dict__:  # built on first use (there may be many labels)
+                object.__setattr__(self, "_label_index", dict(zip(self.labels, range(len(self.labels)))))
             j = self._label_index.get(label)  # type: ignore[attr-defined]
             if j is None:
                 from .errors import ConfigError, choices
@@ -249,7 +247,7 @@ class Report:
             from .errors import InputError
 
             raise InputError(self.ts_error)
-        return self.to_dict()["ts"]
+        return self._full_summary("ts")
 
     @property
     def token_accuracy(self) -> float | None:
@@ -257,13 +255,12 @@ class Report:
 
     def to_dict(self) -> dict[str, Any]:
         """Everything as plain JSON-able Python values (``None`` where undefined): a
-        fresh copy of the report's summary, equal to ``json.loads(report.to_json())``
-        (the summary holds only dicts, lists, strings, ints, floats, booleans and None,
-        so a pickle round trip copies it as the JSON one would, several times faster)."""
-        return pickle.loads(pickle.dumps(self._summary, protocol=pickle.HIGHEST_PROTOCOL))
+        fresh tree built on each call, equal to ``json.loads(report.to_json())`` (only
+        dicts, lists, strings, ints, floats, booleans and None)."""
+        return self._full_summary()
 
     def to_json(self, **kw: Any) -> str:
-        return json.dumps(self._summary, **kw)
+        return json.dumps(self._full_summary(), **kw)
 
     def items(self, side: str = "prediction") -> Iterator[dict[str, Any]]:
         """Per-item outcomes of ``"reference"`` or ``"prediction"``: the status (TP, FP, FN,
@@ -343,13 +340,30 @@ class Report:
         return tp + fn, tp + fp
 
     def _compute(self) -> dict[str, Any]:
+        """The summary without its per-label dicts (kept as arrays in ``_labels_summary``
+        and built by :meth:`_full_summary` when a view asks for them)."""
         cfg = self.config
         beta = cfg.beta
-        per = self.per_label
         total = self.overall
-
         full = cfg.detail == "full"
         support, predicted = self._item_counts()
+        t = self._label_totals  # type: ignore[attr-defined]
+        zeros = np.zeros(len(self.labels), dtype=np.int64)
+        counts = {f: (t[:, self.fields.index(f)] if f in self.fields else zeros) for f in FIELDS}
+        ts_counts = None
+        ts_weights = (cfg.token_weight, cfg.separator_weight)
+        if self.ts_error is None:
+            if self.ts_cells is not None:  # weights already applied per t-unit
+                ts_tot = self.ts_cells.sum(axis=0)
+                ts_counts = {f: np.ascontiguousarray(ts_tot[:, j]) for j, f in enumerate(TS_FIELDS)}
+                ts_weights = (1.0, 1.0)
+            else:
+                ts_counts = {f: counts[f] for f in TS_FIELDS}
+        per = LabelSummary(self.labels, {f: counts[f] for f in ("tp", "fp", "fn", "C", "S", "D", "I")},
+                           np.asarray(support, dtype=np.int64), np.asarray(predicted, dtype=np.int64),
+                           beta, cfg.alpha, full, ts_counts, ts_weights, self.categories)
+        cols = per.columns()  # the per-label measures, for the averages (not kept)
+        object.__setattr__(self, "_labels_summary", per)
 
         def entry(c: Counts, n_ref: int, n_pred: int) -> dict[str, Any]:
             return {
@@ -367,37 +381,20 @@ class Report:
                 "e": makhoul_e(c, cfg.alpha) if full else None,
             }
 
-        per_entries = {
-            lab: entry(c, int(support[j]), int(predicted[j])) for j, (lab, c) in enumerate(per.items())
-        }
         overall = entry(total, int(support.sum()), int(predicted.sum()))
         # averages
-        measured = ("precision", "recall", "f1", "f_beta")
-        weight = {lab: e["support"] for lab, e in per_entries.items()}
-
-        def left_out(labels: Iterable[str]) -> dict[str, list[str]]:
-            """Per measure, the labels (of ``labels``) whose measure is undefined."""
-            labs = list(labels)
-            return {k: [lab for lab in labs if per_entries[lab][k] is None] for k in measured}
-
-        def weighted(key: str) -> float | None:
-            # the weights of the labels where the measure is defined
-            vals = [(weight[lab], e[key]) for lab, e in per_entries.items() if weight[lab] and e[key] is not None]
-            den = sum(w for w, _ in vals)
-            return None if den == 0 else sum(w * v for w, v in vals) / den
-
-        macro = {k: _mean([e[k] for e in per_entries.values()]) for k in measured}
+        macro = {k: mean(cols[k]) for k in MEASURED}
         averages = {
-            "micro": {k: overall[k] for k in measured},
+            "micro": {k: overall[k] for k in MEASURED},
             "macro": {
                 **macro,
                 "f1_of_macro_pr": _f1(macro["precision"], macro["recall"]),
-                "left_out": left_out(self.labels),
+                "left_out": per.left_out(cols),
             },
             "weighted": {
-                **{k: weighted(k) for k in measured},
-                "zero_weight_labels": [lab for lab in self.labels if weight[lab] == 0],
-                "left_out": left_out(lab for lab in self.labels if weight[lab] > 0),
+                **{k: per.weighted(cols, k) for k in MEASURED},
+                "zero_weight_labels": per.zero_weight_labels(),
+                "left_out": per.left_out(cols, weighted=True),
             },
         }
         slot: dict[str, Any] | None = {
@@ -405,28 +402,24 @@ class Report:
             "ser": slot_error_rate(total), "err": muc_err(total), "e": makhoul_e(total, cfg.alpha),
             "ser_weighted": slot_error_rate(total, dict(zip("SDI", cfg.ser_weights))),
         } if full else None
-        # token & separator model
+        # token & separator model (its per-label dicts: _full_summary)
         ts: dict[str, Any] | None = None
-        if self.ts_error is None:
-            if self.ts_cells is not None:  # weights already applied per t-unit
+        if ts_counts is not None:
+            if self.ts_cells is not None:
                 tsw = {"beta": beta, "token_weight": 1.0, "separator_weight": 1.0}
-                tot = self.ts_cells.sum(axis=0)
-                per_ts = {lab: ts_measures(Counts(**dict(zip(TS_FIELDS, tot[j].tolist()))), **tsw)
-                          for j, lab in enumerate(self.labels)}
-                micro_ts = ts_measures(Counts(**dict(zip(TS_FIELDS, tot.sum(axis=0).tolist()))), **tsw)
+                micro_ts = ts_measures(Counts(**dict(zip(TS_FIELDS, ts_tot.sum(axis=0).tolist()))), **tsw)
             else:
                 tsw = {"beta": beta, "token_weight": cfg.token_weight, "separator_weight": cfg.separator_weight}
-                per_ts = {lab: ts_measures(c, **tsw) for lab, c in per.items()}
                 micro_ts = ts_measures(total, **tsw)
+            tsc = per.ts_columns()
             ts = {}
             for f in ("f1", "f_beta"):
-                ts[f"{f}_macro"] = _mean([m["ts"][f] for m in per_ts.values()])
+                ts[f"{f}_macro"] = mean(tsc["ts"][f])
                 ts[f"{f}_micro"] = micro_ts["ts"][f]
-                ts[f"token_{f}_macro"] = _mean([m["tokens"][f] for m in per_ts.values()])
+                ts[f"token_{f}_macro"] = mean(tsc["tokens"][f])
                 ts[f"token_{f}_micro"] = micro_ts["tokens"][f]
-            ts["accuracy_macro"] = _mean([m["ts"]["accuracy"] for m in per_ts.values()])
-            ts["kappa_macro"] = _mean([m["ts"]["kappa"] for m in per_ts.values()])
-            ts["per_label"] = per_ts
+            ts["accuracy_macro"] = mean(tsc["ts"]["accuracy"])
+            ts["kappa_macro"] = mean(tsc["ts"]["kappa"])
         tok = None
         tok_non_o = None
         n_tokens = None
@@ -443,19 +436,29 @@ class Report:
             "token_accuracy": tok,
             "token_accuracy_non_o": tok_non_o,
             "overall": overall,
-            "per_label": per_entries,
+            "per_label": None,  # built by _full_summary
             "slot_errors": slot,
             "ts": ts,
             "ts_error": self.ts_error,
             "averages": averages,
-            "confusion": self.confusion_table(),
+            "confusion": None,  # built by _full_summary
             "repairs": {k: dict(v) for k, v in self.repairs.items()},
             "repair_sites": {k: list(v) for k, v in self.repair_sites.items()},
             "categories": None if self.categories is None else {
                 "overall": category_dict(self.categories.sum(axis=0).tolist()),
-                "per_label": {lab: category_dict(self.categories[j].tolist()) for j, lab in enumerate(self.labels)},
             },
         }
+
+    def _full_summary(self, only: str | None = None) -> Any:
+        """The whole summary as fresh plain values (``to_dict()``), or its part ``only``
+        (kept and copied for a report of at most 1,000 labels: a copy is faster than a rebuild)."""
+        kept = self.__dict__.get("_full")
+        if kept is None:
+            s = full_summary(self._summary, self._labels_summary, self.confusion_table, only)  # type: ignore[attr-defined]
+            if only is not None or len(self.labels) > 1000:
+                return s
+            object.__setattr__(self, "_full", kept := s)
+        return copied(kept if only is None else kept[only])
 
     # --- text -----------------------------------------------------------------------
     def format_conlleval(self) -> str:

@@ -129,3 +129,303 @@ def test_to_dict_is_the_json_text_read_back(options):
             assert a == b or (a != a and b != b)
 
     strict(r.to_dict(), json.loads(r.to_json()))
+
+
+# --- the per-label summary computed over arrays == the scalar formulas, label by label ---------
+#
+# ``reference_summary`` is the plain reference: the per-label entries, the token &
+# separator measures per label, the categories, the macro and weighted averages and their
+# left-out lists, computed one label at a time from ``report.per_label`` with the scalar
+# measures of iescore.measures (the way the report computed them before they were
+# vectorised). Values must be the same floats (and ints stay ints).
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from iescore.categories import CATEGORIES, MUC_CODES, MUC_OF  # noqa: E402
+from iescore.measures import (  # noqa: E402
+    Counts,
+    _binary,
+    binary_arrays,
+    f_beta,
+    makhoul_e,
+    muc_err,
+    precision,
+    recall,
+    slot_error_rate,
+    ts_measures,
+)
+from iescore.ts import TS_FIELDS  # noqa: E402
+
+
+def _mean(xs):
+    vals = [x for x in xs if x is not None]
+    return sum(vals) / len(vals) if vals else None
+
+
+def reference_summary(r):
+    cfg = r.config
+    full = cfg.detail == "full"
+    per = r.per_label
+    if full:  # support / predicted: the confusion table's row and column sums
+        table = r.confusion_table()
+        support = {lab: sum(table[lab].values()) for lab in r.labels}
+        predicted = dict.fromkeys(r.labels, 0)
+        for row in table.values():
+            for lab, n in row.items():
+                if lab != "none":
+                    predicted[lab] += n
+    else:
+        support = {lab: c.tp + c.fn for lab, c in per.items()}
+        predicted = {lab: c.tp + c.fp for lab, c in per.items()}
+    entries = {
+        lab: {
+            "precision": precision(c), "recall": recall(c), "f1": f_beta(c.tp, c.fp, c.fn, 1.0),
+            "f_beta": f_beta(c.tp, c.fp, c.fn, cfg.beta), "tp": c.tp, "fp": c.fp, "fn": c.fn,
+            "support": support[lab], "predicted": predicted[lab],
+            "ser": slot_error_rate(c) if full else None, "err": muc_err(c) if full else None,
+            "e": makhoul_e(c, cfg.alpha) if full else None,
+        }
+        for lab, c in per.items()
+    }
+    measured = ("precision", "recall", "f1", "f_beta")
+
+    def weighted(key):
+        vals = [(support[lab], e[key]) for lab, e in entries.items() if support[lab] and e[key] is not None]
+        den = sum(w for w, _ in vals)
+        return None if den == 0 else sum(w * v for w, v in vals) / den
+
+    out = {
+        "per_label": entries,
+        "macro": {k: _mean([e[k] for e in entries.values()]) for k in measured},
+        "macro_left_out": {k: [lab for lab in r.labels if entries[lab][k] is None] for k in measured},
+        "weighted": {k: weighted(k) for k in measured},
+        "zero_weight_labels": [lab for lab in r.labels if support[lab] == 0],
+        "weighted_left_out": {k: [lab for lab in r.labels if support[lab] > 0 and entries[lab][k] is None]
+                              for k in measured},
+    }
+    if r.ts_error is None:
+        if r.ts_cells is not None:
+            tot = r.ts_cells.sum(axis=0)
+            per_ts = {lab: ts_measures(Counts(**dict(zip(TS_FIELDS, tot[j].tolist()))), beta=cfg.beta)
+                      for j, lab in enumerate(r.labels)}
+        else:
+            per_ts = {lab: ts_measures(c, beta=cfg.beta, token_weight=cfg.token_weight,
+                                       separator_weight=cfg.separator_weight) for lab, c in per.items()}
+        out["ts_per_label"] = per_ts
+        out["ts_macro"] = {
+            "f1_macro": _mean([m["ts"]["f1"] for m in per_ts.values()]),
+            "f_beta_macro": _mean([m["ts"]["f_beta"] for m in per_ts.values()]),
+            "token_f1_macro": _mean([m["tokens"]["f1"] for m in per_ts.values()]),
+            "token_f_beta_macro": _mean([m["tokens"]["f_beta"] for m in per_ts.values()]),
+            "accuracy_macro": _mean([m["ts"]["accuracy"] for m in per_ts.values()]),
+            "kappa_macro": _mean([m["ts"]["kappa"] for m in per_ts.values()]),
+        }
+    if r.categories is not None:
+        out["categories"] = {}
+        for j, lab in enumerate(r.labels):
+            row = r.categories[j].tolist()
+            d = {name: int(n) for name, n in zip(CATEGORIES, row)}
+            for code in MUC_CODES:
+                d[code] = sum(int(n) for n, c in zip(row, MUC_OF) if c == code)
+            out["categories"][lab] = d
+    return out
+
+
+def strict_equal(a, b, path="$"):
+    """Equal, with the same types all the way down (so 1 != 1.0 and the key orders agree)."""
+    assert type(a) is type(b), f"{path}: {type(a).__name__} {a!r} vs {type(b).__name__} {b!r}"
+    if isinstance(a, dict):
+        assert list(a) == list(b), path
+        for k in a:
+            strict_equal(a[k], b[k], f"{path}.{k}")
+    elif isinstance(a, list):
+        assert len(a) == len(b), path
+        for i, (x, y) in enumerate(zip(a, b)):
+            strict_equal(x, y, f"{path}[{i}]")
+    else:
+        assert a == b, f"{path}: {a!r} vs {b!r}"
+
+
+def assert_summary_matches_reference(r):
+    ref = reference_summary(r)
+    d = r.to_dict()
+    strict_equal(d["per_label"], ref["per_label"])
+    av = d["averages"]
+    for k in ("precision", "recall", "f1", "f_beta"):
+        strict_equal(av["macro"][k], ref["macro"][k], f"macro.{k}")
+        strict_equal(av["weighted"][k], ref["weighted"][k], f"weighted.{k}")
+    strict_equal(av["macro"]["left_out"], ref["macro_left_out"])
+    strict_equal(av["weighted"]["left_out"], ref["weighted_left_out"])
+    strict_equal(av["weighted"]["zero_weight_labels"], ref["zero_weight_labels"])
+    if "ts_per_label" in ref:
+        strict_equal(d["ts"]["per_label"], ref["ts_per_label"])
+        for k, v in ref["ts_macro"].items():
+            strict_equal(d["ts"][k], v, k)
+    else:
+        assert d["ts"] is None
+    if "categories" in ref:
+        strict_equal(d["categories"]["per_label"], ref["categories"])
+    strict_equal(d, json.loads(r.to_json()))
+
+
+_NAMES = [f"L{k}" for k in range(6)]
+
+
+@st.composite
+def _corpora(draw):
+    docs, preds = [], []
+    weighted = draw(st.booleans())
+    for k in range(draw(st.integers(1, 4))):
+        n = draw(st.integers(1, 14))
+
+        def spans():
+            out = []
+            for _ in range(draw(st.integers(0, 5))):
+                a = draw(st.integers(0, n - 1))
+                b = draw(st.integers(a + 1, min(n, a + 4)))
+                out.append(Span(draw(st.sampled_from(_NAMES)), a, b))
+            return out
+
+        w = sw = None
+        if weighted:
+            w = tuple(draw(st.lists(st.sampled_from([0.1, 0.5, 1.0, 2.0, 3.0]), min_size=n, max_size=n)))
+            sw = tuple(draw(st.lists(st.sampled_from([0.3, 1.0, 2.5]), min_size=n - 1, max_size=n - 1)))
+        docs.append(Document(f"d{k}", ("w",) * n, tuple(spans()), token_weights=w, separator_weights=sw))
+        preds.append(spans())
+    return docs, preds
+
+
+_OPTIONS = [{}, {"beta": 2.0}, {"beta": 0.5, "ser_weights": (1.0, 0.5, 0.25)},  # detail="prf": the tags test
+            {"rule": "O(1,1)", "counting": "one-to-one"}, {"mode": "match-best"},
+            {"token_weight": 2.0, "separator_weight": 0.5}, {"average": "macro", "rule": "C(1)"}]
+
+
+@settings(max_examples=150, deadline=None)
+@given(_corpora(), st.sampled_from(_OPTIONS))
+def test_label_summary_is_the_scalar_formulas_label_by_label(corpus, options):
+    import warnings
+
+    docs, preds = corpus
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = score(reference=docs, prediction=preds, **options)
+    assert_summary_matches_reference(r)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 400), st.sampled_from([{}, {"detail": "prf"}, {"beta": 3.0}]), st.integers(0, 10**6))
+def test_label_summary_of_tags_with_many_labels(n_labels, options, seed):
+    # tags over up to 400 labels (more than a byte's worth of tags), random retypings and misses
+    import random as _random
+
+    rng = _random.Random(seed)
+    ref, pred = [], []
+    for _ in range(60):
+        g, p = [], []
+        for _ in range(rng.randint(1, 6)):
+            lab, other = f"T{rng.randrange(n_labels)}", f"T{rng.randrange(n_labels)}"
+            k = rng.randint(1, 3)
+            g += [f"B-{lab}"] + [f"I-{lab}"] * (k - 1) + ["O"]
+            choice = rng.random()
+            q = lab if choice < 0.6 else other
+            p += (["O"] * (k + 1)) if choice > 0.9 else ([f"B-{q}"] + [f"I-{q}"] * (k - 1) + ["O"])
+        ref.append(g)
+        pred.append(p)
+    assert_summary_matches_reference(score_tags(reference=ref, prediction=pred, scheme="IOB2", **options))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 10**9), st.integers(0, 10**9), st.integers(0, 10**9),
+                          st.integers(0, 3 * 10**9)), min_size=1, max_size=8),
+       st.sampled_from([1.0, 2.0, 0.5]))
+def test_binary_measures_over_arrays_match_the_scalar_ones_for_big_counts(rows, beta):
+    # n * n beyond 2**53: the integer products must stay exact (rows computed by the scalar formulas)
+    rows = [(tp, fp, fn, max(n, tp + fp + fn)) for tp, fp, fn, n in rows]
+    cols = [np.array(c, dtype=np.int64) for c in zip(*rows)]
+    got = binary_arrays(*cols, beta)
+    for i, row in enumerate(rows):
+        want = _binary(*row, beta)
+        for k, v in want.items():
+            x = got[k][i].item()
+            assert (x is None or x != x) if v is None else (type(x) is type(v) and x == v), (k, row, x, v)
+
+
+# --- the vocabulary's whole-list passes == the tag-by-tag reading -------------------------------
+
+from iescore.decode.tables import I as ROLE_I  # noqa: E402
+from iescore.decode.tables import get_scheme  # noqa: E402
+from iescore.decode.vocab import Vocabulary  # noqa: E402
+from iescore.errors import InputError  # noqa: E402
+
+_VALID = ["O", "B-A", "I-A", "B-B", "I-B", "B-a b", "I-C-D", "B-C-D"] + [f"{p}-T{k}" for p in "BI" for k in range(300)]
+_ODD = ["E-A", "S-B", "B-", "B", "I", "A", "", "X-A", "B-A\u200b", "B-\ufeffA"]  # invalid in some schemes
+
+
+@st.composite
+def _tag_batch(draw):
+    """Valid tags with at most one odd tag among them (each odd tag must be met alone)."""
+    tags = draw(st.lists(st.sampled_from(_VALID), max_size=40))
+    if draw(st.booleans()):
+        tags.insert(draw(st.integers(0, len(tags))), draw(st.sampled_from(_ODD)))
+    return tags
+
+
+def _reference_roles(v, scheme, check):
+    """The tag-by-tag reading (the loop Vocabulary.roles ran before its whole-list pass)."""
+    n = len(v.tags)
+    role, lab, labels = np.zeros(n, np.int8), np.full(n, -1, np.int32), {}
+    for i, tag in enumerate(v.tags):
+        parsed = v._split(tag)
+        if parsed is None:
+            continue
+        problem = v._problem(i, scheme)
+        if problem is not None:
+            if not check:
+                continue
+            raise InputError(tag)
+        prefix, label = parsed
+        role[i] = ROLE_I if prefix == "" else scheme.letters[prefix]
+        lab[i] = labels.setdefault(label, len(labels))
+    return role, lab, list(labels)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_tag_batch(), min_size=1, max_size=4),
+       st.sampled_from(["IOB2", "IOB1", "IOBES", "IO"]), st.booleans())
+def test_vocabulary_roles_match_the_tag_by_tag_reading(batches, scheme_name, check):
+    scheme = get_scheme(scheme_name)
+    v = Vocabulary()
+    for tags in batches:  # several batches: roles() extends its arrays with the new tags
+        v.encode(tags)
+        assert v._parsed == [v._split(t) for t in v.tags]
+        try:
+            want = _reference_roles(v, scheme, check)
+        except InputError:
+            with pytest.raises(InputError):
+                v.roles(scheme, check=check)
+            return
+        role, lab = v.roles(scheme, check=check)
+        assert role.tolist() == want[0].tolist()
+        # label ids: the same labels in the same order of first sight
+        assert [v.labels[k] if k >= 0 else None for k in lab.tolist()] == \
+               [want[2][k] if k >= 0 else None for k in want[1].tolist()]
+        assert v.labels == want[2]
+
+
+@pytest.mark.parametrize("n_labels", [3, 1_500])  # kept and copied / rebuilt on each call
+def test_to_dict_is_a_fresh_tree_on_every_call(n_labels):
+    ref = [[f"B-L{k}", "O"] for k in range(n_labels)]
+    r = score_tags(reference=ref, prediction=ref, scheme="IOB2")
+    a = r.to_dict()
+    assert a["per_label"]["L1"]["tp"] == 1 and a["ts"]["per_label"]["L1"]["tokens"]["tp"] == 1
+    a["per_label"]["L1"]["tp"] = -1
+    a["ts"]["per_label"]["L1"]["tokens"]["tp"] = -1
+    a["categories"]["per_label"]["L1"]["correct"] = -1
+    a["averages"]["macro"]["left_out"]["f1"].append("x")
+    b = r.to_dict()
+    assert b["per_label"]["L1"]["tp"] == 1 and b["ts"]["per_label"]["L1"]["tokens"]["tp"] == 1
+    assert b["categories"]["per_label"]["L1"]["correct"] == 1 and b["averages"]["macro"]["left_out"]["f1"] == []
+    assert r.ts["per_label"]["L1"]["tokens"]["tp"] == 1
+    # labels of the same counts get dicts of their own
+    assert b["per_label"]["L1"] == b["per_label"]["L2"] and b["per_label"]["L1"] is not b["per_label"]["L2"]

@@ -105,9 +105,21 @@ class Vocabulary:
             return np.fromiter(map(ids.__getitem__, fresh() if fresh else tags), dtype=np.int32, count=count)  # type: ignore[arg-type]
         finally:
             ids.new = None
-            for tag in new:
-                self.tags.append(tag)
-                self._parsed.append(self._split(tag))
+            self.tags += new
+            self._parsed += self._split_all(new)
+
+    def _split_all(self, tags: Sequence[str]) -> list[tuple[str, str] | None]:
+        """:meth:`_split` of every tag (inlined: a vocabulary may have many thousand tags)."""
+        out: list[tuple[str, str] | None] = []
+        add = out.append
+        outside, delim = self.outside, self.delimiter
+        for tag in tags:
+            if tag == outside:
+                add(None)
+                continue
+            prefix, sep, label = tag.partition(delim)
+            add((prefix, label) if sep or tag in PREFIX_LETTERS else ("", tag))
+        return out
 
     def _split(self, tag: str) -> tuple[str, str] | None:
         """``(prefix, label)`` of a tag, None for the outside tag: split at the first
@@ -177,20 +189,36 @@ class Vocabulary:
         # the tags added since the last call, appended to its arrays (read-only: shared)
         role = np.concatenate((role, np.zeros(n - done, dtype=np.int8)))
         lab = np.concatenate((lab, np.full(n - done, -1, dtype=np.int32)))
-        for i in range(done, n):
-            parsed = self._parsed[i]
-            if parsed is None:
-                continue
-            problem = self._problem(i, scheme)
-            if problem is not None:
-                if not check:
+        letters, delim = scheme.letters, self.delimiter
+        parsed, tags = self._parsed[done:n], self.tags[done:n]
+        # the common valid tag (prefix, delimiter, label; printable) needs no _problem call;
+        # when every new tag is one (or O), they are read in whole-list passes
+        if all([p is None or (p[1] != "" and p[0] in letters and delim in t and t.isprintable() and "\ufeff" not in t)
+                for p, t in zip(parsed, tags)]):
+            keep = [k for k, p in enumerate(parsed) if p is not None]
+            names = [parsed[k][1] for k in keep]  # type: ignore[index]
+            fresh = [name for name in dict.fromkeys(names) if name not in self.label_ids]  # in order of first sight
+            self.label_ids.update(zip(fresh, range(len(self.labels), len(self.labels) + len(fresh))))
+            self.labels += fresh
+            if keep:
+                idx = np.array(keep, dtype=np.int64) + done
+                role[idx] = [I if parsed[k][0] == "" else letters[parsed[k][0]] for k in keep]  # type: ignore[index]
+                lab[idx] = list(map(self.label_ids.__getitem__, names))
+        else:
+            for i in range(done, n):
+                pi = self._parsed[i]
+                if pi is None:
                     continue
-                where = f"{locate(i)}: " if locate is not None else ""
-                raise InputError(
-                    f"{where}invalid tag {self.tags[i]!r}: {problem}; valid forms: {self.valid_forms(scheme)}"
-                )
-            prefix, label = parsed
-            role[i], lab[i] = (I if prefix == "" else scheme.letters[prefix]), self.label_id(label)
+                problem = self._problem(i, scheme)
+                if problem is not None:
+                    if not check:
+                        continue
+                    where = f"{locate(i)}: " if locate is not None else ""
+                    raise InputError(
+                        f"{where}invalid tag {self.tags[i]!r}: {problem}; valid forms: {self.valid_forms(scheme)}"
+                    )
+                prefix, label = pi
+                role[i], lab[i] = (I if prefix == "" else letters[prefix]), self.label_id(label)
         role.setflags(write=False)
         lab.setflags(write=False)
         self._roles[key] = (n, role, lab)

@@ -27,7 +27,7 @@ def category_lines(report: Report) -> list[str]:
                      LOC:       0            1            0           0       0         1  |     0     1 ...
                  overall:        ...
     """
-    cats: dict[str, Any] | None = report._summary["categories"]
+    cats: dict[str, Any] | None = report._full_summary("categories")
     if cats is None:
         return []
     heads = list(HEADINGS) + ["|"] + list(MUC_CODES)

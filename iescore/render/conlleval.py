@@ -68,8 +68,9 @@ def conlleval_lines(report: Report) -> list[str]:
             t = report.token_sums()
             assert t is not None
             lines.append(f"accuracy: {100 * int(t[1]) / int(t[0]):6.2f}%; {prf(o)}")
+    per = report._full_summary("per_label")
     for lab in sorted(report.labels):
-        e = s["per_label"][lab]
+        e = per[lab]
         if not (e["support"] or e["predicted"]):
             continue  # conlleval lists the types it has seen
         pad = " " * max(0, 17 - len(lab.encode("utf-8")))

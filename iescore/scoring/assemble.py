@@ -51,7 +51,10 @@ def _warn_label_sets(report: Report) -> None:
 
 def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None = None) -> Report:
     labels = sorted({lab for p in parts for lab in p.labels})
-    index = {lab: i for i, lab in enumerate(labels)}
+    # one part whose labels are already the sorted distinct labels: no renumbering (and no
+    # per-label dict: there may be many thousand labels)
+    same = len(parts) == 1 and list(parts[0].labels) == labels
+    index = {} if same else {lab: i for i, lab in enumerate(labels)}
     L = len(labels)
     id_parts: list[Sequence[str]] = []
     n_seen = 0
@@ -66,7 +69,7 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
     has_tokens = bool(parts) and all(p.token_counts is not None for p in parts)
     fields = FIELDS[:_PRF_FIELDS] if cfg.detail == "prf" else FIELDS
     for p in parts:
-        m = np.array([index[lab] for lab in p.labels], dtype=_I64)
+        m = np.arange(L, dtype=_I64) if same else np.array([index[lab] for lab in p.labels], dtype=_I64)
         tables.append((p.table, m))
         confusions.append((p.confusion, m))
         off = n_seen
@@ -100,7 +103,7 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
     if any(p.unit_totals is not None for p in parts):
         blocks = []
         for p in parts:
-            m = [index[lab] for lab in p.labels]  # type: ignore[assignment]
+            m = np.arange(L, dtype=_I64) if same else np.array([index[lab] for lab in p.labels], dtype=_I64)
             w = np.zeros((len(p.doc_ids), L, len(TS_FIELDS)))
             if p.unit_totals is not None:
                 if p.ts_weighted is not None:  # None when the TS model is unavailable (ts_error)

@@ -58,6 +58,9 @@ def _empty_items() -> ItemTable:
 
 def _label_space(names: Iterable[str], cfg: Config) -> tuple[list[str], dict[str, int]]:
     sup = cfg.supertag_map()
+    if not sup:  # every name is its own label (C-level passes: there may be many thousand)
+        final = sorted(set(names))
+        return final, dict(zip(final, range(len(final))))
     final = sorted({sup.get(n, n) for n in names})
     index = {n: i for i, n in enumerate(final)}
     return final, {n: index[sup.get(n, n)] for n in names}

@@ -131,7 +131,7 @@ def _tags_part(batch: TaggedBatch, cfg: Config) -> tuple[_Part, str]:
     # items in 32 bits (half the memory per item) below 2**31 tokens
     narrow = np.int32 if batch.n_tokens < 2**31 else _I64
     # vocabulary label -> the report's label
-    lab_map = np.array([remap[n] for n in vocab.labels], dtype=narrow) if vocab.labels else np.zeros(0, narrow)
+    lab_map = np.fromiter(map(remap.__getitem__, vocab.labels), dtype=narrow, count=len(vocab.labels))
     same_labels = np.array_equal(lab_map, np.arange(len(lab_map)))  # no renumbering
     # the joint decoder gives the chunks their labels in the report's numbering
     pair = _decode_both(batch, scheme, cfg, None if same_labels else lab_map, labels)

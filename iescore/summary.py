@@ -1,0 +1,247 @@
+"""The report stage of the pipeline: the per-label part of a report's summary, held as
+arrays over labels (README, Definitions: measures, averages, token & separator model,
+error categories).
+
+Every per-label measure is computed once, element-wise over labels
+(:func:`iescore.measures.span_arrays` and its kin: NaN where undefined), and the
+averages are taken from those arrays. The per-label dicts that ``to_dict()`` shows are
+built only when a view asks for them (:meth:`LabelSummary.entries`,
+:meth:`LabelSummary.ts`, :meth:`LabelSummary.categories`), so a report of 50,000
+labels costs no per-label Python objects until then.
+
+Sums of floats are Python's (``sum`` of a list, left to right), so every mean is the
+same float as the mean of the per-label values.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import gc
+import pickle
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .categories import CATEGORIES, MUC_CODES, MUC_OF
+from .measures import BINARY_KEYS, slot_arrays, span_arrays, ts_arrays
+
+__all__ = ["LabelSummary", "ENTRY_KEYS", "MEASURED", "pylist", "records"]
+
+ENTRY_KEYS = ("precision", "recall", "f1", "f_beta", "tp", "fp", "fn", "support", "predicted", "ser", "err", "e")
+MEASURED = ("precision", "recall", "f1", "f_beta")
+TS_PARTS = ("ts", "tokens", "separators")
+
+
+def pylist(a: np.ndarray) -> list[Any]:
+    """The values as Python numbers, ``None`` for NaN (an undefined measure)."""
+    out: list[Any] = a.tolist()
+    if a.dtype.kind == "f" and np.isnan(a).any():
+        out = [None if x != x else x for x in out]
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def _record_maker(keys: tuple[str, ...]) -> Callable[[Sequence[list[Any]]], list[dict[str, Any]]]:
+    # a comprehension over a dict display: twice as fast as dict(zip(keys, row)) per row
+    names = [f"v{i}" for i in range(len(keys))]
+    display = ", ".join(f"{k!r}: {v}" for k, v in zip(keys, names))
+    code = f"lambda columns: [{{{display}}} for {', '.join(names)}, in zip(*columns)]"
+    made: Callable[[Sequence[list[Any]]], list[dict[str, Any]]] = eval(code, {"zip": zip})  # noqa: S307 (fixed keys)
+    return made
+
+
+def records(keys: Sequence[str], columns: Sequence[list[Any]]) -> list[dict[str, Any]]:
+    """One dict per row: ``{keys[0]: columns[0][i], ...}``.
+
+    >>> records(("a", "b"), [[1, 2], [None, 4.5]])
+    [{'a': 1, 'b': None}, {'a': 2, 'b': 4.5}]
+    """
+    if not all(isinstance(k, str) for k in keys):
+        raise TypeError("records: keys must be strings")
+    return _record_maker(tuple(keys))(columns)
+
+
+def distinct_rows(arrays: Sequence[np.ndarray]) -> tuple[list[np.ndarray], list[int]]:
+    """The distinct rows of side-by-side count arrays (compared bit for bit, so ``-0.0``
+    and ``0.0`` stay apart), one array per input, and each element's row number.
+
+    Measures computed on the distinct rows and spread back by the row numbers are the
+    same values, and labels of the same counts then share one Python float per value.
+
+    >>> cols, at = distinct_rows([np.array([1, 2, 1]), np.array([0.5, 0.0, 0.5])])
+    >>> [c.tolist() for c in cols], at
+    ([[1, 2], [0.5, 0.0]], [0, 1, 0])
+    """
+    n = len(arrays[0])
+    if n == 0:
+        return [np.asarray(a) for a in arrays], []
+    bits = np.stack([np.ascontiguousarray(a, dtype=np.float64).view(np.int64) if a.dtype.kind == "f"
+                     else np.asarray(a, dtype=np.int64) for a in arrays], axis=1)
+    order = np.lexsort(bits.T[::-1])
+    rows = bits[order]
+    first = np.ones(n, dtype=bool)
+    first[1:] = (rows[1:] != rows[:-1]).any(axis=1)
+    at = np.empty(n, dtype=np.int64)
+    at[order] = np.cumsum(first) - 1
+    u = rows[first]
+    out = []
+    for j, a in enumerate(arrays):
+        col = np.ascontiguousarray(u[:, j])
+        out.append(col.view(np.float64) if a.dtype.kind == "f" else col.astype(a.dtype, copy=False))
+    return out, at.tolist()
+
+
+def copies(protos: list[dict[str, Any]], at: list[int]) -> list[dict[str, Any]]:
+    """``[protos[i].copy() for i in at]``: a dict of its own per element, the values shared."""
+    return list(map(dict.copy, map(protos.__getitem__, at)))
+
+
+@contextlib.contextmanager
+def no_cycles_collected() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a tree of fresh dicts and lists is built:
+    it holds no cycles, yet its many containers would trigger collections that walk
+    every live object again and again (most of the time of a 50,000-label ``to_dict()``)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def mean(a: np.ndarray) -> float | None:
+    """The mean of the defined (non-NaN) values, summed as Python sums a list; None if none is."""
+    vals = a[~np.isnan(a)].tolist()
+    return sum(vals) / len(vals) if vals else None
+
+
+@dataclass(frozen=True)
+class LabelSummary:
+    """Per-label counts (one element per label, labels in report order), and the measures
+    computed from them as arrays on each call (nothing but the counts is kept).
+
+    ``counts`` maps the :class:`~iescore.measures.Counts` fields ``tp, fp, fn`` (and
+    ``C, S, D, I`` under ``detail="full"``) to arrays; ``support``/``predicted`` are the
+    reference and prediction items counted per label; ``ts_counts`` the
+    :data:`~iescore.ts.TS_FIELDS` columns (or None: no token & separator model), to be
+    weighted by ``ts_weights``; ``category_rows`` the ``(labels, 6)`` error-category
+    totals (or None).
+    """
+
+    labels: tuple[str, ...]
+    counts: Mapping[str, np.ndarray]
+    support: np.ndarray
+    predicted: np.ndarray
+    beta: float
+    alpha: float
+    full: bool
+    ts_counts: Mapping[str, np.ndarray] | None
+    ts_weights: tuple[float, float]
+    category_rows: np.ndarray | None
+
+    def columns(self) -> dict[str, np.ndarray]:
+        """Every :data:`ENTRY_KEYS` key (``ser``/``err``/``e`` only under ``detail="full"``)
+        to an array over labels (measures: float64, NaN where undefined)."""
+        c = self.counts
+        tp, fp, fn = c["tp"], c["fp"], c["fn"]
+        cols = span_arrays(tp, fp, fn, self.beta)
+        cols.update(tp=tp, fp=fp, fn=fn, support=self.support, predicted=self.predicted)
+        if self.full:
+            cols.update(slot_arrays(c["C"], c["S"], c["D"], c["I"], self.alpha))
+        return cols
+
+    def ts_columns(self) -> dict[str, dict[str, np.ndarray]]:
+        """The token & separator measures per part (``ts``, ``tokens``, ``separators``) and key."""
+        assert self.ts_counts is not None
+        wt, ws = self.ts_weights
+        return ts_arrays(self.ts_counts, beta=self.beta, token_weight=wt, separator_weight=ws)
+
+    # --- averages (of the arrays of columns()) -----------------------------------------
+    def weighted(self, cols: Mapping[str, np.ndarray], key: str) -> float | None:
+        """Per-label values weighted by support, over labels of positive weight where defined."""
+        w = self.support
+        v = cols[key]
+        keep = (w != 0) & ~np.isnan(v)
+        den = int(w[keep].sum())
+        if den == 0:
+            return None
+        products: list[float] = (w[keep].astype(np.float64) * v[keep]).tolist()
+        return sum(products) / den
+
+    def left_out(self, cols: Mapping[str, np.ndarray], weighted: bool = False) -> dict[str, list[str]]:
+        """Per measure, the labels whose measure is undefined (of positive weight if ``weighted``)."""
+        out = {}
+        for k in MEASURED:
+            bad = np.isnan(cols[k])
+            if weighted:
+                bad &= self.support > 0
+            out[k] = [self.labels[i] for i in np.flatnonzero(bad).tolist()]
+        return out
+
+    def zero_weight_labels(self) -> list[str]:
+        return [self.labels[i] for i in np.flatnonzero(self.support == 0).tolist()]
+
+    # --- the per-label dicts (built on each call) ------------------------------------
+    # The measures are computed on the distinct count rows (distinct_rows), one dict per
+    # distinct row, copied for every label of that row: with many labels most share their
+    # counts, and a dict's copy costs a fraction of building it (the values are shared).
+    def entries(self) -> dict[str, dict[str, Any]]:
+        """``{label: {precision, recall, f1, f_beta, tp, fp, fn, support, predicted, ser, err, e}}``."""
+        names = ("tp", "fp", "fn", "C", "S", "D", "I")
+        cols_in, at = distinct_rows([self.counts[f] for f in names] + [self.support, self.predicted])
+        few = LabelSummary(self.labels, dict(zip(names, cols_in)), cols_in[-2], cols_in[-1], self.beta,
+                           self.alpha, self.full, None, self.ts_weights, None)
+        cols = few.columns()
+        none = [None] * len(cols_in[0])
+        protos = records(ENTRY_KEYS, [pylist(cols[k]) if k in cols else none for k in ENTRY_KEYS])
+        return dict(zip(self.labels, copies(protos, at)))
+
+    def ts(self) -> dict[str, dict[str, dict[str, Any]]]:
+        """``{label: {"ts": {...}, "tokens": {...}, "separators": {...}}}``."""
+        assert self.ts_counts is not None
+        from .ts import TS_FIELDS
+
+        cols_in, at = distinct_rows([self.ts_counts[f] for f in TS_FIELDS])
+        few = LabelSummary(self.labels, self.counts, self.support, self.predicted, self.beta, self.alpha,
+                           self.full, dict(zip(TS_FIELDS, cols_in)), self.ts_weights, None)
+        tsc = few.ts_columns()
+        parts = [copies(records(BINARY_KEYS, [pylist(tsc[p][k]) for k in BINARY_KEYS]), at) for p in TS_PARTS]
+        return {lab: {"ts": a, "tokens": b, "separators": c} for lab, a, b, c in zip(self.labels, *parts)}
+
+    def categories(self) -> dict[str, dict[str, int]] | None:
+        """``{label: {category: n, ..., COR/INC/PAR/MIS/SPU: n}}`` (None where not computed)."""
+        if self.category_rows is None:
+            return None
+        rows = np.asarray(self.category_rows, dtype=np.int64)
+        cols, at = distinct_rows([rows[:, j] for j in range(len(CATEGORIES))])
+        for code in MUC_CODES:
+            cols.append(sum((cols[j] for j, c in enumerate(MUC_OF) if c == code), np.zeros(len(cols[0]), dtype=np.int64)))
+        keys = list(CATEGORIES) + list(MUC_CODES)
+        return dict(zip(self.labels, copies(records(keys, [c.tolist() for c in cols]), at)))
+
+
+def copied(tree: Any) -> Any:
+    """A fresh copy of a tree of plain values (a pickle round trip copies it as the JSON
+    one would, several times faster)."""
+    return pickle.loads(pickle.dumps(tree, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def full_summary(light: Mapping[str, Any], per: LabelSummary, confusion: Callable[[], dict[str, dict[str, int]]],
+                 only: str | None = None) -> Any:
+    """The report's summary ``light`` (its per-label parts left out) completed by the
+    per-label dicts of ``per`` and the ``confusion`` table, as a fresh tree; or its part ``only``."""
+    with no_cycles_collected():
+        s = copied(dict(light) if only is None else {only: light[only]})
+        if "per_label" in s:
+            s["per_label"] = per.entries()
+        if s.get("ts") is not None:
+            s["ts"]["per_label"] = per.ts()
+        if "confusion" in s:
+            s["confusion"] = confusion()
+        if s.get("categories") is not None:
+            s["categories"]["per_label"] = per.categories()
+    return s if only is None else s[only]
