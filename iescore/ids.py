@@ -326,13 +326,13 @@ def reference_digest(report: Any) -> int:
         docs ^= mix64(np.asarray(n_tokens).astype(_U64))
     items = report.reference
     if len(items):
-        labels = np.array([string_hash(lab, b"label:") for lab in report.labels], dtype=_U64)
+        labels = string_hashes(report.labels, b"label:")
         start = np.asarray(items.start).astype(np.int64)
         end = np.asarray(items.end).astype(np.int64)
         h = mix64(start.astype(_U64) * _U64(0x100000001B3) + end.astype(_U64))
         if items.text is not None and (start < 0).any():  # OBD fillers: the text is the item
             fill = np.flatnonzero(start < 0)
-            h[fill] ^= np.array([string_hash(items.text[k], b"text:") for k in fill.tolist()], dtype=_U64)
+            h[fill] ^= string_hashes([items.text[k] for k in fill.tolist()], b"text:")
         h = mix64(labels[np.asarray(items.label).astype(np.int64)] + h)
         np.add.at(docs, np.asarray(items.doc).astype(np.int64), h)  # a document's items, summed
     return int(mix64(docs).sum(dtype=_U64)) if len(docs) else 0
