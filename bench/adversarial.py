@@ -12,6 +12,8 @@ Cases (``CASES``):
 * ``nested``: one document (Documents with Spans) of adjacent three-token answers; each
   answer has a predicted span nested inside it (its first two tokens) and one overlapping
   it and the next answer (its last token and the next one's first); sizes in tokens.
+* ``crossing``: one document whose answers overlap one another (``[k, k+3)`` for every k,
+  as a span categorizer's may), predictions one token late; sizes in answers.
 * ``labels``: a file of fixed size (1M tokens, the synthetic corpus of ``bench/data.py``)
   whose entities take 4, 1k, 10k or 50k types; sizes in labels.
 * ``cli``: ``iescore score FILE`` on generated CoNLL files of 20 MB, 200 MB and 2 GB
@@ -112,6 +114,22 @@ def nested_spans(n: int):
     for k in range(k_max):
         pred += [Span("E", 3 * k, 3 * k + 2), Span("E", 3 * k + 2, min(3 * k + 4, n))]
     return [Document("nested", ("w",) * n, tuple(gold))], [pred]
+
+
+def crossing_spans(n: int):
+    """One document of ``n + 3`` tokens whose answers overlap one another, as a span
+    categorizer's do: answers ``[k, k+3)`` for every k < n, predictions ``[k+1, k+4)``. The
+    candidate pairs cross (answers overlap among themselves), so they form one component
+    that only the general solver takes.
+
+    >>> docs, preds = crossing_spans(2)
+    >>> [(s.start, s.end) for s in docs[0].spans], [(s.start, s.end) for s in preds[0]]
+    ([(0, 3), (1, 4)], [(1, 4), (2, 5)])
+    """
+    from iescore import Document, Span
+
+    gold = tuple(Span("E", k, k + 3) for k in range(n))
+    return [Document("crossing", ("w",) * (n + 3), gold)], [[Span("E", k + 1, k + 4) for k in range(n)]]
 
 
 def many_labels(n_tokens: int, n_labels: int, seed: int = 0) -> tuple[list[list[str]], list[list[str]]]:
@@ -413,6 +431,15 @@ def make_cases(quick: bool = False) -> dict[str, Case]:
                 "iescore_overlap": Tool("iescore full report, O(1,1) one-to-one (Document + Spans)", nested_spans,
                                         _score_docs(**OVERLAP), compare=False),
                 "nervaluate": Tool("nervaluate strict (dict loader, nested spans)", nested_spans, _nervaluate_spans),
+            },
+        ),
+        "crossing": Case(
+            "one document of answers that overlap one another (a span categorizer's), predictions one token late",
+            "answers", (100, 1_000, 10_000), (10, 100),
+            {
+                "iescore_full": Tool("iescore full report, exact (Document + Spans)", crossing_spans, _score_docs()),
+                "iescore_overlap": Tool("iescore full report, O(1,1) one-to-one (Document + Spans)", crossing_spans,
+                                        _score_docs(**OVERLAP), compare=False),
             },
         ),
         "labels": Case(
@@ -791,6 +818,7 @@ def merge(old: dict, new: dict) -> dict:
     case saying which tools were rerun when and under what load."""
     for name, case in new["cases"].items():
         if name not in old["cases"]:
+            case.setdefault("notes", []).append(f"run on {new['when']}, added to the run of {old['when']}")
             old["cases"][name] = case
             continue
         prev = old["cases"][name]
@@ -810,7 +838,7 @@ def merge(old: dict, new: dict) -> dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="tiny sizes (a few seconds)")
-    ap.add_argument("--cases", default="chain,nested,labels,cli,templates")
+    ap.add_argument("--cases", default="chain,nested,crossing,labels,cli,templates")
     ap.add_argument("--tools", default="", help="comma-separated tool names to keep (default: all)")
     ap.add_argument("--limit", type=float, default=100.0, help="seconds per timed call before it is killed")
     ap.add_argument("--cli-limit", type=float, default=600.0, help="the same for the cli case")

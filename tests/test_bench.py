@@ -32,7 +32,7 @@ def test_quick_adversarial_benchmark_runs_and_counts_by_hand(tmp_path):
 
     # seqeval is left out here (importing it takes seconds in every child); run.py's test has it
     tools = "iescore_full,iescore_overlap,iescore_prf,nervaluate,conlleval_standin,iescore_cli"
-    assert adversarial.main(["--quick", "--out", str(tmp_path), "--cases", "chain,nested,templates,cli",
+    assert adversarial.main(["--quick", "--out", str(tmp_path), "--cases", "chain,nested,crossing,templates,cli",
                              "--tools", tools, "--tmp", str(tmp_path)]) == 0
     res = json.loads((tmp_path / "adversarial.json").read_text())
 
@@ -66,6 +66,19 @@ def test_quick_adversarial_benchmark_runs_and_counts_by_hand(tmp_path):
     full = result("nested", "iescore_full", 300)
     assert (full["tp"], full["gold"], full["pred"]) == (0, 100, 200)
     assert result("nested", "nervaluate", 300)["pred"] == 200
+
+    # crossing, 10 answers [k, k+3) and predictions [k+1, k+4), k < 10: prediction k equals
+    # answer k+1 for k <= 8, so exact gives TP = 9, FP = 1 (prediction [10, 13)), FN = 1
+    # (answer [0, 3)), and these two overlap nothing unaligned: C = 9, D = 1, I = 1.
+    full = result("crossing", "iescore_full", 10)
+    assert (full["tp"], full["gold"], full["pred"]) == (9, 10, 10)
+    assert full["slot_errors"] == {"C": 9, "S": 0, "D": 1, "I": 1}
+    # O(1,1), one-to-one: prediction k against answer k has er = 1, ml = 1: every pairing k-k
+    # is allowed, and it is the only matching of all 10 (within the rule prediction 9 matches
+    # only answer 9, answer 0 only prediction 0, and so on inwards): TP = 10, F1 = 1
+    over = result("crossing", "iescore_overlap", 10)
+    assert (over["tp"], over["f1"]) == (10, 1.0)
+    assert over["slot_errors"] == {"C": 10, "S": 0, "D": 0, "I": 0}
 
     # templates, 10 fillers per slot, 2 slots: the 5 even fillers of a slot are exact, the 5 odd
     # ones a prefix (one token missing). Exact: TP = 10, FP = FN = 10, F1 = 0.5, and the odd
