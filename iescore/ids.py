@@ -234,12 +234,8 @@ def string_hashes(texts: Sequence[str], salt: bytes = b"") -> np.ndarray:
     (3, True, True)
     """
     buf, starts, lens = _encode(texts, salt)
-    sums = np.zeros(len(lens), dtype=_U64)
-    if len(buf):
-        pos = np.arange(len(buf), dtype=np.int64) - np.repeat(starts, lens)
-        v = mix64((pos.astype(_U64) << _U64(8)) | buf.astype(_U64))
-        nonempty = np.flatnonzero(lens)
-        sums[nonempty] = np.add.reduceat(v, starts[nonempty], dtype=_U64)
+    v = mix64((_positions(starts, lens).astype(_U64) << _U64(8)) | buf.astype(_U64))
+    sums = _segment_sums(v, starts, lens)  # wrapping: the sums modulo 2**64
     return mix64(sums ^ mix64(lens.astype(_U64) + _U64(0x5BD1E995)))
 
 
@@ -263,8 +259,7 @@ def decimal_values(texts: Sequence[str]) -> np.ndarray:
         lead0 = np.zeros(len(lens), dtype=bool)
         lead0[short] = (buf[starts[short]] == 48) & (lens[short] > 1)
         ok = np.flatnonzero(short & (nondigit == 0) & ~lead0)
-        pos = np.arange(len(buf), dtype=np.int64) - np.repeat(starts, lens)
-        place = np.minimum(np.repeat(lens, lens) - 1 - pos, 18)
+        place = np.minimum(np.repeat(lens, lens) - 1 - _positions(starts, lens), 18)
         # segment sums by differences of a wrapping cumulative sum: exact below 2**63
         val = _segment_sums((buf.astype(np.int64) - 48) * 10 ** place, starts, lens)
         out[ok] = val[ok]
@@ -275,9 +270,17 @@ def decimal_values(texts: Sequence[str]) -> np.ndarray:
     return out
 
 
+def _positions(starts: np.ndarray, lens: np.ndarray) -> np.ndarray:
+    """Each byte's position within its string (the strings' bytes concatenated)."""
+    out: np.ndarray = np.arange(int(lens.sum()), dtype=np.int64) - np.repeat(starts, lens)
+    return out
+
+
 def _segment_sums(v: np.ndarray, starts: np.ndarray, lens: np.ndarray) -> np.ndarray:
-    """The sum of ``v`` over each segment ``[start, start + len)`` (0 for an empty one)."""
-    c: np.ndarray = np.concatenate(([0], np.cumsum(v)))
+    """The sum of ``v`` over each segment ``[start, start + len)`` (0 for an empty one), by
+    differences of a running sum: exact modulo 2**64 for 64-bit integers, which wrap."""
+    c: np.ndarray = np.zeros(len(v) + 1, dtype=v.dtype)
+    np.cumsum(v, out=c[1:])
     out: np.ndarray = c[starts + lens] - c[starts]
     return out
 
