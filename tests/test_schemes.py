@@ -175,3 +175,32 @@ def test_round_trip(data, scheme):
     if not merged:
         ch = decode_tags([tags], scheme=scheme, repair="conlleval")
         assert spans(ch) == truth and ch.n_repaired == 0
+
+
+_AUTO_TAGS = ["O", "B-X", "I-X", "I-Y", "E-X", "S-Y", "X", "L-X", "U-Y", "M-X"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(_AUTO_TAGS), min_size=1, max_size=5), min_size=2, max_size=6),
+       st.data())
+def test_scheme_evidence_of_shards_combines_to_the_scheme_of_one_call(docs, data):
+    # scheme="auto" over shards (the Spark adapter): the union of the shards' prefixes and
+    # the "or" of their I- starts name the scheme detect_scheme gives the whole input
+    from iescore.decode.decoder import detect_scheme, scheme_evidence, scheme_from_evidence
+    from iescore.scoring.batch import tagged_batch
+
+    cut = data.draw(st.integers(1, len(docs) - 1))
+    whole = tagged_batch(docs, docs)
+    expected = detect_scheme(whole.reference, whole.vocab)
+    prefixes: set[str] = set()
+    i_starts = False
+    for shard in (docs[:cut], docs[cut:]):
+        b = tagged_batch(shard, shard)
+        p, i = scheme_evidence(b.reference, b.vocab)
+        prefixes |= p
+        i_starts = i_starts or i
+    assert scheme_from_evidence(prefixes, i_starts) == expected
+    if set(_AUTO_TAGS[:4]) >= {t for d in docs for t in d}:  # B/I tags only: IOB1 iff an I- starts a chunk
+        starts = any(t.startswith("I-") and (k == 0 or d[k - 1] == "O" or d[k - 1][2:] != t[2:])
+                     for d in docs for k, t in enumerate(d))
+        assert expected == ("IOB1" if starts else "IOB2") or {t for d in docs for t in d} <= {"O"}

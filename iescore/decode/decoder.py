@@ -367,9 +367,10 @@ def detect_scheme(arrays: TagArrays, vocab: Vocabulary) -> str:
     IOB2; only ``I-`` picks IOB1; unprefixed labels pick IO.
     """
     prefixes = _prefixes(vocab)
-    # the I- starts are looked for only where they decide (B and I tags, nothing else)
-    iob = scheme_from_evidence(prefixes, False) == "IOB2" and bool(prefixes & {"B", "I"})
-    return scheme_from_evidence(prefixes, iob and _i_starts(arrays, vocab))
+    # the I- starts are looked for only where they change the answer
+    if scheme_from_evidence(prefixes, False) == scheme_from_evidence(prefixes, True):
+        return scheme_from_evidence(prefixes, False)
+    return scheme_from_evidence(prefixes, _i_starts(arrays, vocab))
 
 
 def scheme_evidence(arrays: TagArrays, vocab: Vocabulary) -> tuple[frozenset[str], bool]:
