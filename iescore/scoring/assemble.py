@@ -68,8 +68,10 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
     ts_error = None
     has_tokens = bool(parts) and all(p.token_counts is not None for p in parts)
     fields = FIELDS[:_PRF_FIELDS] if cfg.detail == "prf" else FIELDS
-    for p in parts:
-        m = np.arange(L, dtype=_I64) if same else np.array([index[lab] for lab in p.labels], dtype=_I64)
+    # each part's label numbers in the report
+    maps = [np.arange(L, dtype=_I64) if same else np.array([index[lab] for lab in p.labels], dtype=_I64)
+            for p in parts]
+    for p, m in zip(parts, maps):
         tables.append((p.table, m))
         confusions.append((p.confusion, m))
         off = n_seen
@@ -102,8 +104,7 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
     ts_cells = None
     if any(p.unit_totals is not None for p in parts):
         blocks = []
-        for p in parts:
-            m = np.arange(L, dtype=_I64) if same else np.array([index[lab] for lab in p.labels], dtype=_I64)
+        for p, m in zip(parts, maps):
             w = np.zeros((len(p.doc_ids), L, len(TS_FIELDS)))
             if p.unit_totals is not None:
                 if p.ts_weighted is not None:  # None when the TS model is unavailable (ts_error)
