@@ -107,8 +107,13 @@ def score_runs(
     plans = _decide_schemes(df, plans)
     job = _Job(tuple(plans), doc_id, tokens, keep)
     table = df.select(*columns).mapInArrow(job, _OUT)
-    rows = table.toArrow().to_pylist() if hasattr(table, "toArrow") else [r.asDict() for r in table.collect()]
+    rows = _rows(table)
     return {p.name: _merge(p, [r for r in rows if r["run"] == p.name], numbered=doc_id is None) for p in plans}
+
+
+def _rows(table: Any) -> list[dict[str, Any]]:
+    """A small DataFrame's rows on the driver, as dicts (through Arrow where pyspark has it)."""
+    return table.toArrow().to_pylist() if hasattr(table, "toArrow") else [r.asDict() for r in table.collect()]
 
 
 # --- the plan, checked on the driver ----------------------------------------------------------
@@ -208,7 +213,7 @@ def _decide_schemes(df: Any, plans: list[_Plan]) -> list[_Plan]:
     columns = sorted({c for p in auto for c in (p.reference, p.prediction)})
     job = _Evidence(tuple((p.name, p.reference, p.prediction) for p in auto))
     table = df.select(*columns).mapInArrow(job, "run string, prefixes string, i_starts boolean")
-    rows = table.toArrow().to_pylist() if hasattr(table, "toArrow") else [r.asDict() for r in table.collect()]
+    rows = _rows(table)
     decided = {}
     for p in auto:
         mine = [r for r in rows if r["run"] == p.name]
