@@ -423,3 +423,191 @@ def test_reports_through_the_vectorised_dp_equal_the_plain_loop(corpus, rule, co
         return (r.to_dict(), r.confusion_table(), list(r.items("reference")), list(r.items("prediction")))
 
     assert run(1) == run(10**9)
+
+
+# --- the sparse general solver against the dense Hungarian it replaced -------------------------
+
+def dense_hungarian(cost):
+    """Min-cost assignment of every row (n <= m) to a distinct column on a dense matrix of
+    exact integers; returns the column of each row. The O(n^3) solver iescore ran on every
+    crossing component before the sparse one: kept here as the reference for graphs too
+    large for the brute force."""
+    n, m = len(cost), len(cost[0])
+    u, v, p, way = [0] * (n + 1), [0] * (m + 1), [0] * (m + 1), [0] * (m + 1)
+    for i in range(1, n + 1):
+        p[0], j0 = i, 0
+        minv = [None] * (m + 1)
+        used = [False] * (m + 1)
+        while True:
+            used[j0] = True
+            i0, delta, j1 = p[j0], None, 0
+            for j in range(1, m + 1):
+                if not used[j]:
+                    cur = cost[i0 - 1][j - 1] - u[i0] - v[j]
+                    if minv[j] is None or cur < minv[j]:
+                        minv[j], way[j] = cur, j0
+                    if delta is None or minv[j] < delta:
+                        delta, j1 = minv[j], j
+            for j in range(m + 1):
+                if used[j]:
+                    u[p[j]] += delta
+                    v[j] -= delta
+                else:
+                    minv[j] -= delta
+            j0 = j1
+            if p[j0] == 0:
+                break
+        while j0:
+            j1 = way[j0]
+            p[j0] = p[j1]
+            j0 = j1
+    col = [0] * n
+    for j in range(1, m + 1):
+        if p[j]:
+            col[p[j] - 1] = j - 1
+    return col
+
+
+def reference_match(u, v, levels, rank_u, rank_v) -> set[int]:
+    """The tie rule's matching by one dense optimisation: the levels as one integer (each
+    level weighted above every matching's total of the levels after it), shifted above a
+    mixed-radix number whose digit for an answer is d - j for its j-th of d edges in
+    (answer rank, prediction rank) order (the earliest partner first, a partner before
+    none), the first answer most significant; solved by the dense Hungarian."""
+    n_e = len(u)
+    order = _edge_order(u, v, rank_u, rank_v)
+    base = 1 + n_e * max(max(lv) for lv in levels)
+    w = [sum(int(lv[k]) * base ** (len(levels) - 1 - i) for i, lv in enumerate(levels)) for k in range(n_e)]
+    answers = sorted(set(u), key=lambda x: rank_u[x])
+    preds = sorted(set(v), key=lambda y: rank_v[y])
+    row = {x: i for i, x in enumerate(answers)}
+    col = {y: j for j, y in enumerate(preds)}
+    deg = [sum(1 for x in u if x == a) for a in answers]
+    place = [1] * (len(answers) + 1)
+    for i in range(len(answers) - 1, -1, -1):
+        place[i] = place[i + 1] * (deg[i] + 1)
+    seen = [0] * len(answers)
+    gain = {}
+    for k in order:
+        i = row[u[k]]
+        gain[k] = w[k] * place[0] + (deg[i] - seen[i]) * place[i + 1]
+        seen[i] += 1
+    size = len(answers) + len(preds)  # a zero column per row: "unmatched"
+    cost = [[0] * size for _ in answers]
+    at = {}
+    for k in range(n_e):
+        r, c = row[u[k]], col[v[k]]
+        if -gain[k] < cost[r][c]:
+            cost[r][c], at[(r, c)] = -gain[k], k
+    return {at[(r, c)] for r, c in enumerate(dense_hungarian(cost)) if (r, c) in at}
+
+
+@st.composite
+def crossing_graphs(draw):
+    """Spans of both sides that overlap among themselves (a span categorizer's), 8-30 a
+    side, every overlapping pair an edge, levels with many ties."""
+    def spans(n):
+        out = []
+        for _ in range(n):
+            s = draw(st.integers(0, 25))
+            out.append((s, s + draw(st.integers(1, 6))))
+        return out
+
+    a_spans, p_spans = spans(draw(st.integers(8, 30))), spans(draw(st.integers(8, 30)))
+    edges = _overlap_edges(a_spans, p_spans)
+    ida = draw(st.permutations(range(len(a_spans))))
+    idp = draw(st.permutations(range(len(p_spans))))
+    n = len(edges)
+    levels = [[1] * n,
+              draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)),
+              draw(st.lists(st.integers(0, draw(st.sampled_from([0, 2, 50]))), min_size=n, max_size=n))]
+    return ([ida[i] for i, _ in edges], [idp[j] for _, j in edges], levels, len(a_spans), len(p_spans),
+            _ranks(a_spans, ida), _ranks(p_spans, idp))
+
+
+@settings(max_examples=120, deadline=None)
+@given(crossing_graphs())
+def test_crossing_graphs_match_the_dense_reference(case):
+    """Up to 30 answers and 30 predictions (too many for the brute force): the sparse
+    two-phase solver keeps exactly the pairs of the dense Hungarian on the tie-ruled weights."""
+    u, v, levels, n_u, n_v, ru, rv = case
+    if not u:
+        return
+    assert _run(u, v, levels, n_u, n_v, ru, rv) == reference_match(u, v, levels, ru, rv)
+
+
+def _brute_gain(gains):
+    best = 0
+    edges = [(i, c, g) for i, gi in enumerate(gains) for c, g in gi.items()]
+    for k in range(len(edges) + 1):
+        for sel in itertools.combinations(edges, k):
+            if len({i for i, _, _ in sel}) == k and len({c for _, c, _ in sel}) == k:
+                best = max(best, sum(g for _, _, g in sel))
+    return best
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 4), st.integers(1, 4), st.data())
+def test_shortest_paths_optimum_and_potentials(n_rows, n_cols, data):
+    """The sparse solver's matching weighs the brute-force optimum; its potentials are dual
+    feasible (no negative reduced cost), tight on its matching, and tight on every edge of
+    EVERY optimal matching: the fact the two-phase solver rests on (the tight edges hold
+    all optimal matchings)."""
+    gains = [{c: data.draw(st.integers(1, 4)) for c in range(n_cols) if data.draw(st.booleans())}
+             for _ in range(n_rows)]
+    gains = [gi for gi in gains if gi][:4] or [{0: 1}]
+    col_of, u, v = assign._shortest_paths(gains, n_cols)
+    got = sum(gains[i][c] for i, c in enumerate(col_of) if c >= 0)
+    best = _brute_gain(gains)
+    assert got == best
+    for i, gi in enumerate(gains):
+        for c, g in gi.items():
+            assert -g - u[i] - v[c] >= 0
+    assert all(-gains[i][c] == u[i] + v[c] for i, c in enumerate(col_of) if c >= 0)
+    edges = [(i, c, g) for i, gi in enumerate(gains) for c, g in gi.items()]
+    for k in range(len(edges) + 1):
+        for sel in itertools.combinations(edges, k):
+            if (len({i for i, _, _ in sel}) == k and len({c for _, c, _ in sel}) == k
+                    and sum(g for _, _, g in sel) == best):
+                assert all(-g == u[i] + v[c] for i, c, g in sel)
+
+
+def test_both_branches_of_the_general_solver_are_taken(monkeypatch):
+    """A crossing square with one heavier diagonal: only that diagonal's edges are tight, and
+    they no longer cross (the DP takes them). All weights equal: every edge is tight, and the
+    tie rule runs on the whole component."""
+    calls = []
+    real = assign._tie_ruled
+    monkeypatch.setattr(assign, "_tie_ruled", lambda a, p, w: calls.append(len(w)) or real(a, p, w))
+    # answers 0, 1; predictions 0, 1; edges a0-p0, a0-p1, a1-p0, a1-p1 in rank order;
+    # a0-p1 and a1-p0 weigh 2, the others 1: the matching {a0-p1, a1-p0} (4) is the optimum
+    got = _run([0, 0, 1, 1], [0, 1, 0, 1], [[1, 1, 1, 1], [0, 1, 1, 0]], 2, 2, [0, 1], [0, 1])
+    assert got == {1, 2} and calls == []
+    got = _run([0, 0, 1, 1], [0, 1, 0, 1], [[1, 1, 1, 1]], 2, 2, [0, 1], [0, 1])
+    assert got == {0, 3} and calls == [4]
+
+
+@pytest.mark.parametrize("late", [True, False])
+def test_long_crossing_document(late):
+    """5,000 answers of 3 tokens at every position, the predictions one token late
+    (answers [k, k+3), predictions [k+1, k+4)) or one token early (the mirror image): one
+    component of crossing pairs, cubic for the dense solver. Exact: every prediction but
+    one equals an answer, TP = 4,999, and the two left over overlap only aligned spans:
+    C = 4,999, D = 1, I = 1. O(1,1) one-to-one: the rule allows a prediction against an
+    answer whose two boundaries differ by one at most, and the one matching of all 5,000
+    pairs answer k with prediction k (the end answers have one partner, and so on inwards)."""
+    n = 5000
+    shift = (0, 1) if late else (1, 0)
+    gold = tuple(Span("E", k + shift[0], k + 3 + shift[0]) for k in range(n))
+    pred = [Span("E", k + shift[1], k + 3 + shift[1]) for k in range(n)]
+    docs = [Document("d", ("w",) * (n + 4), gold)]
+    r = score(reference=docs, prediction=[pred])
+    d = r.to_dict()
+    assert (d["overall"]["tp"], d["overall"]["support"], d["overall"]["predicted"]) == (n - 1, n, n)
+    assert {k: d["slot_errors"][k] for k in "CSDI"} == {"C": n - 1, "S": 0, "D": 1, "I": 1}
+    r = score(reference=docs, prediction=[pred], rule="O(1,1)", counting="one-to-one")
+    d = r.to_dict()
+    assert (d["overall"]["tp"], r.f1) == (n, 1.0)
+    assert {k: d["slot_errors"][k] for k in "CSDI"} == {"C": n, "S": 0, "D": 0, "I": 0}
+    pairs = {(i["start"], i["end"]) for i in r.items("prediction") if i["status"] == "TP"}
+    assert len(pairs) == n

@@ -25,17 +25,26 @@ Two solvers implement that rule:
   levels packed into few int64 *limbs*, the programme as a (max, +) product of 2x2
   matrices computed by halving, in linear numpy work; the plain loop on exact Python
   integers remains for small inputs and for levels too large for int64.
-* **Any other component** (:func:`_general`): the Hungarian algorithm on exact Python
-  integers, every edge's weight shifted up and a digit of its place among its answer's
-  edges added, so that the unique optimum is the one of the tie rule. Its time is
-  cubic in the component's size.
+* **Any other component** (:func:`_general`), in two phases. The optimum of the weights
+  alone, with dual potentials, by successive shortest augmenting paths on the sparse
+  graph (:func:`_shortest_paths`: Dijkstra's algorithm from each new answer, stopping at
+  the first free prediction); every optimal matching lies on the edges the potentials
+  make tight. The tie rule then runs on the tight edges only: their components are
+  solved again by this dispatch (a lone edge, the DP, or this solver), and only a
+  component whose edges are all tight gets the tie rule by one exact optimisation
+  (:func:`_tie_ruled`: the weights shifted up and a digit of each edge's place among its
+  answer's edges added, so the unique optimum is the tie rule's; its integers have a digit
+  per answer, which is what a large fully tied component pays for).
 
 A lone edge (both ends of degree one) is chosen outright. The plain reference is the
-brute force of tests/test_assign.py.
+brute force of tests/test_assign.py, and the dense Hungarian
+this solver replaced is kept there as the reference for graphs too large for it.
 """
 
 from __future__ import annotations
 
+import heapq
+import random
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -101,73 +110,78 @@ def _weights(levels: Sequence[np.ndarray], idx: np.ndarray, n_match: int) -> lis
     return w
 
 
-def _hungarian(cost: list[list[int]]) -> list[int]:
-    """Min-cost assignment of every row (n <= m) to a distinct column; returns column per row."""
-    n, m = len(cost), len(cost[0])
-    inf = None
-    u = [0] * (n + 1)
-    v = [0] * (m + 1)
-    p = [0] * (m + 1)
-    way = [0] * (m + 1)
-    for i in range(1, n + 1):
-        p[0] = i
-        j0 = 0
-        minv: list[int | None] = [inf] * (m + 1)
-        used = [False] * (m + 1)
-        while True:
-            used[j0] = True
-            i0 = p[j0]
-            delta: int | None = None
-            j1 = 0
-            row = cost[i0 - 1]
-            for j in range(1, m + 1):
-                if not used[j]:
-                    cur = row[j - 1] - u[i0] - v[j]
-                    mv = minv[j]
-                    if mv is None or cur < mv:
-                        minv[j] = mv = cur
-                        way[j] = j0
-                    if delta is None or mv < delta:
-                        delta = mv
-                        j1 = j
-            assert delta is not None
-            for j in range(m + 1):
-                if used[j]:
-                    u[p[j]] += delta
-                    v[j] -= delta
-                else:
-                    minv[j] -= delta  # type: ignore[operator]
-            j0 = j1
-            if p[j0] == 0:
-                break
-        while True:
-            j1 = way[j0]
-            p[j0] = p[j1]
-            j0 = j1
-            if j0 == 0:
-                break
-    col = [0] * n
-    for j in range(1, m + 1):
-        if p[j]:
-            col[p[j] - 1] = j - 1
-    return col
-
-
 def _general(a: list[int], p: list[int], w: list[int]) -> list[bool]:
     """Tie-ruled maximum-weight matching of one component of any shape.
 
-    ``a``/``p`` are the edges' node keys and ``w`` their positive weights, edges given
-    in (answer, prediction) order. Two matchings that differ first at edge (x, y) of that
-    order agree on every answer before x and on x's earlier edges, so keeping the earliest
-    edges means: answer by answer, the earliest partner, and a partner before none. Edge j
+    ``a``/``p`` are the edges' node keys (their ranks) and ``w`` their positive weights,
+    edges given in (answer, prediction) order. First the optimum for ``w`` alone, with
+    dual potentials (:func:`_shortest_paths`): every optimal matching uses only the edges
+    those potentials make *tight* (LP complementary slackness), and a matching of tight
+    edges weighs the optimum exactly when it covers every node of positive potential, so
+    the optimum weighs as much over the tight edges as over all. The tie rule is then
+    applied to the tight edges alone (:func:`_solve`): often they fall apart into small
+    pieces, or no longer cross and go to the interval DP. Only when every edge is tight
+    does the tie rule need the whole component (:func:`_tie_ruled`).
+    """
+    rows = {x: i for i, x in enumerate(dict.fromkeys(a))}
+    cols = {x: i for i, x in enumerate(dict.fromkeys(p))}
+    gains: list[dict[int, int]] = [{} for _ in rows]
+    for x, y, wk in zip(a, p, w):
+        g = gains[rows[x]]
+        c = cols[y]
+        if wk > g.get(c, 0):
+            g[c] = wk
+    _, u, v = _shortest_paths(gains, len(cols))
+    tight = [k for k, (x, y, wk) in enumerate(zip(a, p, w)) if -wk == u[rows[x]] + v[cols[y]]]
+    if len(tight) == len(w):
+        return _tie_ruled(a, p, w)
+    keep = [False] * len(w)
+    sub = _solve([a[k] for k in tight], [p[k] for k in tight], [w[k] for k in tight])
+    for k, s in zip(tight, sub):
+        keep[k] = s
+    return keep
+
+
+def _solve(a: list[int], p: list[int], w: list[int]) -> list[bool]:
+    """Tie-ruled maximum-weight matching of edges in (answer, prediction) order, component
+    by component: a lone edge is kept, non-crossing edges go to the interval DP, the rest
+    to :func:`_general`."""
+    keep = [False] * len(w)
+    if not w:
+        return keep
+    rows = {x: i for i, x in enumerate(dict.fromkeys(a))}
+    cols = {x: i for i, x in enumerate(dict.fromkeys(p))}
+    comp = components(np.array([rows[x] for x in a]), np.array([cols[y] for y in p]), len(rows), len(cols))
+    parts: dict[int, list[int]] = {}
+    for k, c in enumerate(comp.tolist()):
+        parts.setdefault(c, []).append(k)
+    for ks in parts.values():
+        if len(ks) == 1:
+            keep[ks[0]] = True
+            continue
+        ka, kp, kw = [a[k] for k in ks], [p[k] for k in ks], [w[k] for k in ks]
+        if all(x <= y for x, y in zip(kp, kp[1:])):
+            sub = _interval_dp(np.array(ka), np.array(kp), kw).tolist()
+        else:
+            sub = _general(ka, kp, kw)
+        for k, s in zip(ks, sub):
+            keep[k] = s
+    return keep
+
+
+def _tie_ruled(a: list[int], p: list[int], w: list[int]) -> list[bool]:
+    """The tie rule's matching of one component by one exact optimisation.
+
+    Two matchings that differ first at edge (x, y) of the (answer, prediction) order agree
+    on every answer before x and on x's earlier edges, so keeping the earliest edges
+    means: answer by answer, the earliest partner, and a partner before none. Edge j
     (0-based) of the d edges of the i-th answer therefore gets the digit d - j at that
     answer's place of a mixed-radix number (radix d + 1 per answer, the first answer
     most significant; an unmatched answer has digit 0), and every weight is shifted
     above the largest such number: an optimum of these weights is optimal for ``w`` and
-    is the tie rule's matching; it is unique. Solved by the Hungarian algorithm on a
-    dense matrix (zero: no edge).
+    is the tie rule's matching; it is unique. The numbers have as many digits as the
+    component has answers, which makes this the slow step of a large tied component.
     """
-    n_e = len(w)
     rows = {x: i for i, x in enumerate(dict.fromkeys(a))}
     cols = {x: i for i, x in enumerate(dict.fromkeys(p))}
     degree = [0] * len(rows)
@@ -177,28 +191,96 @@ def _general(a: list[int], p: list[int], w: list[int]) -> list[bool]:
     for i in range(len(rows) - 1, -1, -1):
         place[i] = place[i + 1] * (degree[i] + 1)
     shift = place[0]
-    transpose = len(rows) > len(cols)
-    n_r, n_c = (len(cols), len(rows)) if transpose else (len(rows), len(cols))
-    cost = [[0] * n_c for _ in range(n_r)]
-    edge_at: dict[tuple[int, int], int] = {}
+    gains: list[dict[int, int]] = [{} for _ in rows]
+    edge: list[dict[int, int]] = [{} for _ in rows]
     seen = [0] * len(rows)  # edges of each answer met so far
-    for k in range(n_e):
-        i = rows[a[k]]
-        digit = degree[i] - seen[i]
+    for k, (x, y, wk) in enumerate(zip(a, p, w)):
+        i = rows[x]
+        gain = wk * shift + (degree[i] - seen[i]) * place[i + 1]
         seen[i] += 1
-        r, c = i, cols[p[k]]
-        if transpose:
-            r, c = c, r
-        wk = w[k] * shift + digit * place[i + 1]
-        if -wk < cost[r][c]:
-            cost[r][c] = -wk
-            edge_at[(r, c)] = k
-    keep = [False] * n_e
-    for r, c in enumerate(_hungarian(cost)):
-        edge = edge_at.get((r, c))
-        if edge is not None:
-            keep[edge] = True
+        c = cols[y]
+        if gain > gains[i].get(c, 0):
+            gains[i][c] = gain
+            edge[i][c] = k
+    keep = [False] * len(w)
+    for i, c in enumerate(_shortest_paths(gains, len(cols))[0]):
+        if c >= 0:
+            keep[edge[i][c]] = True
     return keep
+
+
+def _shortest_paths(gains: list[dict[int, int]], n_cols: int) -> tuple[list[int], list[int], list[int]]:
+    """A maximum-gain matching of rows to columns (``gains[i]``: column -> positive gain of
+    the edge; a row may stay unmatched) and optimal dual potentials.
+
+    Successive shortest augmenting paths (the Hungarian method on a sparse graph): rows
+    join one at a time, each by Dijkstra's algorithm over the reduced costs ``-gain - u[i]
+    - v[j]``, which the potentials keep non-negative and make zero on the matching; it
+    stops at the first free column it reaches. Row i also has a column of its own, gain
+    0, standing for "unmatched". The rows join in a fixed shuffled order: in rank order, a
+    chain of spans would make each new row search back through all the rows before it.
+    Returns each row's column (-1: none), the row potentials and the column potentials
+    (the real columns' only); an edge (i, j) is tight when ``-gain == u[i] + v[j]``.
+    Exact on Python integers; when several matchings are optimal, one of them.
+    """
+    n_rows = len(gains)
+    cost = [{c: -g for c, g in gi.items()} for gi in gains]  # min-cost form
+    for i in range(n_rows):
+        cost[i][n_cols + i] = 0  # row i's own "unmatched" column
+    n = n_cols + n_rows
+    u = [0] * n_rows
+    v = [0] * n
+    row_of = [-1] * n  # the row matched to each column
+    col_of = [-1] * n_rows
+    dist = [0] * n
+    via = [0] * n  # the row a column was reached from
+    stamp = [-1] * n  # dist/via of column j belong to this round when stamp[j] == round
+    done = [-1] * n  # column j's distance is final in this round when done[j] == round
+    order = list(range(n_rows))
+    random.Random(0).shuffle(order)
+    for r in order:
+        ur = u[r]
+        heap = []
+        for j, c in cost[r].items():
+            stamp[j] = r
+            dist[j] = d = c - ur - v[j]
+            via[j] = r
+            heap.append((d, j))
+        heapq.heapify(heap)
+        final = []  # the matched columns whose distance became final, in order
+        while True:
+            d, j = heapq.heappop(heap)
+            if done[j] == r or d > dist[j]:
+                continue
+            done[j] = r
+            i = row_of[j]
+            if i < 0:
+                sink, d_sink = j, d
+                break
+            final.append(j)
+            ui = u[i]
+            for k, c in cost[i].items():
+                if done[k] != r:
+                    nd = d + c - ui - v[k]
+                    if stamp[k] != r or nd < dist[k]:
+                        stamp[k] = r
+                        dist[k] = nd
+                        via[k] = i
+                        heapq.heappush(heap, (nd, k))
+        # new potentials: the path's edges become tight, no reduced cost turns negative
+        u[r] += d_sink
+        for j in final:
+            delta = d_sink - dist[j]
+            u[row_of[j]] += delta
+            v[j] -= delta
+        j = sink
+        while True:  # augment along the path back to r
+            i = via[j]
+            row_of[j] = i
+            j, col_of[i] = col_of[i], j
+            if i == r:
+                break
+    return [c if c < n_cols else -1 for c in col_of], u, v[:n_cols]
 
 
 def _noncrossing(ka: np.ndarray, kp: np.ndarray, levels: Sequence[np.ndarray], edges: np.ndarray,
