@@ -13,7 +13,8 @@ Cases (``CASES``):
   answer has a predicted span nested inside it (its first two tokens) and one overlapping
   it and the next answer (its last token and the next one's first); sizes in tokens.
 * ``crossing``: one document whose answers overlap one another (``[k, k+3)`` for every k,
-  as a span categorizer's may), predictions one token late; sizes in answers.
+  as a span categorizer's may), predictions one token late (and, one tool, early); sizes
+  in answers.
 * ``labels``: a file of fixed size (1M tokens, the synthetic corpus of ``bench/data.py``)
   whose entities take 4, 1k, 10k or 50k types; sizes in labels.
 * ``cli``: ``iescore score FILE`` on generated CoNLL files of 20 MB, 200 MB and 2 GB
@@ -116,20 +117,30 @@ def nested_spans(n: int):
     return [Document("nested", ("w",) * n, tuple(gold))], [pred]
 
 
-def crossing_spans(n: int):
+def crossing_spans(n: int, late: bool = True):
     """One document of ``n + 3`` tokens whose answers overlap one another, as a span
-    categorizer's do: answers ``[k, k+3)`` for every k < n, predictions ``[k+1, k+4)``. The
-    candidate pairs cross (answers overlap among themselves), so they form one component
-    that only the general solver takes.
+    categorizer's do: answers ``[k, k+3)`` for every k < n, predictions ``[k+1, k+4)`` (one
+    token late), or with ``late=False`` the mirror image (answers ``[k+1, k+4)``,
+    predictions ``[k, k+3)``: one token early). The candidate pairs cross (answers overlap
+    among themselves), so they form one component that only the general solver takes.
 
     >>> docs, preds = crossing_spans(2)
     >>> [(s.start, s.end) for s in docs[0].spans], [(s.start, s.end) for s in preds[0]]
     ([(0, 3), (1, 4)], [(1, 4), (2, 5)])
+    >>> docs, preds = crossing_spans(2, late=False)
+    >>> [(s.start, s.end) for s in docs[0].spans], [(s.start, s.end) for s in preds[0]]
+    ([(1, 4), (2, 5)], [(0, 3), (1, 4)])
     """
     from iescore import Document, Span
 
-    gold = tuple(Span("E", k, k + 3) for k in range(n))
-    return [Document("crossing", ("w",) * (n + 3), gold)], [[Span("E", k + 1, k + 4) for k in range(n)]]
+    g, p = (0, 1) if late else (1, 0)
+    gold = tuple(Span("E", k + g, k + g + 3) for k in range(n))
+    return [Document("crossing", ("w",) * (n + 3), gold)], [[Span("E", k + p, k + p + 3) for k in range(n)]]
+
+
+def crossing_early(n: int):
+    """:func:`crossing_spans` one token early."""
+    return crossing_spans(n, late=False)
 
 
 def many_labels(n_tokens: int, n_labels: int, seed: int = 0) -> tuple[list[list[str]], list[list[str]]]:
@@ -435,11 +446,16 @@ def make_cases(quick: bool = False) -> dict[str, Case]:
         ),
         "crossing": Case(
             "one document of answers that overlap one another (a span categorizer's), predictions one token late",
-            "answers", (100, 1_000, 10_000), (10, 100),
+            "answers", (100, 1_000, 10_000, 100_000), (10, 100),
             {
                 "iescore_full": Tool("iescore full report, exact (Document + Spans)", crossing_spans, _score_docs()),
                 "iescore_overlap": Tool("iescore full report, O(1,1) one-to-one (Document + Spans)", crossing_spans,
                                         _score_docs(**OVERLAP), compare=False),
+                "iescore_early": Tool("the same, O(1,1) one-to-one, predictions one token EARLY (the mirror image)",
+                                      crossing_early, _score_docs(**OVERLAP), compare=False),
+                "iescore_loose": Tool("the same, O(inf,inf) one-to-one: every overlapping pair allowed, all tied",
+                                      crossing_spans, _score_docs(rule="O(inf,inf)", counting="one-to-one"),
+                                      compare=False),
             },
         ),
         "labels": Case(

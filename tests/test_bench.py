@@ -31,7 +31,7 @@ def test_quick_adversarial_benchmark_runs_and_counts_by_hand(tmp_path):
     import adversarial
 
     # seqeval is left out here (importing it takes seconds in every child); run.py's test has it
-    tools = "iescore_full,iescore_overlap,iescore_prf,nervaluate,conlleval_standin,iescore_cli"
+    tools = "iescore_full,iescore_overlap,iescore_early,iescore_loose,iescore_prf,nervaluate,conlleval_standin,iescore_cli"
     assert adversarial.main(["--quick", "--out", str(tmp_path), "--cases", "chain,nested,crossing,templates,cli",
                              "--tools", tools, "--tmp", str(tmp_path)]) == 0
     res = json.loads((tmp_path / "adversarial.json").read_text())
@@ -79,6 +79,15 @@ def test_quick_adversarial_benchmark_runs_and_counts_by_hand(tmp_path):
     over = result("crossing", "iescore_overlap", 10)
     assert (over["tp"], over["f1"]) == (10, 1.0)
     assert over["slot_errors"] == {"C": 10, "S": 0, "D": 0, "I": 0}
+    # the mirror image (answers [k+1, k+4), predictions [k, k+3)): answer k against prediction
+    # k has er = ml = 1, answer 9 matches only prediction 9, and so on inwards: TP = 10
+    early = result("crossing", "iescore_early", 10)
+    assert (early["tp"], early["gold"], early["pred"], early["f1"]) == (10, 10, 10, 1.0)
+    assert early["slot_errors"] == {"C": 10, "S": 0, "D": 0, "I": 0}
+    # O(inf,inf): any overlap is allowed; the pairing k-k matches all 10: TP = 10, F1 = 1
+    loose = result("crossing", "iescore_loose", 10)
+    assert (loose["tp"], loose["f1"]) == (10, 1.0)
+    assert loose["slot_errors"] == {"C": 10, "S": 0, "D": 0, "I": 0}
 
     # templates, 10 fillers per slot, 2 slots: the 5 even fillers of a slot are exact, the 5 odd
     # ones a prefix (one token missing). Exact: TP = 10, FP = FN = 10, F1 = 0.5, and the odd
