@@ -577,8 +577,8 @@ def test_both_branches_of_the_general_solver_are_taken(monkeypatch):
     they no longer cross (the DP takes them). All weights equal: every edge is tight, and the
     tie rule runs on the whole component."""
     calls = []
-    real = assign._tie_ruled
-    monkeypatch.setattr(assign, "_tie_ruled", lambda a, p, w: calls.append(len(w)) or real(a, p, w))
+    real = assign._lex_first
+    monkeypatch.setattr(assign, "_lex_first", lambda a, p, *rest: calls.append(len(a)) or real(a, p, *rest))
     # answers 0, 1; predictions 0, 1; edges a0-p0, a0-p1, a1-p0, a1-p1 in rank order;
     # a0-p1 and a1-p0 weigh 2, the others 1: the matching {a0-p1, a1-p0} (4) is the optimum
     got = _run([0, 0, 1, 1], [0, 1, 0, 1], [[1, 1, 1, 1], [0, 1, 1, 0]], 2, 2, [0, 1], [0, 1])

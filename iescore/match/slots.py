@@ -23,7 +23,8 @@ solve (:func:`_tied_components`).
 A slot with a component of several best matchings (a tie, whose choice interacts with
 the free fillers), or in which at least half the pairs weigh something, is solved over
 all the pairs of its fillers outside the single-optimum components, by the general
-solver of :mod:`iescore.match.assign` (cubic in their number): the stated worst case,
+solver of :mod:`iescore.match.assign` (linear in their pairs when they tie, as weightless
+pairs do): the stated worst case,
 reached when a token sits on many fillers but not on all answers (nor, when the
 predictions are more, on all predictions) and several matchings tie. The plain reference
 is the all-pairs path in tests/test_slots.py.
