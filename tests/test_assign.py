@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from iescore import Document, Span, score, score_tags
-from iescore.match import assign, intervals
+from iescore.match import assign, intervals, paths
 from iescore.match.assign import match
 
 
@@ -525,15 +525,30 @@ def crossing_graphs(draw):
             _ranks(a_spans, ida), _ranks(p_spans, idp))
 
 
-@settings(max_examples=120, deadline=None)
-@given(crossing_graphs())
-def test_crossing_graphs_match_the_dense_reference(case):
+@pytest.mark.parametrize("budget", [0, 10**9])
+@settings(max_examples=100, deadline=None)
+@given(case=crossing_graphs())
+def test_crossing_graphs_match_the_dense_reference(case, budget):
     """Up to 30 answers and 30 predictions (too many for the brute force): the sparse
-    two-phase solver keeps exactly the pairs of the dense Hungarian on the tie-ruled weights."""
+    two-phase solver keeps exactly the pairs of the dense Hungarian on the tie-ruled weights,
+    whether a fully tight component gets the tie rule by searches (an unlimited budget) or
+    by the weights with a digit per answer (budget 0)."""
     u, v, levels, n_u, n_v, ru, rv = case
     if not u:
         return
-    assert _run(u, v, levels, n_u, n_v, ru, rv) == reference_match(u, v, levels, ru, rv)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(paths, "_SEARCH_BUDGET", budget)
+        got = _run(u, v, levels, n_u, n_v, ru, rv)
+    assert got == reference_match(u, v, levels, ru, rv)
+
+
+@pytest.mark.parametrize("budget", [0, 10**9])
+@settings(max_examples=200, deadline=None)
+@given(case=st.one_of(nested_cases(), slot_cases()))
+def test_both_tie_rule_solvers_match_the_brute_force(case, budget):
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(paths, "_SEARCH_BUDGET", budget)
+        _check(*case)
 
 
 def _brute_gain(gains):
@@ -556,7 +571,7 @@ def test_shortest_paths_optimum_and_potentials(n_rows, n_cols, data):
     gains = [{c: data.draw(st.integers(1, 4)) for c in range(n_cols) if data.draw(st.booleans())}
              for _ in range(n_rows)]
     gains = [gi for gi in gains if gi][:4] or [{0: 1}]
-    col_of, u, v = assign._shortest_paths(gains, n_cols)
+    col_of, u, v = paths._shortest_paths(gains, n_cols)
     got = sum(gains[i][c] for i, c in enumerate(col_of) if c >= 0)
     best = _brute_gain(gains)
     assert got == best

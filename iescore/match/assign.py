@@ -27,13 +27,15 @@ Two solvers implement that rule:
   integers remains for small inputs and for levels too large for int64.
 * **Any other component** (:func:`_general`), in two phases. The optimum of the weights
   alone, with dual potentials, by successive shortest augmenting paths on the sparse
-  graph (:func:`_shortest_paths`: Dijkstra's algorithm from each new answer, stopping at
+  graph (:func:`~iescore.match.paths._shortest_paths`: Dijkstra's algorithm from each new answer, stopping at
   the first free prediction); every optimal matching lies on the edges the potentials
   make tight. The tie rule then runs on the tight edges only: their components are
   solved again by this dispatch (a lone edge, the DP, or this solver). A component whose
-  edges are all tight gets the tie rule from the optimum found (:func:`_lex_first`): answer
+  edges are all tight gets the tie rule from the optimum found (:func:`~iescore.match.paths._lex_first`): answer
   by answer, the earliest partner that some optimal matching with the choices so far
-  still allows, each try decided by alternating-path searches.
+  still allows, each try decided by alternating-path searches; when failed tries make
+  those searches long, by one exact optimisation instead (:func:`~iescore.match.paths._tie_ruled`: a digit per
+  answer added to the weights).
 
 A lone edge (both ends of degree one) is chosen outright. The plain reference is the
 brute force of tests/test_assign.py, and the dense Hungarian
@@ -42,13 +44,12 @@ this solver replaced is kept there as the reference for graphs too large for it.
 
 from __future__ import annotations
 
-import heapq
-import random
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from .intervals import _interval_dp, _interval_dp_vec, _limbs
+from .paths import _lex_first, _shortest_paths, _tie_ruled
 
 __all__ = ["match", "components"]
 
@@ -121,7 +122,7 @@ def _general(a: list[int], p: list[int], w: list[int]) -> list[bool]:
     applied to the tight edges alone (:func:`_solve`): often they fall apart into small
     pieces, or no longer cross and go to the interval DP. When every edge is tight, the
     tie rule is applied to the whole component from the optimum found
-    (:func:`_lex_first`).
+    (:func:`~iescore.match.paths._lex_first`).
     """
     rows = {x: i for i, x in enumerate(dict.fromkeys(a))}
     cols = {x: i for i, x in enumerate(dict.fromkeys(p))}
@@ -134,7 +135,8 @@ def _general(a: list[int], p: list[int], w: list[int]) -> list[bool]:
     col_of, u, v = _shortest_paths(gains, len(cols))
     tight = [k for k, (x, y, wk) in enumerate(zip(a, p, w)) if -wk == u[rows[x]] + v[cols[y]]]
     if len(tight) == len(w):
-        return _lex_first(a, p, [rows[x] for x in a], [cols[y] for y in p], col_of, u, v)
+        keep = _lex_first(a, p, [rows[x] for x in a], [cols[y] for y in p], col_of, u, v)
+        return keep if keep is not None else _tie_ruled(a, p, w)
     keep = [False] * len(w)
     sub = _solve([a[k] for k in tight], [p[k] for k in tight], [w[k] for k in tight])
     for k, s in zip(tight, sub):
@@ -167,195 +169,6 @@ def _solve(a: list[int], p: list[int], w: list[int]) -> list[bool]:
         for k, s in zip(ks, sub):
             keep[k] = s
     return keep
-
-
-def _lex_first(a: list[int], p: list[int], ra: list[int], cp: list[int], col_of: list[int], u: list[int],
-               v: list[int]) -> list[bool]:
-    """The tie rule's matching of a component whose edges are all tight, from an optimal
-    matching (``col_of``) and the potentials ``u``/``v`` of :func:`_shortest_paths`.
-
-    ``a``/``p`` are the edges' node keys in (answer, prediction) order, ``ra``/``cp`` their
-    row and column numbers. With every edge tight, a matching is optimal exactly when it
-    covers every column of negative potential, matches every row whose own column is not
-    tight and leaves unmatched every row whose own column has a negative potential
-    (complementary slackness). Keeping the earliest edges then means, answer by answer in
-    order: the earliest partner for which such a matching still exists together with the
-    choices made so far, and no partner if none does. From a valid matching, moving answer
-    i to column j frees j's answer and i's column; each that must stay covered needs an
-    alternating path to a free node or to a node that may go unmatched, avoiding the nodes
-    already decided. Both exist exactly when a valid matching with i-j exists (a matching
-    covering given rows and one covering given columns give one covering both:
-    Mendelsohn and Dulmage), so two breadth-first searches decide each try.
-    """
-    n_r, n_c = len(u), len(v) - len(u)
-    must_r = [-u[i] - v[n_c + i] > 0 for i in range(n_r)]
-    ban_r = [v[n_c + i] < 0 for i in range(n_r)]
-    must_c = [x < 0 for x in v[:n_c]]
-    adj_r: list[list[int]] = [[] for _ in range(n_r)]
-    adj_c: list[list[int]] = [[] for _ in range(n_c)]
-    edge: dict[tuple[int, int], int] = {}
-    for k, (i, j) in enumerate(zip(ra, cp)):
-        if (i, j) not in edge:
-            edge[(i, j)] = k
-            adj_r[i].append(j)
-            adj_c[j].append(i)
-    mate_r = list(col_of)
-    mate_c = [-1] * n_c
-    for i, j in enumerate(mate_r):
-        if j >= 0:
-            mate_c[j] = i
-    fix_r, fix_c = [False] * n_r, [False] * n_c
-    log: list[tuple[list[int], int, int]] = []  # (array, index, old value) of a try
-
-    def put(arr: list[int], k: int, x: int) -> None:
-        log.append((arr, k, arr[k]))
-        arr[k] = x
-
-    seen = [0] * (n_r + n_c)
-    search = 0
-
-    def repair(s: int, rows_side: bool) -> bool:
-        """An alternating path from node s (a row when ``rows_side``, else a column) that
-        gives it a partner, ending at a free node or by unmatching a node that may be."""
-        nonlocal search
-        search += 1
-        if rows_side:
-            adj, mate_x, mate_y, fix_y, must_x, off = adj_r, mate_r, mate_c, fix_c, must_r, n_r
-        else:
-            adj, mate_x, mate_y, fix_y, must_x, off = adj_c, mate_c, mate_r, fix_r, must_c, 0
-        via: dict[int, int] = {}
-        queue = [s]
-        for x in queue:
-            for y in adj[x]:
-                if fix_y[y] or seen[off + y] == search or (not rows_side and ban_r[y]):
-                    continue
-                seen[off + y] = search
-                via[y] = x
-                x2 = mate_y[y]
-                if x2 >= 0 and must_x[x2]:
-                    queue.append(x2)
-                    continue
-                if x2 >= 0:
-                    put(mate_x, x2, -1)  # x2 may go unmatched
-                while True:  # augment back to s
-                    x = via[y]
-                    old = mate_x[x]
-                    put(mate_x, x, y)
-                    put(mate_y, y, x)
-                    if x == s:
-                        return True
-                    y = old
-        return False
-
-    for i in range(n_r):
-        if ban_r[i]:
-            fix_r[i] = True
-            continue
-        for j in adj_r[i]:
-            if fix_c[j] or mate_r[i] == j:
-                if mate_r[i] == j:
-                    break
-                continue
-            log.clear()
-            a2, p2 = mate_c[j], mate_r[i]
-            put(mate_r, i, j)
-            put(mate_c, j, i)
-            if a2 >= 0:
-                put(mate_r, a2, -1)
-            if p2 >= 0:
-                put(mate_c, p2, -1)
-            fix_r[i] = fix_c[j] = True  # decided for the searches
-            ok = (a2 < 0 or not must_r[a2] or repair(a2, True)) and \
-                 (p2 < 0 or not must_c[p2] or mate_c[p2] >= 0 or repair(p2, False))
-            fix_c[j] = False
-            if ok:
-                break
-            for arr, k, x in reversed(log):
-                arr[k] = x
-        fix_r[i] = True
-        if mate_r[i] >= 0:
-            fix_c[mate_r[i]] = True
-    keep = [False] * len(a)
-    for i, j in enumerate(mate_r):
-        if j >= 0:
-            keep[edge[(i, j)]] = True
-    return keep
-
-
-def _shortest_paths(gains: list[dict[int, int]], n_cols: int) -> tuple[list[int], list[int], list[int]]:
-    """A maximum-gain matching of rows to columns (``gains[i]``: column -> positive gain of
-    the edge; a row may stay unmatched) and optimal dual potentials.
-
-    Successive shortest augmenting paths (the Hungarian method on a sparse graph): rows
-    join one at a time, each by Dijkstra's algorithm over the reduced costs ``-gain - u[i]
-    - v[j]``, which the potentials keep non-negative and make zero on the matching; it
-    stops at the first free column it reaches. Row i also has a column of its own, gain
-    0, standing for "unmatched". Among columns at the same distance the free ones come
-    first, so a plateau of equal weights ends the search at once. The rows join in a fixed shuffled order: in rank order, a
-    chain of spans would make each new row search back through all the rows before it.
-    Returns each row's column (-1: none), the row potentials and the column potentials
-    (``v[n_cols + i]``: row i's own column); an edge (i, j) is tight when
-    ``-gain == u[i] + v[j]``.
-    Exact on Python integers; when several matchings are optimal, one of them.
-    """
-    n_rows = len(gains)
-    cost = [{c: -g for c, g in gi.items()} for gi in gains]  # min-cost form
-    for i in range(n_rows):
-        cost[i][n_cols + i] = 0  # row i's own "unmatched" column
-    n = n_cols + n_rows
-    u = [0] * n_rows
-    v = [0] * n
-    row_of = [-1] * n  # the row matched to each column
-    col_of = [-1] * n_rows
-    dist = [0] * n
-    via = [0] * n  # the row a column was reached from
-    stamp = [-1] * n  # dist/via of column j belong to this round when stamp[j] == round
-    done = [-1] * n  # column j's distance is final in this round when done[j] == round
-    order = list(range(n_rows))
-    random.Random(0).shuffle(order)
-    for r in order:
-        ur = u[r]
-        heap: list[tuple[int, bool, int]] = []  # (distance, matched, column): free columns first on ties
-        for j, c in cost[r].items():
-            stamp[j] = r
-            dist[j] = d = c - ur - v[j]
-            via[j] = r
-            heap.append((d, row_of[j] >= 0, j))
-        heapq.heapify(heap)
-        final = []  # the matched columns whose distance became final, in order
-        while True:
-            d, _, j = heapq.heappop(heap)
-            if done[j] == r or d > dist[j]:
-                continue
-            done[j] = r
-            i = row_of[j]
-            if i < 0:
-                sink, d_sink = j, d
-                break
-            final.append(j)
-            ui = u[i]
-            for k, c in cost[i].items():
-                if done[k] != r:
-                    nd = d + c - ui - v[k]
-                    if stamp[k] != r or nd < dist[k]:
-                        stamp[k] = r
-                        dist[k] = nd
-                        via[k] = i
-                        heapq.heappush(heap, (nd, row_of[k] >= 0, k))
-        # new potentials: the path's edges become tight, no reduced cost turns negative
-        u[r] += d_sink
-        for j in final:
-            delta = d_sink - dist[j]
-            u[row_of[j]] += delta
-            v[j] -= delta
-        j = sink
-        while True:  # augment along the path back to r
-            i = via[j]
-            row_of[j] = i
-            j, col_of[i] = col_of[i], j
-            if i == r:
-                break
-    return [c if c < n_cols else -1 for c in col_of], u, v
 
 
 def _noncrossing(ka: np.ndarray, kp: np.ndarray, levels: Sequence[np.ndarray], edges: np.ndarray,

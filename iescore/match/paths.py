@@ -1,0 +1,252 @@
+"""Stage 3 of the pipeline (count), the solvers :func:`iescore.match.assign._general` uses
+for matchings whose edges cross: successive shortest augmenting paths with dual
+potentials (:func:`_shortest_paths`), and the tie rule (README, Definitions: ties) on a
+component whose edges are all tight, by alternating-path searches (:func:`_lex_first`)
+or by one exact optimisation of weights with a digit per answer (:func:`_tie_ruled`).
+Their reference is the brute force and the dense Hungarian of tests/test_assign.py.
+"""
+
+from __future__ import annotations
+
+import heapq
+import random
+
+__all__: list[str] = []
+
+_SEARCH_BUDGET = 20  # _lex_first's searches may visit this many nodes per edge before _tie_ruled takes over
+
+
+def _lex_first(a: list[int], p: list[int], ra: list[int], cp: list[int], col_of: list[int], u: list[int],
+               v: list[int]) -> list[bool] | None:
+    """The tie rule's matching of a component whose edges are all tight, from an optimal
+    matching (``col_of``) and the potentials ``u``/``v`` of :func:`_shortest_paths`.
+
+    ``a``/``p`` are the edges' node keys in (answer, prediction) order, ``ra``/``cp`` their
+    row and column numbers. With every edge tight, a matching is optimal exactly when it
+    covers every column of negative potential, matches every row whose own column is not
+    tight and leaves unmatched every row whose own column has a negative potential
+    (complementary slackness). Keeping the earliest edges then means, answer by answer in
+    order: the earliest partner for which such a matching still exists together with the
+    choices made so far, and no partner if none does. From a valid matching, moving answer
+    i to column j frees j's answer and i's column; each that must stay covered needs an
+    alternating path to a free node or to a node that may go unmatched, avoiding the nodes
+    already decided. Both exist exactly when a valid matching with i-j exists (a matching
+    covering given rows and one covering given columns give one covering both:
+    Mendelsohn and Dulmage), so two breadth-first searches decide each try. A try that
+    fails searches all it can reach; when the searches have visited ``_SEARCH_BUDGET``
+    times as many nodes as the component has edges, None (the caller then uses
+    :func:`_tie_ruled`, exact too, whose time does not depend on failed tries).
+    """
+    n_r, n_c = len(u), len(v) - len(u)
+    must_r = [-u[i] - v[n_c + i] > 0 for i in range(n_r)]
+    ban_r = [v[n_c + i] < 0 for i in range(n_r)]
+    must_c = [x < 0 for x in v[:n_c]]
+    adj_r: list[list[int]] = [[] for _ in range(n_r)]
+    adj_c: list[list[int]] = [[] for _ in range(n_c)]
+    edge: dict[tuple[int, int], int] = {}
+    for k, (i, j) in enumerate(zip(ra, cp)):
+        if (i, j) not in edge:
+            edge[(i, j)] = k
+            adj_r[i].append(j)
+            adj_c[j].append(i)
+    mate_r = list(col_of)
+    mate_c = [-1] * n_c
+    for i, j in enumerate(mate_r):
+        if j >= 0:
+            mate_c[j] = i
+    fix_r, fix_c = [False] * n_r, [False] * n_c
+    log: list[tuple[list[int], int, int]] = []  # (array, index, old value) of a try
+
+    def put(arr: list[int], k: int, x: int) -> None:
+        log.append((arr, k, arr[k]))
+        arr[k] = x
+
+    seen = [0] * (n_r + n_c)
+    search = 0
+    budget = _SEARCH_BUDGET * len(a)
+
+    def repair(s: int, rows_side: bool) -> bool:
+        """An alternating path from node s (a row when ``rows_side``, else a column) that
+        gives it a partner, ending at a free node or by unmatching a node that may be."""
+        nonlocal search, budget
+        search += 1
+        if rows_side:
+            adj, mate_x, mate_y, fix_y, must_x, off = adj_r, mate_r, mate_c, fix_c, must_r, n_r
+        else:
+            adj, mate_x, mate_y, fix_y, must_x, off = adj_c, mate_c, mate_r, fix_r, must_c, 0
+        via: dict[int, int] = {}
+        queue = [s]
+        for x in queue:
+            budget -= 1
+            for y in adj[x]:
+                if fix_y[y] or seen[off + y] == search or (not rows_side and ban_r[y]):
+                    continue
+                seen[off + y] = search
+                via[y] = x
+                x2 = mate_y[y]
+                if x2 >= 0 and must_x[x2]:
+                    queue.append(x2)
+                    continue
+                if x2 >= 0:
+                    put(mate_x, x2, -1)  # x2 may go unmatched
+                while True:  # augment back to s
+                    x = via[y]
+                    old = mate_x[x]
+                    put(mate_x, x, y)
+                    put(mate_y, y, x)
+                    if x == s:
+                        return True
+                    y = old
+        return False
+
+    for i in range(n_r):
+        if budget < 0:
+            return None
+        if ban_r[i]:
+            fix_r[i] = True
+            continue
+        for j in adj_r[i]:
+            if fix_c[j] or mate_r[i] == j:
+                if mate_r[i] == j:
+                    break
+                continue
+            log.clear()
+            a2, p2 = mate_c[j], mate_r[i]
+            put(mate_r, i, j)
+            put(mate_c, j, i)
+            if a2 >= 0:
+                put(mate_r, a2, -1)
+            if p2 >= 0:
+                put(mate_c, p2, -1)
+            fix_r[i] = fix_c[j] = True  # decided for the searches
+            ok = (a2 < 0 or not must_r[a2] or repair(a2, True)) and \
+                 (p2 < 0 or not must_c[p2] or mate_c[p2] >= 0 or repair(p2, False))
+            fix_c[j] = False
+            if ok:
+                break
+            for arr, k, x in reversed(log):
+                arr[k] = x
+        fix_r[i] = True
+        if mate_r[i] >= 0:
+            fix_c[mate_r[i]] = True
+    keep = [False] * len(a)
+    for i, j in enumerate(mate_r):
+        if j >= 0:
+            keep[edge[(i, j)]] = True
+    return keep
+
+
+def _tie_ruled(a: list[int], p: list[int], w: list[int]) -> list[bool]:
+    """The tie rule's matching of one component by one exact optimisation.
+
+    Two matchings that differ first at edge (x, y) of the (answer, prediction) order agree
+    on every answer before x and on x's earlier edges, so keeping the earliest edges
+    means: answer by answer, the earliest partner, and a partner before none. Edge j
+    (0-based) of the d edges of the i-th answer therefore gets the digit d - j at that
+    answer's place of a mixed-radix number (radix d + 1 per answer, the first answer
+    most significant; an unmatched answer has digit 0), and every weight is shifted
+    above the largest such number: an optimum of these weights is optimal for ``w`` and
+    is the tie rule's matching; it is unique. The numbers have as many digits as the
+    component has answers: the fallback of :func:`_lex_first` when its searches run long.
+    """
+    rows = {x: i for i, x in enumerate(dict.fromkeys(a))}
+    cols = {x: i for i, x in enumerate(dict.fromkeys(p))}
+    degree = [0] * len(rows)
+    for x in a:
+        degree[rows[x]] += 1
+    place = [1] * (len(rows) + 1)  # place[i + 1]: the value of one unit of answer i's digit
+    for i in range(len(rows) - 1, -1, -1):
+        place[i] = place[i + 1] * (degree[i] + 1)
+    shift = place[0]
+    gains: list[dict[int, int]] = [{} for _ in rows]
+    edge: list[dict[int, int]] = [{} for _ in rows]
+    seen = [0] * len(rows)  # edges of each answer met so far
+    for k, (x, y, wk) in enumerate(zip(a, p, w)):
+        i = rows[x]
+        gain = wk * shift + (degree[i] - seen[i]) * place[i + 1]
+        seen[i] += 1
+        c = cols[y]
+        if gain > gains[i].get(c, 0):
+            gains[i][c] = gain
+            edge[i][c] = k
+    keep = [False] * len(w)
+    for i, c in enumerate(_shortest_paths(gains, len(cols))[0]):
+        if c >= 0:
+            keep[edge[i][c]] = True
+    return keep
+
+
+def _shortest_paths(gains: list[dict[int, int]], n_cols: int) -> tuple[list[int], list[int], list[int]]:
+    """A maximum-gain matching of rows to columns (``gains[i]``: column -> positive gain of
+    the edge; a row may stay unmatched) and optimal dual potentials.
+
+    Successive shortest augmenting paths (the Hungarian method on a sparse graph): rows
+    join one at a time, each by Dijkstra's algorithm over the reduced costs ``-gain - u[i]
+    - v[j]``, which the potentials keep non-negative and make zero on the matching; it
+    stops at the first free column it reaches. Row i also has a column of its own, gain
+    0, standing for "unmatched". Among columns at the same distance the free ones come
+    first, so a plateau of equal weights ends the search at once. The rows join in a fixed shuffled order: in rank order, a
+    chain of spans would make each new row search back through all the rows before it.
+    Returns each row's column (-1: none), the row potentials and the column potentials
+    (``v[n_cols + i]``: row i's own column); an edge (i, j) is tight when
+    ``-gain == u[i] + v[j]``.
+    Exact on Python integers; when several matchings are optimal, one of them.
+    """
+    n_rows = len(gains)
+    cost = [{c: -g for c, g in gi.items()} for gi in gains]  # min-cost form
+    for i in range(n_rows):
+        cost[i][n_cols + i] = 0  # row i's own "unmatched" column
+    n = n_cols + n_rows
+    u = [0] * n_rows
+    v = [0] * n
+    row_of = [-1] * n  # the row matched to each column
+    col_of = [-1] * n_rows
+    dist = [0] * n
+    via = [0] * n  # the row a column was reached from
+    stamp = [-1] * n  # dist/via of column j belong to this round when stamp[j] == round
+    done = [-1] * n  # column j's distance is final in this round when done[j] == round
+    order = list(range(n_rows))
+    random.Random(0).shuffle(order)
+    for r in order:
+        ur = u[r]
+        heap: list[tuple[int, bool, int]] = []  # (distance, matched, column): free columns first on ties
+        for j, c in cost[r].items():
+            stamp[j] = r
+            dist[j] = d = c - ur - v[j]
+            via[j] = r
+            heap.append((d, row_of[j] >= 0, j))
+        heapq.heapify(heap)
+        final = []  # the matched columns whose distance became final, in order
+        while True:
+            d, _, j = heapq.heappop(heap)
+            if done[j] == r or d > dist[j]:
+                continue
+            done[j] = r
+            i = row_of[j]
+            if i < 0:
+                sink, d_sink = j, d
+                break
+            final.append(j)
+            ui = u[i]
+            for k, c in cost[i].items():
+                if done[k] != r:
+                    nd = d + c - ui - v[k]
+                    if stamp[k] != r or nd < dist[k]:
+                        stamp[k] = r
+                        dist[k] = nd
+                        via[k] = i
+                        heapq.heappush(heap, (nd, row_of[k] >= 0, k))
+        # new potentials: the path's edges become tight, no reduced cost turns negative
+        u[r] += d_sink
+        for j in final:
+            delta = d_sink - dist[j]
+            u[row_of[j]] += delta
+            v[j] -= delta
+        j = sink
+        while True:  # augment along the path back to r
+            i = via[j]
+            row_of[j] = i
+            j, col_of[i] = col_of[i], j
+            if i == r:
+                break
+    return [c if c < n_cols else -1 for c in col_of], u, v
