@@ -525,29 +525,36 @@ def crossing_graphs(draw):
             _ranks(a_spans, ida), _ranks(p_spans, idp))
 
 
-@pytest.mark.parametrize("budget", [0, 10**9])
+# (search budget, largest integers allowed): the digit-per-answer optimisation as soon as a
+# search runs; searches alone; searches alone because the integers would be too large
+SOLVERS = [(0, 2**31), (10**9, 2**31), (0, 0)]
+
+
+@pytest.mark.parametrize("budget,bits", SOLVERS)
 @settings(max_examples=100, deadline=None)
 @given(case=crossing_graphs())
-def test_crossing_graphs_match_the_dense_reference(case, budget):
+def test_crossing_graphs_match_the_dense_reference(case, budget, bits):
     """Up to 30 answers and 30 predictions (too many for the brute force): the sparse
     two-phase solver keeps exactly the pairs of the dense Hungarian on the tie-ruled weights,
-    whether a fully tight component gets the tie rule by searches (an unlimited budget) or
-    by the weights with a digit per answer (budget 0)."""
+    whether a fully tight component gets the tie rule by searches or by the weights with a
+    digit per answer."""
     u, v, levels, n_u, n_v, ru, rv = case
     if not u:
         return
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(paths, "_SEARCH_BUDGET", budget)
+        mp.setattr(paths, "_TIE_RULED_BITS", bits)
         got = _run(u, v, levels, n_u, n_v, ru, rv)
     assert got == reference_match(u, v, levels, ru, rv)
 
 
-@pytest.mark.parametrize("budget", [0, 10**9])
+@pytest.mark.parametrize("budget,bits", SOLVERS)
 @settings(max_examples=200, deadline=None)
 @given(case=st.one_of(nested_cases(), slot_cases()))
-def test_both_tie_rule_solvers_match_the_brute_force(case, budget):
+def test_both_tie_rule_solvers_match_the_brute_force(case, budget, bits):
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(paths, "_SEARCH_BUDGET", budget)
+        mp.setattr(paths, "_TIE_RULED_BITS", bits)
         _check(*case)
 
 

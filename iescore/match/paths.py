@@ -14,6 +14,7 @@ import random
 __all__: list[str] = []
 
 _SEARCH_BUDGET = 20  # _lex_first's searches may visit this many nodes per edge before _tie_ruled takes over
+_TIE_RULED_BITS = 2**31  # ... unless its integers would hold more bits than this (256 MB): then no limit
 
 
 def _lex_first(a: list[int], p: list[int], ra: list[int], cp: list[int], col_of: list[int], u: list[int],
@@ -35,7 +36,9 @@ def _lex_first(a: list[int], p: list[int], ra: list[int], cp: list[int], col_of:
     Mendelsohn and Dulmage), so two breadth-first searches decide each try. A try that
     fails searches all it can reach; when the searches have visited ``_SEARCH_BUDGET``
     times as many nodes as the component has edges, None (the caller then uses
-    :func:`_tie_ruled`, exact too, whose time does not depend on failed tries).
+    :func:`_tie_ruled`, exact too, whose time does not depend on failed tries), unless
+    that one's integers would be too large to hold (``_TIE_RULED_BITS``): then the
+    searches go on, taking time rather than memory.
     """
     n_r, n_c = len(u), len(v) - len(u)
     must_r = [-u[i] - v[n_c + i] > 0 for i in range(n_r)]
@@ -63,12 +66,17 @@ def _lex_first(a: list[int], p: list[int], ra: list[int], cp: list[int], col_of:
 
     seen = [0] * (n_r + n_c)
     search = 0
-    budget = _SEARCH_BUDGET * len(a)
+    degree: dict[int, int] = {}
+    for i in ra:
+        degree[i] = degree.get(i, 0) + 1
+    digits = sum((d + 1).bit_length() for d in degree.values())  # bits of _tie_ruled's numbers
+    limit = _SEARCH_BUDGET * len(a) if len(a) * digits <= _TIE_RULED_BITS else None
+    visits = 0
 
     def repair(s: int, rows_side: bool) -> bool:
         """An alternating path from node s (a row when ``rows_side``, else a column) that
         gives it a partner, ending at a free node or by unmatching a node that may be."""
-        nonlocal search, budget
+        nonlocal search, visits
         search += 1
         if rows_side:
             adj, mate_x, mate_y, fix_y, must_x, off = adj_r, mate_r, mate_c, fix_c, must_r, n_r
@@ -77,7 +85,7 @@ def _lex_first(a: list[int], p: list[int], ra: list[int], cp: list[int], col_of:
         via: dict[int, int] = {}
         queue = [s]
         for x in queue:
-            budget -= 1
+            visits += 1
             for y in adj[x]:
                 if fix_y[y] or seen[off + y] == search or (not rows_side and ban_r[y]):
                     continue
@@ -100,7 +108,7 @@ def _lex_first(a: list[int], p: list[int], ra: list[int], cp: list[int], col_of:
         return False
 
     for i in range(n_r):
-        if budget < 0:
+        if limit is not None and visits > limit:
             return None
         if ban_r[i]:
             fix_r[i] = True
