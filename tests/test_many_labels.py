@@ -481,3 +481,46 @@ def test_to_dict_is_a_fresh_tree_on_every_call(n_labels):
     assert r.ts["per_label"]["L1"]["tokens"]["tp"] == 1
     # labels of the same counts get dicts of their own
     assert b["per_label"]["L1"] == b["per_label"]["L2"] and b["per_label"]["L1"] is not b["per_label"]["L2"]
+
+
+# --- the per-label rows of to_dict() and the tag path's label order, against plain references ----
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["tp", "fp", "precision", "f1", "e", "x y"]), min_size=1, max_size=6, unique=True),
+       st.integers(0, 6), st.data())
+def test_records_and_copies_are_plain_fresh_dicts(keys, n_rows, data):
+    from iescore.summary import copies, records
+
+    values = st.one_of(st.none(), st.integers(-3, 3), st.floats(allow_nan=False))
+    # row numbers as distinct_rows gives them: every row used, some more than once
+    at = data.draw(st.permutations(list(range(n_rows)) + data.draw(st.lists(st.integers(0, max(n_rows - 1, 0)),
+                                                                           max_size=20 if n_rows else 0))))
+    columns = [data.draw(st.lists(values, min_size=n_rows, max_size=n_rows)) for _ in keys]
+    protos = records(keys, columns)
+    want = [dict(zip(keys, row)) for row in zip(*columns)]  # the plain reading
+    assert protos == want and all(type(d) is dict and list(d) == keys for d in protos)
+    assert json.dumps(protos) == json.dumps(want)
+    out = copies(protos, at)
+    assert out == [want[i] for i in at] and len({id(d) for d in out}) == len(out)
+    if out:  # a dict of its own: changing one changes no other
+        out[0][keys[0]] = "changed"
+        out[0]["new key"] = 1
+        assert all(d == want[i] for d, i in zip(out[1:], at[1:]))
+        assert records(keys, columns) == want
+    # the distinct-rows case: each proto used once, in the order of a permutation
+    perm = data.draw(st.permutations(range(n_rows)))
+    assert copies(records(keys, columns), perm) == [want[i] for i in perm]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text("abAB-é", max_size=4), unique=True, max_size=20),
+       st.dictionaries(st.text("abAB", max_size=2), st.text("ab", max_size=2), max_size=3))
+def test_label_order_is_the_label_space_as_an_array(names, supertags):
+    from iescore.config import Config
+    from iescore.scoring.part import _label_space
+    from iescore.scoring.tags import _label_order
+
+    cfg = Config(supertags=supertags) if supertags else Config()
+    labels, remap = _label_space(names, cfg)
+    got_labels, lab_map = _label_order(names, cfg, np.int32)
+    assert got_labels == labels and lab_map.tolist() == [remap[n] for n in names]
