@@ -264,21 +264,18 @@ class Vocabulary:
         tag: a letter of ``scheme``, the delimiter, a label, printable (so no byte-order
         mark, which is a format character). Else change nothing and return False: the
         tags are then read one by one (:meth:`_problem` says what is wrong)."""
-        k = n - done
         tags, heads, tails = self.tags[done:n], self._heads[done:n], self._tails[done:n]
-        letters = {p: r for p, r in scheme.letters.items() if p != ""}  # "" would be a bare label
-        codes = np.fromiter(map(letters.get, heads, repeat(-1)), dtype=np.int8, count=k)  # -1: not a letter
-        common = codes >= 0
-        common &= np.fromiter(map(bool, tails), dtype=bool, count=k)  # a label (so the delimiter too)
-        common &= np.fromiter(map(str.isprintable, tags), dtype=bool, count=k)
-        labelled = np.ones(k, dtype=bool)
+        labelled = np.ones(n - done, dtype=bool)
         o = self.tag_ids.get(self.outside, -1) - done  # the outside tag, if new (tags are distinct)
-        if 0 <= o < k:
-            common[o], codes[o], labelled[o] = True, O, False
-            del tails[o]
-        if not common.all():
+        if 0 <= o < n - done:
+            labelled[o] = False
+            del tags[o], heads[o], tails[o]
+        letters = {p: r for p, r in scheme.letters.items() if p != ""}  # "" would be a bare label
+        codes = np.fromiter(map(letters.get, heads, repeat(-1)), dtype=np.int8, count=len(heads))  # -1: not a letter
+        # a letter, a label (so the delimiter too), printable
+        if not ((codes >= 0).all() and all(tails) and all(map(str.isprintable, tags))):
             return False
-        role[done:] = codes
+        role[done:][labelled] = codes
         labels = self.label_ids
         if not isinstance(labels, _Ids):
             labels = self.label_ids = _Ids(None, labels)
