@@ -524,3 +524,22 @@ def test_label_order_is_the_label_space_as_an_array(names, supertags):
     labels, remap = _label_space(names, cfg)
     got_labels, lab_map = _label_order(names, cfg, np.int32)
     assert got_labels == labels and lab_map.tolist() == [remap[n] for n in names]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 150), st.integers(1, 150), st.lists(st.tuples(st.integers(0, 149), st.integers(0, 149),
+       st.integers(0, 2**31 - 1), st.integers(0, 9)), max_size=120))
+def test_cell_table_sums_are_the_dense_sums(n_docs, n_labels, cells):
+    # sums by label (unsorted key: a bincount per field) and by document (sorted key) of
+    # up to 150 groups, against the dense array summed by numpy
+    from iescore.cells import CellTable
+
+    cells = sorted({(d % n_docs, lab % n_labels): (a, b) for d, lab, a, b in cells}.items())
+    doc = np.array([d for (d, _), _ in cells], dtype=np.int64)
+    label = np.array([lab for (_, lab), _ in cells], dtype=np.int64)
+    values = np.array([v for _, v in cells], dtype=np.int64).reshape(-1, 2)
+    t = CellTable(doc=doc, label=label, values=values, fields=("tp", "fn"), n_labels=n_labels, n_docs=n_docs)
+    dense = np.zeros((n_docs, n_labels, 2), dtype=np.int64)
+    dense[doc, label] = values
+    assert t.label_totals().tolist() == dense.sum(axis=0).tolist()
+    assert t.doc_totals().tolist() == dense.sum(axis=1).tolist()
