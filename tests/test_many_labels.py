@@ -543,3 +543,26 @@ def test_cell_table_sums_are_the_dense_sums(n_docs, n_labels, cells):
     dense[doc, label] = values
     assert t.label_totals().tolist() == dense.sum(axis=0).tolist()
     assert t.doc_totals().tolist() == dense.sum(axis=1).tolist()
+
+
+def test_encoding_many_new_tags_keeps_no_container_per_tag():
+    # a container kept per new tag (a tuple of its split, say) would wake the cyclic garbage
+    # collector, which then walks every live object: 20,000 new tags must leave the count
+    # of tracked allocations about where it was (it counts containers alive, not freed ones)
+    import gc
+
+    tags = [f"{p}-T{k}" for k in range(10_000) for p in "BI"]
+    v = Vocabulary()
+    gc.collect()
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        before = gc.get_count()[0]
+        v.encode(tags)
+        v.roles(get_scheme("IOB2"))
+        grown = gc.get_count()[0] - before
+    finally:
+        if was:
+            gc.enable()
+    assert grown < 1_000, grown
+    assert v.labels == [f"T{k}" for k in range(10_000)]

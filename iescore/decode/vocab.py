@@ -123,9 +123,11 @@ class Vocabulary:
             _forget(ids, known)
             raise
         self.tags += new
-        parts = list(map(str.partition, new, repeat(self.delimiter)))
-        self._heads += map(itemgetter(0), parts)
-        self._tails += map(itemgetter(2), parts)
+        # each new tag split at its first delimiter, the heads and the tails in a pass each:
+        # keeping a tuple per tag (a hundred thousand of them) would wake the cyclic garbage
+        # collector, which then walks every live object, the caller's tag lists too
+        self._heads += map(itemgetter(0), map(str.partition, new, repeat(self.delimiter)))
+        self._tails += map(itemgetter(2), map(str.partition, new, repeat(self.delimiter)))
         return out
 
     @staticmethod
