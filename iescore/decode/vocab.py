@@ -9,20 +9,20 @@ then read are these integer arrays, never the strings. Which tags are valid is s
 
 from __future__ import annotations
 
+import itertools
+import operator
+import unicodedata
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from itertools import chain, count, islice, repeat
-import operator
+from itertools import chain, islice, repeat
 from operator import itemgetter
-
-import unicodedata
 
 import numpy as np
 
 from ..errors import InputError, choices
-from .tables import I, O, PREFIX_LETTERS, Scheme, get_scheme
+from .tables import I, PREFIX_LETTERS, Scheme, get_scheme
 
 
 class _ByteOverflow(Exception):
@@ -42,7 +42,7 @@ def _assigning(ids: _Ids, limit: int | None = None) -> Iterator[None]:
     take id ``limit`` raises :class:`_ByteOverflow` (a Python call per new name: at most
     ``limit + 1`` of them)."""
     if limit is None:
-        ids.default_factory = count(len(ids)).__next__
+        ids.default_factory = itertools.count(len(ids)).__next__
     else:
         def next_id() -> int:
             if len(ids) >= limit:
@@ -234,7 +234,6 @@ class Vocabulary:
         lab.setflags(write=False)
         self._roles[key] = (n, role, lab)
         return role, lab
-
 
     def prefixes(self) -> frozenset[str]:
         """The prefixes of the well-formed tags, ``""`` standing for a bare label (an
