@@ -52,7 +52,8 @@ def _template(keys: tuple[str, ...]) -> dict[str, Any]:
     row = type("_Row", (), {})()
     for k in keys:
         setattr(row, k, None)
-    return row.__dict__
+    out: dict[str, Any] = row.__dict__
+    return out
 
 
 def records(keys: Sequence[str], columns: Sequence[list[Any]]) -> list[dict[str, Any]]:

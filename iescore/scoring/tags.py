@@ -64,7 +64,7 @@ def _label_order(names: list[str], cfg: Config, dtype: type) -> tuple[list[str],
         labels, remap = _label_space(names, cfg)
         return labels, np.fromiter(map(remap.__getitem__, names), dtype=dtype, count=len(names))
     order = sorted(range(len(names)), key=names.__getitem__)
-    lab_map = np.empty(len(names), dtype=dtype)
+    lab_map: np.ndarray = np.empty(len(names), dtype=dtype)
     lab_map[order] = np.arange(len(names), dtype=dtype)
     return list(map(names.__getitem__, order)), lab_map
 
