@@ -241,7 +241,8 @@ def string_hashes(texts: Sequence[str], salt: bytes = b"") -> np.ndarray:
     """
     buf, starts, lens = _encode(texts)
     # the salt's bytes, the same at the start of every string: one sum, added to each
-    head = mix64((np.arange(len(salt), dtype=_U64) << _U64(8)) | np.frombuffer(salt, dtype=np.uint8).astype(_U64))
+    salt_bytes = np.frombuffer(salt, dtype=np.uint8).astype(_U64)
+    head = mix64((np.arange(len(salt), dtype=_U64) << _U64(8)) | salt_bytes)
     after = _U64(len(salt))
     v = mix64(((_positions(starts, lens).astype(_U64) + after) << _U64(8)) | buf.astype(_U64))
     sums = _segment_sums(v, starts, lens) + head.sum(dtype=_U64)  # wrapping: the sums modulo 2**64

@@ -272,7 +272,8 @@ class Vocabulary:
             labelled[o] = False
             del tags[o], heads[o], tails[o]
         letters = {p: r for p, r in scheme.letters.items() if p != ""}  # "" would be a bare label
-        codes = np.fromiter(map(letters.get, heads, repeat(-1)), dtype=np.int8, count=len(heads))  # -1: not a letter
+        # each head's role, -1 for a head that is not a letter
+        codes = np.fromiter(map(letters.get, heads, repeat(-1)), dtype=np.int8, count=len(heads))
         # a letter, a label (so the delimiter too), printable
         if not ((codes >= 0).all() and all(tails) and all(map(str.isprintable, tags))):
             return False
@@ -282,7 +283,8 @@ class Vocabulary:
             labels = self.label_ids = _Ids(None, labels)
         known = len(labels)
         with _assigning(labels):  # new labels take the next ids, in order of first sight
-            lab[done:][labelled] = np.fromiter(map(labels.__getitem__, tails), dtype=np.int32, count=len(tails))
+            ids = np.fromiter(map(labels.__getitem__, tails), dtype=np.int32, count=len(tails))
+        lab[done:][labelled] = ids
         self.labels += islice(labels, known, None)
         return True
 
