@@ -151,18 +151,17 @@ class CellTable:
 
     def _grouped(self, key: np.ndarray, n: int) -> np.ndarray:
         """Value sums per group ``key`` (``(n, nv)`` int64; exact: float sums of integers
-        below 2**53 for a few groups, 64-bit integer adds otherwise)."""
+        below 2**53 for a few groups or an unsorted key, 64-bit integer adds otherwise)."""
         out = np.zeros((n, self.values.shape[1]), dtype=_I64)
         if len(key) == 0:
             return out
-        if n <= 64:  # a few groups: one bincount per field
+        ordered = bool((key[1:] >= key[:-1]).all())
+        if n <= 64 or not ordered:  # one bincount per field (sorting the rows would cost more)
             k = key.astype(np.intp, copy=False)
             for j in range(out.shape[1]):
                 out[:, j] = np.bincount(k, weights=self.values[:, j], minlength=n)
             return out
-        order = None if bool((key[1:] >= key[:-1]).all()) else np.argsort(key, kind="stable")
-        k = key if order is None else key[order]
-        v = self.values if order is None else self.values[order]
+        k, v = key, self.values
         starts = np.flatnonzero(np.r_[True, k[1:] != k[:-1]])
         out[k[starts]] = np.add.reduceat(v, starts, axis=0, dtype=_I64)
         return out

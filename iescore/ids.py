@@ -214,11 +214,17 @@ def mix64(x: np.ndarray) -> np.ndarray:
     return z
 
 
-def _encode(texts: Sequence[str], salt: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The UTF-8 bytes of ``salt + text`` for every text, concatenated: (bytes, starts, lengths)."""
-    enc = [salt + t.encode("utf-8", "surrogatepass") for t in texts]
-    lens = np.fromiter(map(len, enc), dtype=np.int64, count=len(enc))
-    buf = np.frombuffer(b"".join(enc), dtype=np.uint8)
+def _encode(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The UTF-8 bytes of every text, concatenated: (bytes, starts, lengths). ASCII texts
+    (ids, labels: the common case) are encoded in one piece, their lengths in characters."""
+    joined = "".join(texts)
+    if joined.isascii():
+        lens = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+        buf = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
+    else:
+        enc = [t.encode("utf-8", "surrogatepass") for t in texts]
+        lens = np.fromiter(map(len, enc), dtype=np.int64, count=len(enc))
+        buf = np.frombuffer(b"".join(enc), dtype=np.uint8)
     return buf, np.cumsum(lens) - lens, lens
 
 
@@ -233,10 +239,14 @@ def string_hashes(texts: Sequence[str], salt: bytes = b"") -> np.ndarray:
     >>> len(set(h[:3].tolist())), bool(h[0] == h[3]), int(h[0]) == string_hash("ab")
     (3, True, True)
     """
-    buf, starts, lens = _encode(texts, salt)
-    v = mix64((_positions(starts, lens).astype(_U64) << _U64(8)) | buf.astype(_U64))
-    sums = _segment_sums(v, starts, lens)  # wrapping: the sums modulo 2**64
-    return mix64(sums ^ mix64(lens.astype(_U64) + _U64(0x5BD1E995)))
+    buf, starts, lens = _encode(texts)
+    # the salt's bytes, the same at the start of every string: one sum, added to each
+    salt_bytes = np.frombuffer(salt, dtype=np.uint8).astype(_U64)
+    head = mix64((np.arange(len(salt), dtype=_U64) << _U64(8)) | salt_bytes)
+    after = _U64(len(salt))
+    v = mix64(((_positions(starts, lens).astype(_U64) + after) << _U64(8)) | buf.astype(_U64))
+    sums = _segment_sums(v, starts, lens) + head.sum(dtype=_U64)  # wrapping: the sums modulo 2**64
+    return mix64(sums ^ mix64(lens.astype(_U64) + after + _U64(0x5BD1E995)))
 
 
 def string_hash(text: str, salt: bytes = b"") -> int:
@@ -251,7 +261,7 @@ def decimal_values(texts: Sequence[str]) -> np.ndarray:
     >>> decimal_values(["0", "17", "017", "", "x1", "4611686018427387903", "4611686018427387904"]).tolist()
     [0, 17, -1, -1, -1, 4611686018427387903, -1]
     """
-    buf, starts, lens = _encode(texts, b"")
+    buf, starts, lens = _encode(texts)
     out = np.full(len(lens), -1, dtype=np.int64)
     short = (lens > 0) & (lens <= 18)  # below 10**18 < 2**62: exact in 64 bits
     if short.any():

@@ -274,6 +274,8 @@ def test_no_warning_for_ordinary_input(tmp_path, capsys, no_warnings):
     score_tags(reference=[["B-LOC"]], prediction=[["B-PER"]])
     # a prediction without any chunk is not "disjoint" either
     score_tags(reference=[["B-PER", "O"]], prediction=[["O", "O"]])
+    # two labels a side, PER on both (once in the reference, twice predicted)
+    score_tags(reference=[["B-PER", "B-LOC", "O"]], prediction=[["B-PER", "B-PER", "B-ORG"]])
     f = write(tmp_path, "a", "a B-PER B-PER\nb O B-LOC\n")
     code, _, err = run(capsys, "score", f)
     assert code == 0 and err == ""

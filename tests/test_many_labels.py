@@ -139,7 +139,7 @@ def test_to_dict_is_the_json_text_read_back(options):
 # measures of iescore.measures (the way the report computed them before they were
 # vectorised). Values must be the same floats (and ints stay ints).
 
-from hypothesis import given, settings  # noqa: E402
+from hypothesis import example, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from iescore.categories import CATEGORIES, MUC_CODES, MUC_OF  # noqa: E402
@@ -354,12 +354,12 @@ def test_binary_measures_over_arrays_match_the_scalar_ones_for_big_counts(rows, 
 # --- the vocabulary's whole-list passes == the tag-by-tag reading -------------------------------
 
 from iescore.decode.tables import I as ROLE_I  # noqa: E402
-from iescore.decode.tables import get_scheme  # noqa: E402
+from iescore.decode.tables import Scheme, get_scheme  # noqa: E402
 from iescore.decode.vocab import Vocabulary  # noqa: E402
 from iescore.errors import InputError  # noqa: E402
 
 _VALID = ["O", "B-A", "I-A", "B-B", "I-B", "B-a b", "I-C-D", "B-C-D"] + [f"{p}-T{k}" for p in "BI" for k in range(300)]
-_ODD = ["E-A", "S-B", "B-", "B", "I", "A", "", "X-A", "B-A\u200b", "B-\ufeffA"]  # invalid in some schemes
+_ODD = ["E-A", "S-B", "B-", "B", "I", "A", "", "X-A", "B-A\u200b", "B-\ufeffA", "-A"]  # invalid in some schemes
 
 
 @st.composite
@@ -392,13 +392,18 @@ def _reference_roles(v, scheme, check):
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(_tag_batch(), min_size=1, max_size=4),
-       st.sampled_from(["IOB2", "IOB1", "IOBES", "IO"]), st.booleans())
+       st.sampled_from(["IOB2", "IOB1", "IOBES", "IO", "empty letter"]), st.booleans())
+@example([["-A", "I-A", "O"]], "empty letter", True)  # every tag of the common form but for its letter
 def test_vocabulary_roles_match_the_tag_by_tag_reading(batches, scheme_name, check):
-    scheme = get_scheme(scheme_name)
+    if scheme_name == "empty letter":  # a user's scheme with the empty prefix as a letter ("-A")
+        iob2 = get_scheme("IOB2")
+        scheme = Scheme("EMPTY", {"": 1, "I": 2}, iob2.start_ok, iob2.end_ok)
+    else:
+        scheme = get_scheme(scheme_name)
     v = Vocabulary()
     for tags in batches:  # several batches: roles() extends its arrays with the new tags
         v.encode(tags)
-        assert v._parsed == [v._split(t) for t in v.tags]
+        assert list(zip(v._heads, v._tails)) == [(h, t) for h, _, t in (x.partition("-") for x in v.tags)]
         try:
             want = _reference_roles(v, scheme, check)
         except InputError:
@@ -411,6 +416,53 @@ def test_vocabulary_roles_match_the_tag_by_tag_reading(batches, scheme_name, che
         assert [v.labels[k] if k >= 0 else None for k in lab.tolist()] == \
                [want[2][k] if k >= 0 else None for k in want[1].tolist()]
         assert v.labels == want[2]
+
+
+def _reference_prefixes(v):
+    """The tag-by-tag reading of the prefixes scheme detection reads (as before the whole-list pass)."""
+    from iescore.decode.tables import PREFIX_LETTERS
+
+    out = set()
+    for tag in v.tags:
+        parsed = v._split(tag)
+        if parsed is not None and (parsed[0] in PREFIX_LETTERS or (parsed[0] == "" and parsed[1] != "")):
+            out.add(parsed[0])
+    return out
+
+
+_FORMS = _VALID[:8] + _ODD + ["-A", "-", "X-", "Y", "O-A", "M-A", "U-B", "L-", "E"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(_FORMS), max_size=12), min_size=1, max_size=3),
+       st.sampled_from(["O", "O-A", "Y"]))
+def test_vocabulary_prefixes_match_the_tag_by_tag_reading(batches, outside):
+    v = Vocabulary(outside=outside)
+    for tags in batches:
+        v.encode(tags)
+        assert v.prefixes() == _reference_prefixes(v)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(st.one_of(st.sampled_from(_VALID), st.sampled_from([3, b"B-A", None])), max_size=300),
+                min_size=1, max_size=3))
+def test_encode_gives_ids_in_order_of_first_sight_and_rejects_non_strings(batches):
+    # ids by a plain dict, tag by tag; a batch with a non-string fails and adds no tag
+    v, ids = Vocabulary(), {}
+    for tags in batches:
+        bad = [t for t in tags if not isinstance(t, str)]
+        if bad:
+            with pytest.raises(InputError, match=f"tags must be strings, got {bad[0]!r}"):
+                v.encode(tags)
+        else:
+            before = len(ids)
+            got = v.encode(tags)
+            want = [ids.setdefault(t, len(ids)) for t in tags]
+            assert got.tolist() == want
+            # bytes while the vocabulary had fewer than 256 tags and still has at most 256
+            assert got.dtype == (np.uint8 if before < 256 and len(ids) <= 256 else np.int32)
+        assert v.tags == list(ids) and v.tag_ids == ids
+        assert list(zip(v._heads, v._tails)) == [(h, t) for h, _, t in (x.partition("-") for x in v.tags)]
 
 
 @pytest.mark.parametrize("n_labels", [3, 1_500])  # kept and copied / rebuilt on each call
@@ -429,3 +481,88 @@ def test_to_dict_is_a_fresh_tree_on_every_call(n_labels):
     assert r.ts["per_label"]["L1"]["tokens"]["tp"] == 1
     # labels of the same counts get dicts of their own
     assert b["per_label"]["L1"] == b["per_label"]["L2"] and b["per_label"]["L1"] is not b["per_label"]["L2"]
+
+
+# --- the per-label rows of to_dict() and the tag path's label order, against plain references ----
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["tp", "fp", "precision", "f1", "e", "x y"]), min_size=1, max_size=6, unique=True),
+       st.integers(0, 6), st.data())
+def test_records_and_copies_are_plain_fresh_dicts(keys, n_rows, data):
+    from iescore.summary import copies, records
+
+    values = st.one_of(st.none(), st.integers(-3, 3), st.floats(allow_nan=False))
+    # row numbers as distinct_rows gives them: every row used, some more than once
+    at = data.draw(st.permutations(list(range(n_rows)) + data.draw(st.lists(st.integers(0, max(n_rows - 1, 0)),
+                                                                           max_size=20 if n_rows else 0))))
+    columns = [data.draw(st.lists(values, min_size=n_rows, max_size=n_rows)) for _ in keys]
+    protos = records(keys, columns)
+    want = [dict(zip(keys, row)) for row in zip(*columns)]  # the plain reading
+    assert protos == want and all(type(d) is dict and list(d) == keys for d in protos)
+    assert json.dumps(protos) == json.dumps(want)
+    out = copies(protos, at)
+    assert out == [want[i] for i in at] and len({id(d) for d in out}) == len(out)
+    if out:  # a dict of its own: changing one changes no other
+        out[0][keys[0]] = "changed"
+        out[0]["new key"] = 1
+        assert all(d == want[i] for d, i in zip(out[1:], at[1:]))
+        assert records(keys, columns) == want
+    # the distinct-rows case: each proto used once, in the order of a permutation
+    perm = data.draw(st.permutations(range(n_rows)))
+    assert copies(records(keys, columns), perm) == [want[i] for i in perm]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text("abAB-é", max_size=4), unique=True, max_size=20),
+       st.dictionaries(st.text("abAB", max_size=2), st.text("ab", max_size=2), max_size=3))
+def test_label_order_is_the_label_space_as_an_array(names, supertags):
+    from iescore.config import Config
+    from iescore.scoring.part import _label_space
+    from iescore.scoring.tags import _label_order
+
+    cfg = Config(supertags=supertags) if supertags else Config()
+    labels, remap = _label_space(names, cfg)
+    got_labels, lab_map = _label_order(names, cfg, np.int32)
+    assert got_labels == labels and lab_map.tolist() == [remap[n] for n in names]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 150), st.integers(1, 150), st.lists(st.tuples(st.integers(0, 149), st.integers(0, 149),
+       st.integers(0, 2**31 - 1), st.integers(0, 9)), max_size=120))
+def test_cell_table_sums_are_the_dense_sums(n_docs, n_labels, cells):
+    # sums by label (unsorted key: a bincount per field) and by document (sorted key) of
+    # up to 150 groups, against the dense array summed by numpy
+    from iescore.cells import CellTable
+
+    cells = sorted({(d % n_docs, lab % n_labels): (a, b) for d, lab, a, b in cells}.items())
+    doc = np.array([d for (d, _), _ in cells], dtype=np.int64)
+    label = np.array([lab for (_, lab), _ in cells], dtype=np.int64)
+    values = np.array([v for _, v in cells], dtype=np.int64).reshape(-1, 2)
+    t = CellTable(doc=doc, label=label, values=values, fields=("tp", "fn"), n_labels=n_labels, n_docs=n_docs)
+    dense = np.zeros((n_docs, n_labels, 2), dtype=np.int64)
+    dense[doc, label] = values
+    assert t.label_totals().tolist() == dense.sum(axis=0).tolist()
+    assert t.doc_totals().tolist() == dense.sum(axis=1).tolist()
+
+
+def test_encoding_many_new_tags_keeps_no_container_per_tag():
+    # a container kept per new tag (a tuple of its split, say) would wake the cyclic garbage
+    # collector, which then walks every live object: 20,000 new tags must leave the count
+    # of tracked allocations about where it was (it counts containers alive, not freed ones)
+    import gc
+
+    tags = [f"{p}-T{k}" for k in range(10_000) for p in "BI"]
+    v = Vocabulary()
+    gc.collect()
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        before = gc.get_count()[0]
+        v.encode(tags)
+        v.roles(get_scheme("IOB2"))
+        grown = gc.get_count()[0] - before
+    finally:
+        if was:
+            gc.enable()
+    assert grown < 1_000, grown
+    assert v.labels == [f"T{k}" for k in range(10_000)]

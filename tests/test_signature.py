@@ -350,6 +350,32 @@ def test_string_hashes_are_per_string_and_separate_distinct_strings(texts, salt)
     assert len(set(h)) == len(by_text)  # distinct strings, distinct hashes (64 bits: no collision here)
 
 
+def _plain_mix64(x: int) -> int:
+    m = 2**64 - 1
+    z = (x + 0x9E3779B97F4A7C15) & m
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & m
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & m
+    return z ^ (z >> 31)
+
+
+def _plain_string_hash(text: str, salt: bytes) -> int:
+    # the definition, one byte at a time: each byte of salt + text mixed with its position,
+    # summed modulo 2**64, mixed with the mixed length
+    data = salt + text.encode("utf-8", "surrogatepass")
+    total = sum(_plain_mix64((i << 8) | b) for i, b in enumerate(data)) % 2**64
+    return _plain_mix64(total ^ _plain_mix64(len(data) + 0x5BD1E995))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.text(max_size=8), st.text("abT0123456789-", max_size=8),
+                          st.sampled_from(["\ud800", "é", "x\U0001F600"])), max_size=40),
+       st.sampled_from([b"", b"id:", b"label:", b"\xff\x00"]))
+def test_string_hashes_are_the_per_byte_definition(texts, salt):
+    from iescore.ids import string_hashes
+
+    assert string_hashes(texts, salt).tolist() == [_plain_string_hash(x, salt) for x in texts]
+
+
 def test_string_hashes_depend_on_order_length_and_salt():
     from iescore.ids import string_hashes
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ConfigError, InputError, choices
-from .tables import B, E, I, L, O, PREFIX_LETTERS, REPAIRS, S, SCHEMES, Scheme, get_scheme
+from .tables import B, E, I, L, O, REPAIRS, S, SCHEMES, Scheme, get_scheme
 from .vocab import TagArrays, Vocabulary, flatten
 
 
@@ -366,7 +366,7 @@ def detect_scheme(arrays: TagArrays, vocab: Vocabulary) -> str:
     chunk starts with ``I-`` after ``O``, another label or a sentence start, else
     IOB2; only ``I-`` picks IOB1; unprefixed labels pick IO.
     """
-    prefixes = _prefixes(vocab)
+    prefixes = vocab.prefixes()
     # the I- starts are looked for only where they change the answer
     if scheme_from_evidence(prefixes, False) == scheme_from_evidence(prefixes, True):
         return scheme_from_evidence(prefixes, False)
@@ -379,16 +379,7 @@ def scheme_evidence(arrays: TagArrays, vocab: Vocabulary) -> tuple[frozenset[str
     label or a segment start). Both combine over shards by union and ``or``, so
     :func:`scheme_from_evidence` of the combined evidence is the scheme of one call over
     all the shards (the Spark adapter decides ``scheme="auto"`` this way)."""
-    return _prefixes(vocab), _i_starts(arrays, vocab)
-
-
-def _prefixes(vocab: Vocabulary) -> frozenset[str]:
-    """The prefixes of the vocabulary's well-formed tags (an invalid one is reported once
-    the scheme is known)."""
-    return frozenset(
-        p[0] for p in vocab._parsed
-        if p is not None and (p[0] in PREFIX_LETTERS or (p[0] == "" and p[1] != ""))
-    )
+    return vocab.prefixes(), _i_starts(arrays, vocab)
 
 
 def _i_starts(arrays: TagArrays, vocab: Vocabulary) -> bool:

@@ -9,11 +9,15 @@ then read are these integer arrays, never the strings. Which tags are valid is s
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
-from itertools import chain
-
+import itertools
+import operator
 import unicodedata
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from itertools import chain, islice, repeat
+from operator import itemgetter
 
 import numpy as np
 
@@ -25,29 +29,46 @@ class _ByteOverflow(Exception):
     """Raised inside a byte-coded encoding when the 257th distinct tag appears."""
 
 
-class _Ids(dict):  # type: ignore[type-arg]
-    """tag -> id; an unseen tag gets the next id (and is recorded in ``new``)."""
+class _Ids(defaultdict):  # type: ignore[type-arg]
+    """name -> id, in order of first sight. Outside :func:`_assigning` it is a plain dict
+    (an unseen name is a KeyError); inside, an unseen name takes the next id."""
 
-    new: list[str] | None = None
-    limit: int | None = None  # ids must stay below this (byte coding)
 
-    def __missing__(self, tag: str) -> int:
-        if not isinstance(tag, str):
-            raise InputError(f"tags must be strings, got {tag!r} ({type(tag).__name__})")
-        i = self[tag] = len(self)
-        if self.new is not None:
-            self.new.append(tag)
-        if self.limit is not None and i >= self.limit:
-            raise _ByteOverflow
-        return i
+@contextmanager
+def _assigning(ids: _Ids, limit: int | None = None) -> Iterator[None]:
+    """Within the block an unseen name looked up in ``ids`` takes the next id: counted
+    in C (``itertools.count``), so a pass over a million tags with a hundred thousand
+    distinct ones makes no Python call per new tag; with ``limit``, the name that would
+    take id ``limit`` raises :class:`_ByteOverflow` (a Python call per new name: at most
+    ``limit + 1`` of them)."""
+    if limit is None:
+        ids.default_factory = itertools.count(len(ids)).__next__
+    else:
+        def next_id() -> int:
+            if len(ids) >= limit:
+                raise _ByteOverflow
+            return len(ids)
+
+        ids.default_factory = next_id
+    try:
+        yield
+    finally:
+        ids.default_factory = None
+
+
+def _forget(ids: dict[str, int], known: int) -> None:
+    """Remove the names given ids after the first ``known``."""
+    for name in list(islice(ids, known, None)):
+        del ids[name]
 
 
 class Vocabulary:
     """Tag strings <-> integer ids, and entity labels <-> label ids.
 
-    Tag ids are assigned on first sight; each distinct tag string is parsed once
-    into a (role, label id) pair, so decoding works on small integer arrays.
-    The label ids are shared by the reference and the prediction.
+    Tag ids are assigned on first sight; each distinct tag string is split once at
+    its first delimiter, and read as a (role, label id) pair per scheme, so decoding
+    works on small integer arrays. The label ids are shared by the reference and the
+    prediction.
     """
 
     def __init__(self, *, delimiter: str = "-", outside: str = "O") -> None:
@@ -55,9 +76,12 @@ class Vocabulary:
         self.outside = outside
         self.tag_ids: dict[str, int] = _Ids()
         self.tags: list[str] = []
-        self.label_ids: dict[str, int] = {}
+        self.label_ids: dict[str, int] = _Ids()
         self.labels: list[str] = []
-        self._parsed: list[tuple[str, str] | None] = []  # (prefix letter, label) or None for O
+        # each tag split at its first delimiter (str.partition): the part before it and
+        # the part after it (the whole tag and "" for a tag without the delimiter)
+        self._heads: list[str] = []
+        self._tails: list[str] = []
         # roles() of the tags so far, per (scheme, check): one pass per new tag, not per call
         self._roles: dict[tuple[str, tuple[tuple[str, int], ...], bool, bool],
                           tuple[int, np.ndarray, np.ndarray]] = {}
@@ -76,50 +100,51 @@ class Vocabulary:
 
         ``tags`` may be a callable returning a fresh iterator, which lets the byte
         coding restart in int32 if the 257th tag appears midway. Each tag costs one
-        C-level dict look-up (``map(dict.__getitem__)``, with ``__missing__``
-        assigning new ids), collected by ``bytes()`` without a Python int object
-        per element surviving.
+        C-level dict look-up (``map(dict.__getitem__)``, an unseen tag taking the next
+        id, see :func:`_assigning`), collected by ``bytes()`` without a Python int
+        object per element surviving. A tag that is not a string is an InputError;
+        an encoding that fails adds no tag to the vocabulary.
 
         >>> v = Vocabulary()
         >>> v.encode(["O", "B-PER", "I-PER", "O"]).tolist(), v.tags
         ([0, 1, 2, 0], ['O', 'B-PER', 'I-PER'])
         """
-        new: list[str] = []
         ids = self.tag_ids
         if not isinstance(ids, _Ids):
-            ids = self.tag_ids = _Ids(ids)
-        fresh = tags if callable(tags) else None
-        ids.new = new
+            ids = self.tag_ids = _Ids(None, ids)
+        known = len(ids)
         try:
-            if len(ids) < 256 and (fresh is not None or isinstance(tags, Sequence)):
-                ids.limit = 256
-                try:
-                    out = np.frombuffer(bytes(map(ids.__getitem__, fresh() if fresh else tags)), dtype=np.uint8)  # type: ignore[arg-type]
-                    if count >= 0 and len(out) != count:
-                        raise InputError(f"expected {count} tags, got {len(out)}")
-                    return out
-                except _ByteOverflow:
-                    pass
-                finally:
-                    ids.limit = None
-            return np.fromiter(map(ids.__getitem__, fresh() if fresh else tags), dtype=np.int32, count=count)  # type: ignore[arg-type]
-        finally:
-            ids.new = None
-            self.tags += new
-            self._parsed += self._split_all(new)
-
-    def _split_all(self, tags: Sequence[str]) -> list[tuple[str, str] | None]:
-        """:meth:`_split` of every tag (inlined: a vocabulary may have many thousand tags)."""
-        out: list[tuple[str, str] | None] = []
-        add = out.append
-        outside, delim = self.outside, self.delimiter
-        for tag in tags:
-            if tag == outside:
-                add(None)
-                continue
-            prefix, sep, label = tag.partition(delim)
-            add((prefix, label) if sep or tag in PREFIX_LETTERS else ("", tag))
+            out = self._lookup(ids, tags, count)
+            new = list(islice(ids, known, None)) if len(ids) > known else []
+            if not all(issubclass(t, str) for t in set(map(type, new))):  # one C-level pass
+                bad = next(t for t in new if not isinstance(t, str))
+                raise InputError(f"tags must be strings, got {bad!r} ({type(bad).__name__})")
+        except BaseException:
+            _forget(ids, known)
+            raise
+        self.tags += new
+        # each new tag split at its first delimiter, the heads and the tails in a pass each:
+        # keeping a tuple per tag (a hundred thousand of them) would wake the cyclic garbage
+        # collector, which then walks every live object, the caller's tag lists too
+        self._heads += map(itemgetter(0), map(str.partition, new, repeat(self.delimiter)))
+        self._tails += map(itemgetter(2), map(str.partition, new, repeat(self.delimiter)))
         return out
+
+    @staticmethod
+    def _lookup(ids: _Ids, tags: Iterable[str] | Callable[[], Iterable[str]], count: int) -> np.ndarray:
+        """The ids of ``tags`` (see :meth:`encode`), new tags taking the next ids."""
+        fresh = tags if callable(tags) else None
+        if len(ids) < 256 and (fresh is not None or isinstance(tags, Sequence)):
+            try:
+                with _assigning(ids, limit=256):
+                    out = np.frombuffer(bytes(map(ids.__getitem__, fresh() if fresh else tags)), dtype=np.uint8)  # type: ignore[arg-type]
+                if count >= 0 and len(out) != count:
+                    raise InputError(f"expected {count} tags, got {len(out)}")
+                return out
+            except _ByteOverflow:
+                pass
+        with _assigning(ids):
+            return np.fromiter(map(ids.__getitem__, fresh() if fresh else tags), dtype=np.int32, count=count)  # type: ignore[arg-type]
 
     def _split(self, tag: str) -> tuple[str, str] | None:
         """``(prefix, label)`` of a tag, None for the outside tag: split at the first
@@ -134,7 +159,8 @@ class Vocabulary:
 
     def _problem(self, i: int, scheme: Scheme) -> str | None:
         """Why tag ``i`` is not a valid tag of ``scheme`` (None if it is)."""
-        tag, parsed = self.tags[i], self._parsed[i]
+        tag = self.tags[i]
+        parsed = self._split(tag)
         if parsed is None:
             return None
         if tag == "":
@@ -189,24 +215,9 @@ class Vocabulary:
         # the tags added since the last call, appended to its arrays (read-only: shared)
         role = np.concatenate((role, np.zeros(n - done, dtype=np.int8)))
         lab = np.concatenate((lab, np.full(n - done, -1, dtype=np.int32)))
-        letters, delim = scheme.letters, self.delimiter
-        parsed, tags = self._parsed[done:n], self.tags[done:n]
-        # the common valid tag (prefix, delimiter, label; printable) needs no _problem call;
-        # when every new tag is one (or O), they are read in whole-list passes
-        if all([p is None or (p[1] != "" and p[0] in letters and delim in t and t.isprintable() and "\ufeff" not in t)
-                for p, t in zip(parsed, tags)]):
-            keep = [k for k, p in enumerate(parsed) if p is not None]
-            names = [parsed[k][1] for k in keep]  # type: ignore[index]
-            fresh = [name for name in dict.fromkeys(names) if name not in self.label_ids]  # in order of first sight
-            self.label_ids.update(zip(fresh, range(len(self.labels), len(self.labels) + len(fresh))))
-            self.labels += fresh
-            if keep:
-                idx = np.array(keep, dtype=np.int64) + done
-                role[idx] = [I if parsed[k][0] == "" else letters[parsed[k][0]] for k in keep]  # type: ignore[index]
-                lab[idx] = list(map(self.label_ids.__getitem__, names))
-        else:
+        if not self._read_common(done, n, scheme, role, lab):
             for i in range(done, n):
-                pi = self._parsed[i]
+                pi = self._split(self.tags[i])
                 if pi is None:
                     continue
                 problem = self._problem(i, scheme)
@@ -218,11 +229,64 @@ class Vocabulary:
                         f"{where}invalid tag {self.tags[i]!r}: {problem}; valid forms: {self.valid_forms(scheme)}"
                     )
                 prefix, label = pi
-                role[i], lab[i] = (I if prefix == "" else letters[prefix]), self.label_id(label)
+                role[i], lab[i] = (I if prefix == "" else scheme.letters[prefix]), self.label_id(label)
         role.setflags(write=False)
         lab.setflags(write=False)
         self._roles[key] = (n, role, lab)
         return role, lab
+
+    def prefixes(self) -> frozenset[str]:
+        """The prefixes of the well-formed tags, ``""`` standing for a bare label (an
+        invalid tag is reported once the scheme is known): what guessing the scheme reads.
+
+        >>> v = Vocabulary()
+        >>> _ = v.encode(["O", "B-PER", "I-PER", "E-", "X-", "LOC"])
+        >>> sorted(v.prefixes())
+        ['', 'B', 'E', 'I']
+        """
+        heads, tails, tags = self._heads, self._tails, self.tags
+        o = self.tag_ids.get(self.outside)
+        if o is not None:  # the outside tag left out (by slices: the tags are distinct)
+            heads, tails, tags = (x[:o] + x[o + 1:] for x in (heads, tails, tags))
+        # one entry per distinct form (head, has a label, has the delimiter): a few, or one
+        # per bare label
+        forms = set(zip(heads, map(bool, tails), map(operator.contains, tags, repeat(self.delimiter))))
+        out = set()
+        for head, labelled, delimited in forms:
+            if head in PREFIX_LETTERS:  # "B-PER", "B-" and "B" alike
+                out.add(head)
+            elif (labelled if head == "" else not delimited):  # "-PER" or a bare label "PER"
+                out.add("")
+        return frozenset(out)
+
+    def _read_common(self, done: int, n: int, scheme: Scheme, role: np.ndarray, lab: np.ndarray) -> bool:
+        """Fill ``role`` and ``lab`` for the tags ``done`` to ``n`` in whole-list passes (C-level
+        maps, no Python call per tag) if each of them is the outside tag or the common valid
+        tag: a letter of ``scheme``, the delimiter, a label, printable (so no byte-order
+        mark, which is a format character). Else change nothing and return False: the
+        tags are then read one by one (:meth:`_problem` says what is wrong)."""
+        tags, heads, tails = self.tags[done:n], self._heads[done:n], self._tails[done:n]
+        labelled = np.ones(n - done, dtype=bool)
+        o = self.tag_ids.get(self.outside, -1) - done  # the outside tag, if new (tags are distinct)
+        if 0 <= o < n - done:
+            labelled[o] = False
+            del tags[o], heads[o], tails[o]
+        letters = {p: r for p, r in scheme.letters.items() if p != ""}  # "" would be a bare label
+        # each head's role, -1 for a head that is not a letter
+        codes = np.fromiter(map(letters.get, heads, repeat(-1)), dtype=np.int8, count=len(heads))
+        # a letter, a label (so the delimiter too), printable
+        if not ((codes >= 0).all() and all(tails) and all(map(str.isprintable, tags))):
+            return False
+        role[done:][labelled] = codes
+        labels = self.label_ids
+        if not isinstance(labels, _Ids):
+            labels = self.label_ids = _Ids(None, labels)
+        known = len(labels)
+        with _assigning(labels):  # new labels take the next ids, in order of first sight
+            ids = np.fromiter(map(labels.__getitem__, tails), dtype=np.int32, count=len(tails))
+        lab[done:][labelled] = ids
+        self.labels += islice(labels, known, None)
+        return True
 
 
 @dataclass(frozen=True, init=False)

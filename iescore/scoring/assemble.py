@@ -8,7 +8,9 @@ one-shot scoring and merged shards give the same report.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping, Sequence
+from itertools import islice
 
 import numpy as np
 
@@ -37,7 +39,7 @@ def _warn_label_sets(report: Report) -> None:
     # of totals, which keeps no items, warns as well)
     support, predicted = report._item_counts()
     ref, pred = np.flatnonzero(support), np.flatnonzero(predicted)
-    if len(ref) >= 2 and len(pred) >= 2 and not np.intersect1d(ref, pred).size:
+    if len(ref) >= 2 and len(pred) >= 2 and not predicted[ref].any():  # no label with both
 
         def names(ix: np.ndarray) -> str:
             shown = [report.labels[i] for i in ix[:5].tolist()]
@@ -50,10 +52,10 @@ def _warn_label_sets(report: Report) -> None:
 
 
 def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None = None) -> Report:
-    labels = sorted({lab for p in parts for lab in p.labels})
-    # one part whose labels are already the sorted distinct labels: no renumbering (and no
-    # per-label dict: there may be many thousand labels)
-    same = len(parts) == 1 and list(parts[0].labels) == labels
+    # one part whose labels are already the sorted distinct labels (as a part of tags has
+    # them): no sorting and no renumbering (and no per-label dict: there may be many thousand)
+    same = len(parts) == 1 and all(map(operator.lt, parts[0].labels, islice(parts[0].labels, 1, None)))
+    labels = list(parts[0].labels) if same else sorted({lab for p in parts for lab in p.labels})
     index = {} if same else {lab: i for i, lab in enumerate(labels)}
     L = len(labels)
     id_parts: list[Sequence[str]] = []

@@ -56,6 +56,19 @@ def _token_sums(ref: np.ndarray, pred: np.ndarray, o_id: int, starts: np.ndarray
     return differ, tagged
 
 
+def _label_order(names: list[str], cfg: Config, dtype: type) -> tuple[list[str], np.ndarray]:
+    """The report's labels for the vocabulary's (distinct) label ``names``, and each name's
+    number among them (``_label_space`` as an array; without supertags by one sort of
+    the names' positions, no dict of the names)."""
+    if cfg.supertag_map():
+        labels, remap = _label_space(names, cfg)
+        return labels, np.fromiter(map(remap.__getitem__, names), dtype=dtype, count=len(names))
+    order = sorted(range(len(names)), key=names.__getitem__)
+    lab_map: np.ndarray = np.empty(len(names), dtype=dtype)
+    lab_map[order] = np.arange(len(names), dtype=dtype)
+    return list(map(names.__getitem__, order)), lab_map
+
+
 def _decode_both(
     batch: TaggedBatch, scheme: Scheme, cfg: Config, label_map: np.ndarray | None, labels: list[str]
 ) -> PairChunks | None:
@@ -127,11 +140,9 @@ def _tags_part(batch: TaggedBatch, cfg: Config) -> tuple[_Part, str]:
         return f
 
     vocab.roles(scheme, locate=_locator(batch))  # checks every tag against the scheme and registers its label
-    labels, remap = _label_space(vocab.labels, cfg)
     # items in 32 bits (half the memory per item) below 2**31 tokens
     narrow = np.int32 if batch.n_tokens < 2**31 else _I64
-    # vocabulary label -> the report's label
-    lab_map = np.fromiter(map(remap.__getitem__, vocab.labels), dtype=narrow, count=len(vocab.labels))
+    labels, lab_map = _label_order(vocab.labels, cfg, narrow)  # lab_map: vocabulary label -> the report's
     same_labels = np.array_equal(lab_map, np.arange(len(lab_map)))  # no renumbering
     # the joint decoder gives the chunks their labels in the report's numbering
     pair = _decode_both(batch, scheme, cfg, None if same_labels else lab_map, labels)
