@@ -21,7 +21,8 @@ Cases (``CASES``):
   (written to the temporary folder and deleted after); sizes in bytes.
 * ``templates``: one OBD template with two slots of n fillers each, half of the predicted
   fillers equal to an answer, the other half a prefix of one (all share a first token);
-  sizes in fillers per slot.
+  and (one tool) one slot of n fillers with a tie among four of them; sizes in fillers
+  per slot.
 
 Every (case, tool, size) runs in a FRESH child process: it builds its input (untimed),
 warms the tool up on a tiny input, resets the kernel's peak-RSS counter
@@ -187,6 +188,20 @@ def templates(n: int):
         ref[slot] = tuple(f"Dr {slot}{k} x{k}" for k in range(n))
         pred[slot] = tuple(f"Dr {slot}{k} x{k}" if k % 2 == 0 else f"Dr {slot}{k}" for k in range(n))
     return [Template("t", ref)], [Template("t", pred)]
+
+
+def tied_templates(n: int):
+    """One OBD template, one slot of ``n`` fillers a side, with a tie: answers ``"Dr q r1"``
+    and ``"Dr q r2"`` and predictions ``"Dr q s1"`` and ``"Dr q s2"`` share the token ``q``
+    equally (two best pairings), and the other fillers (``"Dr z{k}"`` against ``"Dr y{k}"``)
+    share only ``Dr``, which every filler holds. The tie makes the slot be solved over all
+    the pairs of its fillers.
+    """
+    from iescore import Template
+
+    ref = ("Dr q r1", "Dr q r2") + tuple(f"Dr z{k}" for k in range(n - 2))
+    pred = ("Dr q s1", "Dr q s2") + tuple(f"Dr y{k}" for k in range(n - 2))
+    return [Template("t", {"speaker": ref})], [Template("t", {"speaker": pred})]
 
 
 def write_conll(path: Path, n_bytes: int, seed: int = 0) -> dict:
@@ -495,6 +510,8 @@ def make_cases(quick: bool = False) -> dict[str, Case]:
                 "iescore_full": Tool("iescore full report, exact (templates)", templates, _score_templates()),
                 "iescore_overlap": Tool("iescore full report, O(1,1) one-to-one (templates)", templates,
                                         _score_templates(**OVERLAP), compare=False),
+                "iescore_tie": Tool("iescore full report, exact, ONE slot of n fillers with a 2x2 tie "
+                                    "(solved over all its pairs)", tied_templates, _score_templates(), compare=False),
             },
         ),
     }

@@ -31,7 +31,7 @@ def test_quick_adversarial_benchmark_runs_and_counts_by_hand(tmp_path):
     import adversarial
 
     # seqeval is left out here (importing it takes seconds in every child); run.py's test has it
-    tools = "iescore_full,iescore_overlap,iescore_early,iescore_loose,iescore_prf,nervaluate,conlleval_standin,iescore_cli"
+    tools = "iescore_full,iescore_overlap,iescore_early,iescore_loose,iescore_tie,iescore_prf,nervaluate,conlleval_standin,iescore_cli"
     assert adversarial.main(["--quick", "--out", str(tmp_path), "--cases", "chain,nested,crossing,templates,cli",
                              "--tools", tools, "--tmp", str(tmp_path)]) == 0
     res = json.loads((tmp_path / "adversarial.json").read_text())
@@ -93,6 +93,11 @@ def test_quick_adversarial_benchmark_runs_and_counts_by_hand(tmp_path):
     # ones a prefix (one token missing). Exact: TP = 10, FP = FN = 10, F1 = 0.5, and the odd
     # pairs share tokens, so they align as 10 substitutions. O(1,1): a prefix with one token
     # missing matches (m = 1), so TP = 20 and F1 = 1.
+    # one slot of 10 fillers a side with a 2x2 tie: no prediction equals an answer (TP = 0);
+    # every answer aligns with a prediction (the slot is complete): 10 substitutions
+    tie = result("templates", "iescore_tie", 10)
+    assert (tie["tp"], tie["gold"], tie["pred"], tie["f1"]) == (0, 10, 10, 0.0)
+    assert tie["slot_errors"] == {"C": 0, "S": 10, "D": 0, "I": 0}
     full = result("templates", "iescore_full", 10)
     assert (full["tp"], full["gold"], full["pred"], full["f1"]) == (10, 20, 20, 0.5)
     assert full["slot_errors"] == {"C": 10, "S": 10, "D": 0, "I": 0}

@@ -100,14 +100,14 @@ def test_match_best_matches_the_reference(case, rule):
 
 def _spy(monkeypatch):
     calls = []
-    real = slots._complete
+    real = slots._banded
 
     def spy(*a):
         out = real(*a)
         calls.append(len(out[0]))
         return out
 
-    monkeypatch.setattr(slots, "_complete", spy)
+    monkeypatch.setattr(slots, "_banded", spy)
     return calls
 
 
@@ -130,7 +130,9 @@ def test_a_tie_in_a_component_falls_back_to_all_pairs(monkeypatch):
     answer (no floor); "a" shares one token with "a b" and with "a c", so the positive pairs
     have two best matchings (a tie). Over all 6 pairs the tie rule scans ("a b", "a") first
     (answers in position order "a b" < "a c" < "d", predictions "a" < "x"): kept; then
-    ("a c", "x"); "d" is left. S = 2, D = 1; the slot is solved over its 6 pairs."""
+    ("a c", "x"); "d" is left. S = 2, D = 1. An alignment holds at most one positive pair
+    (one prediction has any), so places (answer, prediction) at most 1 apart: a band of 3
+    as wide as the slot's 3 answers, so all its 6 pairs."""
     calls = _spy(monkeypatch)
     d, items, _ = _compare([Template("t", {"s": ("a c", "a b", "d")})], [Template("t", {"s": ("x", "a")})],
                            sparse=True)
@@ -218,3 +220,52 @@ def test_engine_with_empty_and_repeated_fillers_matches_the_reference(sides, rul
         levels = [allp.ok.astype(int).tolist(), [1] * len(allp.r), allp.close.tolist()]
         best = brute_lexmax(allp.r.tolist(), allp.p.tolist(), levels, _Ranks(R)().tolist(), _Ranks(P)().tolist())
         assert sorted((int(allp.r[k]), int(allp.p[k])) for k in best) == [x[:2] for x in aligned(got)]
+
+
+@st.composite
+def tied_slots(draw):
+    """One slot: a few fillers sharing tokens (ties likely) among many that share only the
+    token every filler holds, in shuffled positions: the band of weightless pairs is much
+    narrower than the slot."""
+    def side(n_tied, n_plain, prefix):
+        tied = [" ".join(draw(st.lists(st.sampled_from("abc"), min_size=1, max_size=2))) for _ in range(n_tied)]
+        plain = [f"{prefix}{k}" for k in range(n_plain)]
+        fillers = [f"Dr {f}" for f in tied + plain]
+        return tuple(draw(st.permutations(fillers)))
+
+    ref = side(draw(st.integers(1, 3)), draw(st.integers(0, 9)), "z")
+    pred = side(draw(st.integers(1, 3)), draw(st.integers(0, 9)), "y")
+    return [Template("t", {"s": ref})], [Template("t", {"s": pred})]
+
+
+@settings(max_examples=300, deadline=None)
+@given(tied_slots(), st.sampled_from(["E", "O(1,1)"]), st.sampled_from(["any", "one-to-one"]))
+def test_tied_slots_through_the_band_match_the_reference(case, rule, counting):
+    """Slots of up to 12 fillers a side with ties among a few: the alignment over the band
+    of weightless pairs equals the one over all pairs (the reference)."""
+    _compare(*case, rule=rule, counting=counting, sparse=True)
+
+
+def test_a_tie_among_many_fillers_solves_over_a_band(monkeypatch):
+    """Answers "Dr q r1", "Dr q r2" and predictions "Dr q s1", "Dr q s2" (a tie on "q"),
+    and 48 answers "Dr z.." against 48 predictions "Dr y.." sharing only "Dr" (on every
+    filler): exact, no pair is correct; every answer aligns: S = 50. At most two positive
+    pairs, so the weightless pairs of places at most 2 apart: 5 per answer inside, fewer at
+    the two ends (50 * 5 - 2 * (2 + 1) = 244), not the 2,500 of the slot."""
+    calls = _spy(monkeypatch)
+    ref = ("Dr q r1", "Dr q r2") + tuple(f"Dr z{k:02d}" for k in range(48))
+    pred = ("Dr q s1", "Dr q s2") + tuple(f"Dr y{k:02d}" for k in range(48))
+    d, _, _ = _compare([Template("t", {"s": ref})], [Template("t", {"s": pred})])
+    se = d["slot_errors"]
+    assert (se["C"], se["S"], se["D"], se["I"]) == (0, 50, 0, 0)
+    assert calls == [244]
+
+
+def test_the_band_stays_within_its_slot():
+    """Two slots of one document with ties in both (found by the property test above): the
+    band's pairs are looked up by (slot, place + offset), and an offset past the end of slot
+    s must not land on a place of slot t. Against the all-pairs reference."""
+    ref = [Template("d0", {"s": ("Dr", "Dr Dr", "Dr Dr Dr", "Dr a"), "t": ("Dr", "a")})]
+    pred = [Template("d0", {"s": ("Dr", "Dr Dr", "Dr Dr Dr"), "t": ("Dr", "Dr Dr", "a")})]
+    d, items, _ = _compare(ref, pred, rule="O(1,1)", counting="any", sparse=True)
+    assert d["confusion"]["s"].get("t") is None  # no answer of s aligned with a prediction of t

@@ -22,9 +22,10 @@ solve (:func:`_tied_components`).
 
 A slot with a component of several best matchings (a tie, whose choice interacts with
 the free fillers), or in which at least half the pairs weigh something, is solved over
-all the pairs of its fillers outside the single-optimum components, by the general
-solver of :mod:`iescore.match.assign` (linear in their pairs when they tie, as weightless
-pairs do): the stated worst case,
+the pairs of its fillers outside the single-optimum components, by the general solver
+of :mod:`iescore.match.assign`: all their positive pairs, and of the weightless ones only
+a band around the diagonal of their places, as wide as the positive pairs they can hold
+(:func:`_banded`), which is all pairs when most pairs weigh something: the stated worst case,
 reached when a token sits on many fillers but not on all answers (nor, when the
 predictions are more, on all predictions) and several matchings tie. The plain reference
 is the all-pairs path in tests/test_slots.py.
@@ -95,6 +96,52 @@ def _complete(sr: np.ndarray, sp: np.ndarray, in_r: np.ndarray, in_p: np.ndarray
     return order.take(pos), pi.take(own)
 
 
+def _banded(sr: np.ndarray, sp: np.ndarray, in_r: np.ndarray, in_p: np.ndarray, u: np.ndarray, v: np.ndarray,
+            rank_r: np.ndarray, rank_p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs of one slot, among the units of the masks, that its tie-ruled alignment can
+    use: every positive pair (``u``/``v``), and the weightless pairs of the answer at place
+    i (in rank order among the slot's units of the mask) with the predictions at places
+    i - k .. i + k, k the most positive pairs an alignment of the slot can hold (the fewer
+    of its answers and of its predictions that have one).
+
+    Why that band holds the alignment: in it, weightless pairs keep rank order and take
+    the earliest predictions (else exchanging two, or moving one to an earlier free
+    prediction, or to an earlier unaligned answer, would weigh more or keep an earlier
+    pair); so the predictions before the partner of the answer at place i are all aligned,
+    each with an answer before it or by one of at most k positive pairs, and the answers
+    before it all likewise: the two places differ by k at most. Where the band is as wide
+    as the slots, all their pairs (:func:`_complete`).
+    """
+    fr, kr = _first_free(sr, rank_r, in_r)
+    fp, kp = _first_free(sp, rank_p, in_p)
+    keep = in_r.take(u) & in_p.take(v)
+    pu, pv = u.compress(keep), v.compress(keep)
+    # k per slot: distinct answers and predictions with a positive pair
+    slots = np.union1d(sr.take(fr), sp.take(fp))
+    n_a = np.bincount(np.searchsorted(slots, sr.take(np.unique(pu))), minlength=len(slots))
+    n_b = np.bincount(np.searchsorted(slots, sp.take(np.unique(pv))), minlength=len(slots))
+    k = np.minimum(n_a, n_b)
+    band = int(k.max(initial=0))
+    if 2 * band + 1 >= max(int(kr.max(initial=0)), int(kp.max(initial=0))) + 1:
+        return _complete(sr, sp, in_r, in_p)  # as wide as the slots: all their pairs, in one pass
+    width = int(max(len(fr), len(fp))) + band + 1  # place + offset stays below it: no key of another slot
+    key_p = sp.take(fp) * width + kp
+    o = np.argsort(key_p)
+    key_p, fp_o = key_p.take(o), fp.take(o)
+    k_r = k.take(np.searchsorted(slots, sr.take(fr)))
+    out_r, out_p = [pu], [pv]
+    for d in range(-band, band + 1):
+        sel = np.flatnonzero((np.abs(d) <= k_r) & (kr + d >= 0))
+        want = sr.take(fr.take(sel)) * width + kr.take(sel) + d
+        at = np.minimum(np.searchsorted(key_p, want), max(len(key_p) - 1, 0))
+        hit = key_p.take(at) == want if len(key_p) else np.zeros(len(want), dtype=bool)
+        out_r.append(fr.take(sel.compress(hit)))
+        out_p.append(fp_o.take(at.compress(hit)))
+    dr, dp = np.concatenate(out_r), np.concatenate(out_p)
+    code = np.unique(dr * len(sp) + dp)
+    return code // len(sp), code % len(sp)
+
+
 def align_slots(pairs: Pairs, R: Units, P: Units, rank_r: Callable[[], np.ndarray],
                 rank_p: Callable[[], np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Makhoul's alignment of OBD fillers from ``obd_pairs``' pairs: (answers, predictions,
@@ -137,8 +184,9 @@ def align_slots(pairs: Pairs, R: Units, P: Units, rank_r: Callable[[], np.ndarra
     out_p.append(fp.take(ip))
     out_ok.append(np.zeros(len(ir), dtype=bool))
     if len(dense):
-        # the slots with a tie: all pairs of the fillers no single-optimum component holds
-        dr, dp = _complete(sr, sp, left_r & ~in_r, left_p & ~in_p)
+        # the slots with a tie: the pairs of the fillers no single-optimum component holds
+        # that a tie-ruled alignment can use (all the positive ones, weightless ones in a band)
+        dr, dp = _banded(sr, sp, left_r & ~in_r, left_p & ~in_p, u, v, rank_r(), rank_p())
         # the positive pairs' weights looked up by (prediction, answer); all others weigh nothing
         code = v * n_r + u
         o = np.argsort(code)
