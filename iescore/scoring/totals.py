@@ -119,10 +119,9 @@ class Totals:
                    Confusion.empty(0), None, {}, None, 0, 0, np.zeros((0, 2), _I64), np.zeros(0, np.uint64))
 
     @classmethod
-    def of_part(cls, p: _Part, *, one_call: tuple[bool, bool] = (False, False)) -> Totals:
-        """One batch's counts (no head, no document ids). ``one_call``: the batch is one
-        of a scorer's parts, some of which have token counts, some no filler texts (see
-        :class:`_PartData`)."""
+    def of_part(cls, p: _Part, *, zero_tokens: bool = False) -> Totals:
+        """One batch's counts (no head, no document ids); ``zero_tokens``: the batch is
+        one of a scorer's parts, some of which count tokens (see :class:`_PartData`)."""
         if p.unit_totals is not None or p.ts_weighted is not None:
             raise ConfigError("counts alone cannot sum per-t-unit TS weights exactly (they are float sums per "
                               "document): keep the documents (keep='items', or a Scorer without totals_only=True)")
@@ -130,7 +129,7 @@ class Totals:
         t = cls({}, 1, tuple(p.labels), fields, p.table.label_totals()[:, _value_columns(fields)],
                 p.table._units().sum(axis=0).astype(_I64), p.confusion,
                 None if p.token_counts is None else column_sums(p.token_counts),
-                {}, p.ts_error, len(p.doc_ids), reference_digest(_PartData(p, *one_call)),
+                {}, p.ts_error, len(p.doc_ids), reference_digest(_PartData(p, zero_tokens)),
                 np.zeros((0, 2), _I64), np.zeros(0, np.uint64),
                 None if p.categories is None else np.asarray(p.categories, dtype=_I64), {})
         _add_repairs(t.repairs, t.repair_sites, p.repairs, p.repair_sites)
@@ -145,9 +144,8 @@ class Totals:
         parts = scorer._parts
         if not parts:
             return cls.empty(head)
-        # the digest one call gives: a part without tokens among parts with tokens counts 0
-        # tokens per document, and fillers lose their text when a part has none
-        one_call = (any(p.table.doc_tokens is not None for p in parts), any(p.ref.text is None for p in parts))
+        # the digest one call gives: a part without tokens among parts with tokens counts 0 per document
+        zero_tokens = any(p.table.doc_tokens is not None for p in parts)
         runs: list[tuple[int, int]] = []
         names: list[str] = []
         for p in parts:
@@ -155,7 +153,7 @@ class Totals:
                 runs.append((p.doc_ids.start, p.doc_ids.stop))
             else:
                 names.extend(p.doc_ids)
-        out = _sum([cls.of_part(p, one_call=one_call) for p in parts], head)
+        out = _sum([cls.of_part(p, zero_tokens=zero_tokens) for p in parts], head)
         return replace(out, runs=np.array(runs, dtype=_I64).reshape(-1, 2),
                        hashes=_id_hashes(names if id_hashes else []))
 
@@ -246,17 +244,15 @@ def _rows(rows: Sequence[np.ndarray]) -> np.ndarray:
 
 
 class _PartData:
-    """A part seen as the report :func:`~iescore.ids.reference_digest` reads; as one of a
-    scorer's parts assembled in one call (``zero_tokens``: some part has tokens, so a part
-    without them counts 0 per document; ``no_text``: some part has no filler texts, so
-    none are read)."""
+    """A part seen as the report :func:`~iescore.ids.reference_digest` reads. With
+    ``zero_tokens`` as one of a scorer's parts assembled in one call, where a part without
+    tokens (templates) beside parts with tokens counts 0 tokens per document."""
 
-    def __init__(self, p: _Part, zero_tokens: bool = False, no_text: bool = False) -> None:
-        self.doc_ids, self.token_counts, self.labels = p.doc_ids, p.token_counts, p.labels
+    def __init__(self, p: _Part, zero_tokens: bool = False) -> None:
+        self.doc_ids, self.token_counts, self.labels, self.reference = p.doc_ids, p.token_counts, p.labels, p.ref
         self.table = p.table
         if zero_tokens and p.table.doc_tokens is None:
             self.table = replace(p.table, doc_tokens=np.zeros(p.table.n_docs, dtype=_I64))
-        self.reference = replace(p.ref, text=None) if no_text else p.ref
 
 
 def _id_hashes(names: Sequence[str]) -> np.ndarray:
