@@ -234,7 +234,9 @@ def _as_this_version(data: bytes) -> bytes:
     """A fixture state as this iescore version would name itself in it (a state records
     the version that wrote it, and loads only in that version)."""
     n = struct.unpack("<Q", data[12:20])[0]
-    header = data[20 : 20 + n].replace(b'"iescore":"0.1.0"', f'"iescore":"{iescore.__version__}"'.encode())
+    v = iescore.__version__
+    header = data[20 : 20 + n].replace(b'"iescore":"0.1.0"', f'"iescore":"{v}"'.encode())
+    header = header.replace(b'|v:0.1.0"', f'|v:{v}"'.encode())  # the signature names it too
     return _reseal(data[:12] + struct.pack("<Q", len(header)) + header + data[20 + n :])
 
 
