@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -157,12 +157,13 @@ class Totals:
         return replace(out, runs=np.array(runs, dtype=_I64).reshape(-1, 2),
                        hashes=_id_hashes(names if id_hashes else []))
 
-    def plus(self, other: Totals) -> Totals:
-        """Both totals' counts (``self``'s documents first; ``self``'s head)."""
+    def plus(self, other: Totals, *, head: dict[str, Any] | None = None) -> Totals:
+        """Both totals' counts (``self``'s documents first), with ``head`` (``self``'s by default)."""
+        head = self.head if head is None else head
         if not self.n_parts or not other.n_parts:  # no parts add nothing
             keep = other if not self.n_parts else self
-            return replace(keep, head=self.head, n_parts=self.n_parts + other.n_parts)
-        return _sum([self, other], self.head)
+            return replace(keep, head=head, n_parts=self.n_parts + other.n_parts)
+        return _sum([self, other], head)
 
     def renumbered(self, offset: int) -> Totals:
         """The same counts with numbered document ids moved up by ``offset``."""
@@ -172,10 +173,15 @@ class Totals:
         """Both shards' counts (``self``'s documents first), under :meth:`Scorer.merge`'s
         rules for options and schemes; a document id in both is an InputError."""
         merged = _empty_scorer(self.head).merge(_empty_scorer(other.head))
-        out = self.plus(other)
+        out = self.plus(other, head=_head(merged))
         if self.n_parts and other.n_parts:
             _check_ids(out.runs, out.hashes)
-        return replace(out, head=_head(merged))
+        return out
+
+    @cached_property
+    def _index(self) -> dict[str, int]:
+        """Each label's number."""
+        return {lab: i for i, lab in enumerate(self.labels)}
 
     @property
     def label_totals(self) -> np.ndarray:
@@ -215,8 +221,12 @@ def _sum(ts: Sequence[Totals], head: dict[str, Any]) -> Totals:
     for t in ts[1:]:
         if t.fields != first.fields:
             raise ConfigError(f"cannot merge counts of fields {first.fields} with counts of fields {t.fields}")
-    labels = tuple(sorted({lab for t in ts for lab in t.labels}))
-    index = {lab: i for i, lab in enumerate(labels)}
+    index = first._index
+    if len(ts) > 1 and all(lab in index for t in ts[1:] for lab in t.labels):
+        labels = first.labels  # no new label (most batches of a stream): kept, with their numbers
+    else:
+        labels = tuple(sorted({lab for t in ts for lab in t.labels}))
+        index = {lab: i for i, lab in enumerate(labels)}
     L = len(labels)
     maps = [np.arange(L, dtype=_I64) if t.labels == labels else np.array([index[lab] for lab in t.labels], dtype=_I64)
             for t in ts]
@@ -224,22 +234,27 @@ def _sum(ts: Sequence[Totals], head: dict[str, Any]) -> Totals:
     categories = None if any(t.categories is None for t in ts) else np.zeros((L, len(CATEGORIES)), dtype=_I64)
     repairs: dict[str, dict[str, int]] = {}
     sites: dict[str, list[str]] = {}
-    for t, m in zip(ts, maps):
-        np.add.at(values, m, t.values)
+    for t, m in zip(ts, maps):  # m: distinct labels
+        values[m] += t.values
         if categories is not None and t.categories is not None:
-            np.add.at(categories, m, t.categories)
+            categories[m] += t.categories
         _add_repairs(repairs, sites, t.repairs, t.repair_sites)
     tokens = [t.tokens for t in ts if t.tokens is not None]
-    return Totals(head, sum(t.n_parts for t in ts), labels, first.fields, values, _rows([t.units for t in ts]),
+    out = Totals(head, sum(t.n_parts for t in ts), labels, first.fields, values, _rows([t.units for t in ts]),
                   Confusion.join([(t.confusion, m) for t, m in zip(ts, maps)], L),
                   _rows(tokens) if len(tokens) == len(ts) else None, repairs,
                   next((t.ts_error for t in ts if t.ts_error), None), sum(t.n_docs for t in ts),
                   sum(t.digest for t in ts) % 2**64, np.concatenate([t.runs for t in ts]),
                   np.sort(np.concatenate([t.hashes for t in ts])), categories, sites)
+    out.__dict__["_index"] = index  # (cached_property's own store: the label numbers, for the next batch)
+    return out
 
 
 def _rows(rows: Sequence[np.ndarray]) -> np.ndarray:
-    out: np.ndarray = np.stack(rows).sum(axis=0, dtype=_I64)
+    """Arrays of one shape summed (int64)."""
+    out: np.ndarray = np.asarray(rows[0], dtype=_I64)
+    for r in rows[1:]:
+        out = out + r
     return out
 
 
