@@ -5,7 +5,8 @@ Tag input without explicit ids numbers its documents ``"0"``, ``"1"``, ... (one
 per sentence for CoNLL-style lists, so hundreds of thousands of them). A
 :class:`NumberedIds` is such a run of ids as a read-only sequence of strings
 that stores only its bounds; :class:`IdRegistry` checks a stream of batches for
-duplicate ids without materialising them.
+duplicate ids without materialising them. A report summed from counts
+(:mod:`iescore.scoring.totals`) holds :class:`UnkeptIds`: their number, not the ids.
 
 >>> ids = NumberedIds(3, 6)
 >>> list(ids), ids[-1], "4" in ids, "04" in ids, ids.index("5")
@@ -22,9 +23,9 @@ from typing import Any, overload
 
 import numpy as np
 
-from .errors import InputError
+from .errors import ConfigError, InputError
 
-__all__ = ["NumberedIds", "IdRegistry", "check_unique", "concat_ids", "reference_digest", "string_hash", "string_hashes", "decimal_values", "mix64"]
+__all__ = ["NumberedIds", "UnkeptIds", "IdRegistry", "check_unique", "concat_ids", "reference_digest", "string_hash", "string_hashes", "decimal_values", "mix64"]
 
 
 def _as_number(x: object) -> int | None:
@@ -96,6 +97,37 @@ class NumberedIds(Sequence[str]):
 
     def __repr__(self) -> str:
         return f"NumberedIds({self.start}, {self.stop})"
+
+
+UNKEPT = ("the {what} were not kept: this report was summed from counts and kept totals only "
+          "(Scorer(totals_only=True), as `iescore score` scores a file, or a state kept with keep='counts'); "
+          "keep the documents to read them (a Scorer without totals_only, keep='items')")
+
+
+class UnkeptIds(Sequence[str]):
+    """The ids of ``n`` documents whose ids a report summed from counts did not keep: it
+    has a length, and reading an id raises :class:`~iescore.errors.ConfigError`."""
+
+    def __init__(self, n: int) -> None:
+        self.n = int(n)
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, i: Any) -> Any:
+        raise ConfigError(UNKEPT.format(what="document ids"))
+
+    def __iter__(self) -> Iterator[str]:
+        raise ConfigError(UNKEPT.format(what="document ids"))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, UnkeptIds) and other.n == self.n
+
+    def __hash__(self) -> int:
+        return hash(("UnkeptIds", self.n))
+
+    def __repr__(self) -> str:
+        return f"UnkeptIds({self.n})"
 
 
 def check_unique(ids: Sequence[str]) -> None:
@@ -326,9 +358,9 @@ def reference_digest(report: Any) -> int:
     >>> d1 == reference_digest(score(reference=[a], prediction=[[]]))
     False
     """
-    summed = getattr(report, "ref_digest", None)
-    if summed is not None:  # a report summed from counts carries its documents' digest (scoring.state)
-        return int(summed)
+    totals = getattr(report, "totals", None)
+    if totals is not None:  # a report summed from counts carries its documents' digest (scoring.totals)
+        return int(totals.digest)
     docs = _id_hashes(report.doc_ids)
     n_tokens = report.table.doc_tokens
     if n_tokens is None and report.token_counts is not None:

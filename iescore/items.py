@@ -1,9 +1,9 @@
-"""The report stage of the pipeline, its per-item and summed tables: what a
-:class:`~iescore.report.Report` holds besides the per-document counts.
+"""The report stage of the pipeline, its per-item table: what a
+:class:`~iescore.report.Report` holds besides the counts.
 
 :class:`ItemTable` lists one side's answers or predictions with their statuses, error
-categories and aligned partners; :class:`Totals` holds the counts summed over the
-documents when the documents themselves were not kept.
+categories and aligned partners (the counts summed over the documents, when the
+documents were not kept, are :class:`iescore.scoring.totals.Totals`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["ItemTable", "Totals"]
+__all__ = ["ItemTable"]
 
 
 @dataclass(frozen=True)
@@ -38,21 +38,3 @@ class ItemTable:
 
     def __len__(self) -> int:
         return len(self.doc)
-
-
-
-@dataclass(frozen=True)
-class Totals:
-    """A report's counts summed over its documents: what its numbers and views need
-    when the per-document cells and the items were not kept (a :class:`~iescore.Scorer`
-    made with ``totals_only=True``, as the ``iescore score`` command makes it).
-
-    ``label_totals`` is ``(labels, len(fields))`` int64 (every label's counts, t-units
-    included); ``token_counts`` conlleval's four token counts summed (or None);
-    ``digest`` the reference digest of the documents (README, Definitions: signature).
-    """
-
-    n_docs: int
-    label_totals: np.ndarray
-    token_counts: np.ndarray | None
-    digest: int

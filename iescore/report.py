@@ -27,7 +27,7 @@ import json
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -35,7 +35,7 @@ from .categories import CATEGORIES, MUC_OF, category_dict
 from .cells import CellTable, column_sums
 from .config import Config
 from .confusion import Confusion
-from .items import ItemTable, Totals
+from .items import ItemTable
 from .match.units import STATUS_NAMES
 from .measures import (
     FIELDS,
@@ -52,6 +52,9 @@ from .render.conlleval import format_conlleval
 from .summary import MEASURED, LabelSummary, copied, full_summary, mean
 from .render.table import format_table
 from .ts import TS_FIELDS
+
+if TYPE_CHECKING:
+    from .scoring.totals import Totals
 
 __all__ = ["Report", "ItemTable", "aggregate"]
 
@@ -96,9 +99,11 @@ class Report:
         ts_error: why the token & separator model is unavailable, if it is.
         ts_cells: per-document, per-label TS counts with per-t-unit weights applied
             (float, ``TS_FIELDS`` order), when documents carried such weights.
-        totals: set when only totals were kept (:class:`Totals`): every number and
-            view is the same, but there are no per-document counts (``table`` and
-            ``doc_ids`` are empty) and no items; asking for them raises ConfigError.
+        totals: set when only totals were kept (:class:`~iescore.scoring.totals.Totals`:
+            ``Scorer(totals_only=True)``, or states kept with ``keep="counts"``): every
+            number and view is the same, but there are no per-document counts (``table``
+            is empty, ``doc_ids`` only counts the documents) and no items; asking for
+            them raises ConfigError.
         categories: per-label error-category totals (``(labels, 6)`` in
             :data:`~iescore.categories.CATEGORIES` order; README, Definitions: error
             categories), or ``None`` where there is no alignment (match-best, ``detail="prf"``).
@@ -124,7 +129,7 @@ class Report:
     _summary: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        if self.table.n_labels != len(self.labels) or self.table.n_docs != len(self.doc_ids):
+        if self.table.n_labels != len(self.labels) or (self.totals is None and self.table.n_docs != len(self.doc_ids)):
             raise ValueError(
                 f"Report: a table of {self.table.n_docs} documents x {self.table.n_labels} labels "
                 f"for {len(self.doc_ids)} documents and {len(self.labels)} labels"
@@ -140,22 +145,20 @@ class Report:
     @property
     def n_documents(self) -> int:
         """The number of documents scored."""
-        return self.totals.n_docs if self.totals is not None else len(self.doc_ids)
+        return len(self.doc_ids)
 
     def token_sums(self) -> np.ndarray | None:
         """conlleval's token counts summed over documents (see ``token_counts``), or None."""
         if self.totals is not None:
-            return self.totals.token_counts
+            return self.totals.tokens
         return None if self.token_counts is None else column_sums(self.token_counts)
 
     def _documents_kept(self, what: str) -> None:
         if self.totals is not None:
             from .errors import ConfigError
+            from .ids import UNKEPT
 
-            raise ConfigError(
-                f"{what}: this report kept totals only (Scorer(totals_only=True), as `iescore score` "
-                "scores a file); score with a Scorer that keeps the documents"
-            )
+            raise ConfigError(UNKEPT.format(what=what))
 
     @property
     def signature(self) -> str:
@@ -171,7 +174,7 @@ class Report:
     def cells(self) -> np.ndarray:
         """Every (document, label) cell as a dense ``(docs, labels, len(fields))`` array in
         ``fields`` order, zeros included (built from ``table`` on each access)."""
-        self._documents_kept("cells")
+        self._documents_kept("per-document cells")
         return self.table.dense()
 
     def counts(self, label: str | None = None, doc: str | int | None = None) -> Counts:
@@ -188,7 +191,7 @@ class Report:
         if doc is None:
             t = self._label_totals  # type: ignore[attr-defined]
             return self._counts(t.sum(axis=0) if j is None else t[j])
-        self._documents_kept("counts of one document")
+        self._documents_kept("per-document counts")
         k = doc if isinstance(doc, int) else self.doc_ids.index(doc)
         if not 0 <= k < len(self.doc_ids):
             raise IndexError(f"document #{k} is out of range: the report has {len(self.doc_ids)} documents")
@@ -210,7 +213,7 @@ class Report:
 
     def per_document(self) -> dict[str, Counts]:
         """Counts of every document (all labels summed)."""
-        self._documents_kept("per_document()")
+        self._documents_kept("per-document counts")
         tot = self.table.doc_totals()
         return {d: self._counts(row) for d, row in zip(self.doc_ids, tot)}
 
@@ -280,7 +283,7 @@ class Report:
             from .errors import ConfigError, choices
 
             raise ConfigError(f"unknown side {side!r}; sides: {choices(('reference', 'prediction'))}")
-        self._documents_kept("items()")  # here, not when the iteration starts
+        self._documents_kept("per-item statuses")  # here, not when the iteration starts
         t = self.reference if side == "reference" else self.prediction
         other = self.prediction if side == "reference" else self.reference
         return self._items(t, other)
@@ -429,8 +432,7 @@ class Report:
             tok = None if t[0] == 0 else float(t[1]) / float(t[0])
             tok_non_o = None if t[2] == 0 else float(t[3]) / float(t[2])
         return {
-            # (a report of totals carries its documents' digest: Config.signature appends it so)
-            "signature": cfg.signature(self) if self.totals is None else f"{cfg.signature()}|ref:{self.totals.digest:016x}",
+            "signature": cfg.signature(self),  # (a report of totals: the digest of its documents)
             "documents": self.n_documents,
             "tokens": n_tokens,
             "token_accuracy": tok,

@@ -206,8 +206,8 @@ def test_the_cli_table_is_the_one_shot_table(data, monkeypatch, capsys):
 def test_a_totals_report_keeps_no_documents(data):
     r = streamed(data / "conll2003-eng" / "eng.testb",
                  data / "conll2003-shared-task-outputs" / "results" / "florian" / "eng.testb")
-    assert r.n_documents == 231 and len(r.doc_ids) == 0
-    for ask in (lambda: r.items(), r.per_document, lambda: r.counts(doc=0), lambda: r.cells):
+    assert r.n_documents == 231 and len(r.doc_ids) == 231  # counted, not kept
+    for ask in (lambda: r.items(), r.per_document, lambda: r.counts(doc=0), lambda: r.cells, lambda: r.doc_ids[0]):
         with pytest.raises(ConfigError, match="kept totals only"):
             ask()
     s = Scorer(totals_only=True)

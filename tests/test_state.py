@@ -4,13 +4,16 @@ and that refuse to load when they are not such bytes."""
 from __future__ import annotations
 
 import hashlib
+import json
 import struct
+from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import iescore
 from iescore import ConfigError, Document, InputError, Scorer, Span, Template, score, score_tags, score_templates
 from iescore.scoring.state import load_state, merge_states, renumber
 from test_streaming import tag_corpora
@@ -194,3 +197,130 @@ def test_a_counts_state_is_small():
     s.add_tags(reference=ref, prediction=pred)
     # numbered documents: the counts are a few hundred bytes whatever the number of items
     assert len(s.to_state(keep="counts")) < 4000 < len(s.to_state(keep="items")) // 10
+
+
+# --- the wire format, pinned ---------------------------------------------------------------
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def _fixture_scorer():
+    """The scorer whose states tests/fixtures/state_v1_{counts,items}.bin hold; they were
+    written by iescore 0.1.0 at commit 841a64a, before the summed counts of
+    ``totals_only=True`` and of ``keep="counts"`` became one type."""
+    s = Scorer(scheme="IOB2")
+    s.add_tags(reference=REF[:2], prediction=PRED[:2], tokens=TOKS[:2], doc_ids=IDS[:2])
+    s.add_tags(reference=REF[2:], prediction=PRED[2:], tokens=TOKS[2:])  # numbered "2", "3"
+    s.note("dropped", 2)
+    return s
+
+
+def _split(data: bytes):
+    """An independent reading of the layout that iescore.scoring.wire documents: magic,
+    format version, header length, JSON header, the arrays' bytes, a BLAKE2b checksum."""
+    magic, version, n = struct.unpack("<8sIQ", data[:20])
+    header = json.loads(data[20 : 20 + n])
+    payload = data[20 + n : -32]
+    assert hashlib.blake2b(data[:-32], digest_size=32).digest() == data[-32:]
+
+    def array(ref):
+        a = np.frombuffer(payload[ref["at"] : ref["at"] + ref["n"]], dtype=np.dtype(ref["dtype"]))
+        return a.reshape(ref["shape"])
+
+    return magic, version, header, array
+
+
+def _as_this_version(data: bytes) -> bytes:
+    """A fixture state as this iescore version would name itself in it (a state records
+    the version that wrote it, and loads only in that version)."""
+    n = struct.unpack("<Q", data[12:20])[0]
+    v = iescore.__version__
+    header = data[20 : 20 + n].replace(b'"iescore":"0.1.0"', f'"iescore":"{v}"'.encode())
+    header = header.replace(b'|v:0.1.0"', f'|v:{v}"'.encode())  # the signature names it too
+    return _reseal(data[:12] + struct.pack("<Q", len(header)) + header + data[20 + n :])
+
+
+@pytest.mark.parametrize("keep", ["counts", "items"])
+def test_states_written_before_load_and_are_written_again_byte_for_byte(keep):
+    old = _as_this_version((FIXTURES / f"state_v1_{keep}.bin").read_bytes())
+    s = _fixture_scorer()
+    assert s.to_state(keep=keep) == old  # the layout, every byte
+    loaded = load_state(old)
+    assert isinstance(loaded, Scorer) == (keep == "items")
+    r = loaded.report()
+    assert r.to_dict() == s.report().to_dict()
+    # by hand (exact match): d0 PER found, LOC missed; d1 ORG [1,2) predicted [0,2);
+    # d2 PER answered LOC; d3 MISC inserted. 10 tokens, 5 tags agree (3 + 0 + 1 + 1)
+    d = r.to_dict()
+    per = {lab: (e["tp"], e["fp"], e["fn"], e["support"], e["predicted"]) for lab, e in d["per_label"].items()}
+    assert per == {"LOC": (0, 1, 1, 1, 1), "MISC": (0, 1, 0, 0, 1), "ORG": (0, 1, 1, 1, 1), "PER": (1, 0, 1, 2, 1)}
+    assert (d["documents"], d["tokens"], d["token_accuracy"]) == (4, 10, 0.5)
+    assert d["repairs"]["adapter"] == {"dropped": 2}
+
+
+def test_the_counts_header_holds_the_documented_fields():
+    data = _fixture_scorer().to_state(keep="counts")
+    magic, version, header, array = _split(data)
+    assert (magic, version, header["kind"], header["iescore"]) == (b"IESCORE\x00", 1, "counts", iescore.__version__)
+    t = header["totals"]
+    assert list(t) == ["head", "n_parts", "labels", "fields", "values", "units", "confusion", "categories",
+                       "repair_sites", "tokens", "repairs", "ts_error", "n_docs", "digest", "runs", "hashes"]
+    assert list(t["head"]) == ["config", "detail", "auto", "fixed", "batches", "notes", "unit"]
+    assert t["head"]["notes"] == {"dropped": 2} and t["head"]["batches"] == 2
+    assert (t["n_parts"], t["labels"], t["n_docs"]) == (2, ["LOC", "MISC", "ORG", "PER"], 4)
+    assert t["fields"] == list(iescore.measures.FIELDS)
+    values = array(t["values"])  # every field but the t-units (tok_n, sep_n), per label
+    assert values.dtype == np.dtype("<i8") and values.shape == (4, len(t["fields"]) - 2)
+    assert values[:, :3].tolist() == [[0, 1, 1], [0, 1, 0], [0, 1, 1], [1, 0, 1]]  # tp, fp, fn (see above)
+    assert array(t["units"]).tolist() == [10, 3 + 1 + 1 + 1]  # tokens; separators, tokens - 1 per document
+    assert array(t["tokens"])[:2].tolist() == [10, 5]
+    assert array(t["runs"]).tolist() == [[2, 4]]  # the numbered documents "2", "3"
+    hashes = array(t["hashes"])  # "d0", "d1": hashed, the top bit set (not decimal ids)
+    assert hashes.dtype == np.dtype("<u8") and len(hashes) == 2 and (hashes >= 2**63).all()
+    assert list(hashes) == sorted(hashes)
+    c = t["confusion"]  # pairs of (reference, predicted) label, 4 = none
+    ref, pred, count = array(c["ref"]), array(c["pred"]), array(c["count"])
+    assert c["n_labels"] == 4 and np.bincount(ref, count, 5)[:4].tolist() == [1, 0, 1, 2]  # support
+    assert np.bincount(pred, count, 5)[:4].tolist() == [1, 1, 1, 1]  # predicted
+    assert array(t["categories"]).shape == (4, 6)
+
+
+@pytest.mark.parametrize("batches", [[], [([], [])]], ids=["no batch", "an empty batch"])
+def test_totals_of_no_documents_are_one_calls(batches):
+    t, one = Scorer(scheme="IOB2", totals_only=True), Scorer(scheme="IOB2")
+    for s in (t, one):
+        for r, p in batches:
+            s.add_tags(reference=r, prediction=p)
+    d = t.report().to_dict()
+    assert d == one.report().to_dict()
+    # by hand: no documents; tokens undefined without a tag batch, 0 with one; the error
+    # categories counted (all 0) once a batch was aligned
+    assert (d["documents"], d["tokens"]) == (0, 0 if batches else None)
+    assert (d["categories"] is None) == (not batches)
+    with pytest.raises(ConfigError, match="totals_only=True cannot be sent as a state"):
+        t.to_state(keep="counts")
+
+
+def test_reports_of_counts_have_the_measures_of_one_call():
+    from iescore.stats import measure_names
+
+    one = score_tags(reference=REF, prediction=PRED, doc_ids=IDS, scheme="IOB2")
+    t = Scorer(scheme="IOB2", totals_only=True)
+    t.add_tags(reference=REF, prediction=PRED, doc_ids=IDS)
+    names = measure_names(one)
+    assert "token_accuracy" in names
+    assert measure_names(t.report()) == measure_names(merge_states(_shards("counts")).report()) == names
+
+
+@pytest.mark.parametrize("keep", ["items", "counts"])
+def test_tags_and_templates_in_one_scorer_send_the_one_call_digest(keep):
+    # a part of tags (tokens counted) beside a part of templates (no tokens, filler texts):
+    # one call concatenates them, and so must the reference digest of the summed counts
+    s = Scorer(setting="OBD")
+    s.add_tags(reference=[["B-speaker", "O"]], prediction=[["B-speaker", "O"]], tokens=[["Al", "x"]], doc_ids=["d"])
+    s.add(reference=[Template("t", {"speaker": ["Al"], "place": ["Wean"]})],
+          prediction=[Template("t", {"speaker": ["Al"]})])
+    one = s.report()
+    r = load_state(s.to_state(keep=keep)).report()
+    assert r.signature == one.signature and r.to_dict() == one.to_dict()
+    assert (r.overall.tp, r.overall.fn) == (2, 1)  # by hand: "Al" twice found, "Wean" missed

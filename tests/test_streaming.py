@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from iescore import ConfigError, Document, InputError, Scorer, Span, score, score_tags
+from iescore.scoring.state import load_state, merge_states
 
 
 def test_shards_with_different_detected_schemes_do_not_merge():
@@ -106,7 +107,21 @@ def test_shards_and_streams_equal_one_call_or_refuse(docs, cuts, repair, scheme)
             out = s if out is None else out.merge(s)
         return out.report()
 
-    for run in (streamed, merged):
+    def totals():  # summed batch by batch, no documents kept (the CLI's path); an empty batch adds nothing
+        s = Scorer(scheme=scheme, repair=repair, totals_only=True)
+        for a, b in [(0, 0), *pieces]:
+            s.add_tags(reference=ref[a:b], prediction=pred[a:b], doc_ids=ids[a:b])
+        return s.report()
+
+    def counts():  # shards' summed counts as states, merged
+        states = []
+        for a, b in pieces:
+            s = Scorer(scheme=scheme, repair=repair)
+            s.add_tags(reference=ref[a:b], prediction=pred[a:b], doc_ids=ids[a:b])
+            states.append(load_state(s.to_state(keep="counts")))
+        return merge_states(states).report()
+
+    for run in (streamed, merged, totals, counts):
         try:
             got = _outcome(run)
         except ConfigError as exc:

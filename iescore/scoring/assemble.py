@@ -3,7 +3,9 @@
 :func:`_assemble` renumbers each part's labels into the report's (sorted) label list,
 concatenates the per-document cells, item tables and token counts, and sums the
 confusion tables and repair counts; it never recomputes a count, so streaming,
-one-shot scoring and merged shards give the same report.
+one-shot scoring and merged shards give the same report. A scorer that keeps counts
+only sums its parts into :class:`~iescore.scoring.totals.Totals` instead, whose report
+has the same numbers.
 """
 
 from __future__ import annotations
@@ -15,17 +17,29 @@ from itertools import islice
 import numpy as np
 
 from ..categories import CATEGORIES
-from ..cells import UNIT_FIELDS, CellTable, column_sums
+from ..cells import CellTable
 from ..config import Config
 from ..confusion import Confusion
-from ..errors import ConfigError, choices, warn
-from ..ids import concat_ids, reference_digest
+from ..errors import choices, warn
+from ..ids import concat_ids
 from ..measures import FIELDS
-from ..items import ItemTable, Totals
+from ..items import ItemTable
 from ..report import Report
 from ..ts import TS_FIELDS
 from .part import _I64, _PRF_FIELDS, _empty_items, _Part, _scaled_ts
 from .tags import REPAIR_SITES
+
+def _add_repairs(repairs: dict[str, dict[str, int]], sites: dict[str, list[str]],
+                 more: Mapping[str, Mapping[str, int]], more_sites: Mapping[str, Sequence[str]]) -> None:
+    """Add a part's (or a shard's) repair counts to ``repairs`` and its repair sites to
+    ``sites``: the first :data:`~iescore.scoring.tags.REPAIR_SITES` per side over the whole input."""
+    for side, rep in more.items():
+        d = repairs.setdefault(side, {})
+        for k, v in rep.items():
+            d[k] = d.get(k, 0) + v
+    for side, where in more_sites.items():
+        sites.setdefault(side, []).extend(where[: max(0, REPAIR_SITES - len(sites.get(side, [])))])
+
 
 def _warn_label_sets(report: Report) -> None:
     """Warn (:class:`~iescore.errors.IEScoreWarning`) when the reference and the
@@ -94,12 +108,7 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
         if has_tokens:
             assert p.token_counts is not None
             toks.append(p.token_counts)
-        for side, rep in p.repairs.items():
-            d = repairs.setdefault(side, {})
-            for k, v in rep.items():
-                d[k] = d.get(k, 0) + v
-        for side, where in p.repair_sites.items():  # the first few over the whole input
-            sites.setdefault(side, []).extend(where[: max(0, REPAIR_SITES - len(sites.get(side, [])))])
+        _add_repairs(repairs, sites, p.repairs, p.repair_sites)
         ts_error = ts_error or p.ts_error
     if notes:
         repairs["adapter"] = dict(sorted(notes.items()))
@@ -154,95 +163,3 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
         repair_sites={side: tuple(w) for side, w in sites.items()},
     )
 
-
-class _Totals:
-    """Batches' parts summed over their documents as they come (``Scorer(totals_only=True)``):
-    per label name its counts, the t-units, conlleval's token counts, the document count,
-    the reference digest, the confusion table and the repairs. Memory grows with the
-    labels, not with the documents or items; :meth:`report` gives the report that
-    :func:`_assemble` gives for the same parts, less the per-document counts and items."""
-
-    def __init__(self) -> None:
-        self.names: list[str] = []
-        self.index: dict[str, int] = {}
-        self.fields: tuple[str, ...] | None = None
-        self.values = np.zeros((0, 0), dtype=_I64)  # per label (in order of first sight)
-        self.units = np.zeros(2, dtype=_I64)  # tokens, separators of all documents
-        self.tokens: np.ndarray | None = np.zeros(4, dtype=_I64)  # None once a part has none
-        self.n_docs = 0
-        self.digest = 0
-        self.confusion = Confusion.empty(0)
-        self.repairs: dict[str, dict[str, int]] = {}
-        self.sites: dict[str, list[str]] = {}  # side -> where the first repairs are
-        self.cats: np.ndarray | None = np.zeros((0, len(CATEGORIES)), dtype=_I64)  # None once a part has none
-        self.ts_error: str | None = None
-
-    def add(self, p: _Part) -> None:
-        if p.unit_totals is not None or p.ts_weighted is not None:
-            raise ConfigError("per-t-unit weights need the documents: use a Scorer without totals_only=True")
-        fields = p.table.fields
-        if self.fields is None:
-            self.fields = fields
-            self.values = np.zeros((0, len(fields)), dtype=_I64)
-        elif fields != self.fields:
-            raise ConfigError(f"batches counted different fields ({self.fields} vs {fields})")
-        m = np.array([self.index.setdefault(lab, len(self.index)) for lab in p.labels], dtype=_I64)
-        self.names.extend(list(self.index)[len(self.names):])
-        L = len(self.names)
-        if len(self.values) < L:
-            self.values = np.concatenate((self.values, np.zeros((L - len(self.values), len(fields)), _I64)))
-        units = [i for i, f in enumerate(fields) if f in UNIT_FIELDS]
-        per_label = p.table.label_totals()
-        per_label[:, units] = 0  # the t-units are summed once, below, and given to every label at the end
-        self.values[m] += per_label  # m: distinct labels
-        if units and p.table.doc_tokens is not None:
-            tok = p.table.doc_tokens.astype(_I64)
-            self.units += (int(tok.sum()), int(np.maximum(tok - 1, 0).sum()))
-        self.tokens = None if self.tokens is None or p.token_counts is None else self.tokens + column_sums(p.token_counts)
-        self.n_docs += len(p.doc_ids)
-        self.digest = (self.digest + reference_digest(_PartData(p))) % 2**64
-        self.confusion = Confusion.join([(self.confusion, np.arange(self.confusion.n_labels)), (p.confusion, m)], L)
-        for side, rep in p.repairs.items():
-            d = self.repairs.setdefault(side, {})
-            for k, v in rep.items():
-                d[k] = d.get(k, 0) + v
-        for side, where in p.repair_sites.items():  # the first few over the whole input
-            self.sites.setdefault(side, []).extend(where[: max(0, REPAIR_SITES - len(self.sites.get(side, [])))])
-        if self.cats is not None and p.categories is not None:
-            if len(self.cats) < L:
-                self.cats = np.concatenate((self.cats, np.zeros((L - len(self.cats), len(CATEGORIES)), _I64)))
-            self.cats[m] += p.categories
-        else:
-            self.cats = None
-        self.ts_error = self.ts_error or p.ts_error
-
-    def report(self, cfg: Config, notes: Mapping[str, int] | None = None) -> Report:
-        labels = sorted(self.names)
-        L = len(labels)
-        fields = self.fields or (FIELDS[:_PRF_FIELDS] if cfg.detail == "prf" else FIELDS)
-        order = np.array([self.index[lab] for lab in labels], dtype=_I64)
-        values = self.values[order] if L else np.zeros((0, len(fields)), dtype=_I64)
-        for i, f in enumerate(fields):
-            if f in UNIT_FIELDS:
-                values[:, i] = self.units[UNIT_FIELDS.index(f)]
-        new = np.empty(L, dtype=_I64)  # own label number -> the report's
-        new[order] = np.arange(L)
-        repairs = {k: dict(v) for k, v in self.repairs.items()}
-        if notes:
-            repairs["adapter"] = dict(sorted(notes.items()))
-        return Report(
-            config=cfg, labels=tuple(labels), doc_ids=(), table=CellTable.empty(fields, L),
-            confusion_counts=Confusion.join([(self.confusion, new)], L),
-            reference=_empty_items(), prediction=_empty_items(), repairs=repairs, ts_error=self.ts_error,
-            totals=Totals(self.n_docs, values, self.tokens, self.digest),
-            categories=None if self.cats is None or not self.n_docs else self.cats[order] if L else self.cats[:0],
-            repair_sites={side: tuple(w) for side, w in self.sites.items()},
-        )
-
-
-class _PartData:
-    """A part seen as the report :func:`~iescore.ids.reference_digest` reads."""
-
-    def __init__(self, p: _Part) -> None:
-        self.doc_ids, self.table, self.token_counts, self.reference, self.labels = (
-            p.doc_ids, p.table, p.token_counts, p.ref, p.labels)

@@ -19,11 +19,12 @@ from ..errors import ConfigError, InputError, choices
 from ..ids import IdRegistry, NumberedIds
 from ..model import Document, Span, Template
 from ..report import Report
-from .assemble import _assemble, _Totals, _warn_label_sets
+from .assemble import _assemble, _warn_label_sets
 from .batch import TaggedBatch, tagged_batch
 from .part import _Part
 from .spans import _documents_part, _templates_part
 from .tags import _tags_part
+from .totals import Totals
 
 if TYPE_CHECKING:
     from ..options import Options, Unpack
@@ -37,8 +38,8 @@ class Scorer:
         totals_only: sum each batch's counts over its documents as it is added and
             keep only those totals (memory grows with the labels, not with the data):
             the report has every number and view of the full one but no per-document
-            counts and no items (:class:`~iescore.report.Totals`). Document ids are then
-            checked for repeats within a batch only. ``iescore score`` scores so.
+            counts and no items (:class:`~iescore.scoring.totals.Totals`). Document ids are
+            then checked for repeats within a batch only. ``iescore score`` scores so.
 
     Example:
         >>> s = Scorer(scheme="IOB2")
@@ -55,7 +56,7 @@ class Scorer:
             config = config.with_(unit_weights=None)
         self.config = config
         self._parts: list[_Part] = []
-        self._totals = _Totals() if totals_only else None
+        self._totals = Totals.empty() if totals_only else None
         self._n_docs = 0
         self._ids = IdRegistry()
         self._notes: dict[str, int] = {}
@@ -159,7 +160,7 @@ class Scorer:
         if self._totals is not None:
             if isinstance(part.doc_ids, NumberedIds):  # named ids are not kept: checked within a batch only
                 self._ids.add(part.doc_ids)
-            self._totals.add(part)
+            self._totals = self._totals.plus(Totals.of_part(part))
         else:
             self._ids.add(part.doc_ids)
             self._parts.append(part)
@@ -228,7 +229,7 @@ class Scorer:
         """Assemble the report from all batches' counts (warning when reference and
         prediction have no label in common)."""
         if self._totals is not None:
-            report = self._totals.report(self.config, self._notes)
+            report = self._totals._report(self.config, self._notes)
         else:
             report = _assemble(self._parts, self.config, self._notes)
         _warn_label_sets(report)

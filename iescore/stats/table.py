@@ -283,7 +283,7 @@ def _point(report: Report) -> dict[str, float | None]:
     if d["ts"] is not None:
         for k in _TS_KEYS:
             out[f"ts_{k}"] = d["ts"][k]
-    if report.token_counts is not None:
+    if report.token_sums() is not None:
         out["token_accuracy"] = d["token_accuracy"]
         out["token_accuracy_non_o"] = d["token_accuracy_non_o"]
     return out
