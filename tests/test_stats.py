@@ -450,3 +450,21 @@ def test_cli_compare_on_conll2003_systems(data, capsys):
     lo, hi = rows["chieu/eng.testb"]["f1_ci"]
     assert lo < rows["chieu/eng.testb"]["f1"] < hi
     assert 0 < rows["chieu/eng.testb"]["p_value"] <= 1 and d["baseline"] == "florian/eng.testb"
+
+
+def test_a_report_of_totals_only_cannot_be_resampled():
+    """A report that kept only totals has no per-document counts to draw: the paired tests
+    and the bootstrap say so rather than give no interval."""
+    from iescore.errors import InputError
+    from iescore.scoring.stream import Scorer
+    from iescore.stats.paired import compare
+    from iescore.stats.resample import bootstrap
+
+    s = Scorer(totals_only=True, scheme="IOB2")
+    s.add_tags(reference=[["B-PER", "O"], ["B-LOC"]], prediction=[["B-PER", "O"], ["O"]])
+    r = s.report()
+    assert r.f1 == 2 / 3  # the totals themselves are there: P = 1, R = 1/2
+    with pytest.raises(InputError, match="keeps only totals"):
+        compare({"a": r, "b": r}, resamples=10)
+    with pytest.raises(InputError, match="keeps only totals"):
+        bootstrap(r, resamples=10)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..ts import TS_FIELDS
-from ..errors import ConfigError
+from ..errors import ConfigError, InputError
 from ..report import Report
 
 __all__ = ['measure_names', 'resample_measures']
@@ -56,6 +56,13 @@ class _Table:
 def _table(report: Report, labels: Sequence[str] | None = None) -> _Table:
     """The count table of ``report`` over ``labels`` (its own labels by default; a label
     the report does not have gets zero columns)."""
+    if report.totals is not None:
+        raise InputError(
+            "this report keeps only totals (Scorer(totals_only=True), the CLI's streaming, or "
+            "states saved with keep='counts'); resampling draws documents and needs each "
+            "document's counts: score with the documents kept (the default Scorer, or states "
+            "saved with keep='items')"
+        )
     labels = tuple(report.labels if labels is None else labels)
     L, D = len(labels), len(report.doc_ids)
     col = np.array([labels.index(lab) for lab in report.labels], dtype=np.intp)
