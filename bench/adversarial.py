@@ -511,7 +511,7 @@ def make_cases(quick: bool = False) -> dict[str, Case]:
                 "iescore_overlap": Tool("iescore full report, O(1,1) one-to-one (templates)", templates,
                                         _score_templates(**OVERLAP), compare=False),
                 "iescore_tie": Tool("iescore full report, exact, ONE slot of n fillers with a 2x2 tie "
-                                    "(solved over all its pairs)", tied_templates, _score_templates(), compare=False),
+                                    "(solved over a band of its pairs)", tied_templates, _score_templates(), compare=False),
             },
         ),
     }
