@@ -73,31 +73,27 @@ def test_quick_adversarial_benchmark_runs_and_counts_by_hand(tmp_path):
     full = result("crossing", "iescore_full", 10)
     assert (full["tp"], full["gold"], full["pred"]) == (9, 10, 10)
     assert full["slot_errors"] == {"C": 9, "S": 0, "D": 1, "I": 1}
-    # O(1,1), one-to-one: prediction k against answer k has er = 1, ml = 1: every pairing k-k
-    # is allowed, and it is the only matching of all 10 (within the rule prediction 9 matches
-    # only answer 9, answer 0 only prediction 0, and so on inwards): TP = 10, F1 = 1
-    over = result("crossing", "iescore_overlap", 10)
-    assert (over["tp"], over["f1"]) == (10, 1.0)
-    assert over["slot_errors"] == {"C": 10, "S": 0, "D": 0, "I": 0}
-    # the mirror image (answers [k+1, k+4), predictions [k, k+3)): answer k against prediction
-    # k has er = ml = 1, answer 9 matches only prediction 9, and so on inwards: TP = 10
-    early = result("crossing", "iescore_early", 10)
-    assert (early["tp"], early["gold"], early["pred"], early["f1"]) == (10, 10, 10, 1.0)
-    assert early["slot_errors"] == {"C": 10, "S": 0, "D": 0, "I": 0}
-    # O(inf,inf): any overlap is allowed; the pairing k-k matches all 10: TP = 10, F1 = 1
-    loose = result("crossing", "iescore_loose", 10)
-    assert (loose["tp"], loose["f1"]) == (10, 1.0)
-    assert loose["slot_errors"] == {"C": 10, "S": 0, "D": 0, "I": 0}
+    # every pairing of 10 is found, TP = 10, F1 = 1, C = 10:
+    # - O(1,1), one-to-one: prediction k against answer k has er = 1, ml = 1: every pairing
+    #   k-k is allowed, and it is the only matching of all 10 (within the rule prediction 9
+    #   matches only answer 9, answer 0 only prediction 0, and so on inwards);
+    # - early, the mirror image (answers [k+1, k+4), predictions [k, k+3)): answer k against
+    #   prediction k has er = ml = 1, answer 9 matches only prediction 9, and so on inwards;
+    # - loose, O(inf,inf): any overlap is allowed; the pairing k-k matches all 10.
+    for tool in ("iescore_overlap", "iescore_early", "iescore_loose"):
+        got = result("crossing", tool, 10)
+        assert (got["tp"], got["gold"], got["pred"], got["f1"]) == (10, 10, 10, 1.0), tool
+        assert got["slot_errors"] == {"C": 10, "S": 0, "D": 0, "I": 0}, tool
 
-    # templates, 10 fillers per slot, 2 slots: the 5 even fillers of a slot are exact, the 5 odd
-    # ones a prefix (one token missing). Exact: TP = 10, FP = FN = 10, F1 = 0.5, and the odd
-    # pairs share tokens, so they align as 10 substitutions. O(1,1): a prefix with one token
-    # missing matches (m = 1), so TP = 20 and F1 = 1.
     # one slot of 10 fillers a side with a 2x2 tie: no prediction equals an answer (TP = 0);
     # every answer aligns with a prediction (the slot is complete): 10 substitutions
     tie = result("templates", "iescore_tie", 10)
     assert (tie["tp"], tie["gold"], tie["pred"], tie["f1"]) == (0, 10, 10, 0.0)
     assert tie["slot_errors"] == {"C": 0, "S": 10, "D": 0, "I": 0}
+    # templates, 10 fillers per slot, 2 slots: the 5 even fillers of a slot are exact, the 5 odd
+    # ones a prefix (one token missing). Exact: TP = 10, FP = FN = 10, F1 = 0.5, and the odd
+    # pairs share tokens, so they align as 10 substitutions. O(1,1): a prefix with one token
+    # missing matches (m = 1), so TP = 20 and F1 = 1.
     full = result("templates", "iescore_full", 10)
     assert (full["tp"], full["gold"], full["pred"], full["f1"]) == (10, 20, 20, 0.5)
     assert full["slot_errors"] == {"C": 10, "S": 10, "D": 0, "I": 0}
