@@ -49,7 +49,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from .intervals import _interval_dp, _interval_dp_vec, _limbs
-from .paths import _lex_first, _shortest_paths, _tie_ruled
+from .paths import _lex_first, _numbered, _shortest_paths, _tie_ruled
 
 __all__ = ["match", "components"]
 
@@ -124,8 +124,7 @@ def _general(a: list[int], p: list[int], w: list[int]) -> list[bool]:
     tie rule is applied to the whole component from the optimum found
     (:func:`~iescore.match.paths._lex_first`).
     """
-    rows = {x: i for i, x in enumerate(dict.fromkeys(a))}
-    cols = {x: i for i, x in enumerate(dict.fromkeys(p))}
+    rows, cols = _numbered(a), _numbered(p)
     gains: list[dict[int, int]] = [{} for _ in rows]
     for x, y, wk in zip(a, p, w):
         g = gains[rows[x]]
@@ -138,10 +137,14 @@ def _general(a: list[int], p: list[int], w: list[int]) -> list[bool]:
         keep = _lex_first(a, p, [rows[x] for x in a], [cols[y] for y in p], col_of, u, v)
         return keep if keep is not None else _tie_ruled(a, p, w)
     keep = [False] * len(w)
-    sub = _solve([a[k] for k in tight], [p[k] for k in tight], [w[k] for k in tight])
-    for k, s in zip(tight, sub):
-        keep[k] = s
+    _put(keep, tight, _solve([a[k] for k in tight], [p[k] for k in tight], [w[k] for k in tight]))
     return keep
+
+
+def _put(keep: list[bool], at: list[int], sub: list[bool]) -> None:
+    """Write a subset's choices (``sub``, for the edges ``at``) into ``keep``."""
+    for k, s in zip(at, sub):
+        keep[k] = s
 
 
 def _solve(a: list[int], p: list[int], w: list[int]) -> list[bool]:
@@ -151,8 +154,7 @@ def _solve(a: list[int], p: list[int], w: list[int]) -> list[bool]:
     keep = [False] * len(w)
     if not w:
         return keep
-    rows = {x: i for i, x in enumerate(dict.fromkeys(a))}
-    cols = {x: i for i, x in enumerate(dict.fromkeys(p))}
+    rows, cols = _numbered(a), _numbered(p)
     comp = components(np.array([rows[x] for x in a]), np.array([cols[y] for y in p]), len(rows), len(cols))
     parts: dict[int, list[int]] = {}
     for k, c in enumerate(comp.tolist()):
@@ -163,11 +165,9 @@ def _solve(a: list[int], p: list[int], w: list[int]) -> list[bool]:
             continue
         ka, kp, kw = [a[k] for k in ks], [p[k] for k in ks], [w[k] for k in ks]
         if all(x <= y for x, y in zip(kp, kp[1:])):
-            sub = _interval_dp(np.array(ka), np.array(kp), kw).tolist()
+            _put(keep, ks, _interval_dp(np.array(ka), np.array(kp), kw).tolist())
         else:
-            sub = _general(ka, kp, kw)
-        for k, s in zip(ks, sub):
-            keep[k] = s
+            _put(keep, ks, _general(ka, kp, kw))
     return keep
 
 

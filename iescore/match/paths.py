@@ -17,6 +17,16 @@ _SEARCH_BUDGET = 20  # _lex_first's searches may visit this many nodes per edge 
 _TIE_RULED_BITS = 2**31  # ... unless its integers would hold more bits than this (256 MB): then no limit
 
 
+def _numbered(keys: list[int]) -> dict[int, int]:
+    """Each distinct key -> its number, in order of first sight (rows from answer keys,
+    columns from prediction keys).
+
+    >>> _numbered([7, 7, 3, 9, 3])
+    {7: 0, 3: 1, 9: 2}
+    """
+    return {x: i for i, x in enumerate(dict.fromkeys(keys))}
+
+
 def _lex_first(a: list[int], p: list[int], ra: list[int], cp: list[int], col_of: list[int], u: list[int],
                v: list[int]) -> list[bool] | None:
     """The tie rule's matching of a component whose edges are all tight, from an optimal
@@ -157,8 +167,7 @@ def _tie_ruled(a: list[int], p: list[int], w: list[int]) -> list[bool]:
     is the tie rule's matching; it is unique. The numbers have as many digits as the
     component has answers: the fallback of :func:`_lex_first` when its searches run long.
     """
-    rows = {x: i for i, x in enumerate(dict.fromkeys(a))}
-    cols = {x: i for i, x in enumerate(dict.fromkeys(p))}
+    rows, cols = _numbered(a), _numbered(p)
     degree = [0] * len(rows)
     for x in a:
         degree[rows[x]] += 1
