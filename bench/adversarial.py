@@ -428,6 +428,16 @@ def _labels_prep(quick: bool) -> Callable:
     return lambda n: many_labels(LABELS_TOKENS_QUICK if quick else LABELS_TOKENS, n)
 
 
+def _full_and_overlap(what: str, prep: Callable, score: Callable) -> dict[str, Tool]:
+    """iescore's two full-report tools on ``prep``'s input: exact, and O(1,1) one-to-one
+    (``score(**options)`` builds the call)."""
+    return {
+        "iescore_full": Tool(f"iescore full report, exact ({what})", prep, score()),
+        "iescore_overlap": Tool(f"iescore full report, O(1,1) one-to-one ({what})", prep, score(**OVERLAP),
+                                compare=False),
+    }
+
+
 def make_cases(quick: bool = False) -> dict[str, Case]:
     """The cases with their tools (the file size of ``labels`` depends on ``quick``)."""
     labels_prep = _labels_prep(quick)
@@ -453,9 +463,7 @@ def make_cases(quick: bool = False) -> dict[str, Case]:
             "one document of adjacent answers, each with a nested and an overlapping prediction (Spans)",
             "tokens", (100, 1_000, 10_000, 100_000, 1_000_000), (30, 300),
             {
-                "iescore_full": Tool("iescore full report, exact (Document + Spans)", nested_spans, _score_docs()),
-                "iescore_overlap": Tool("iescore full report, O(1,1) one-to-one (Document + Spans)", nested_spans,
-                                        _score_docs(**OVERLAP), compare=False),
+                **_full_and_overlap("Document + Spans", nested_spans, _score_docs),
                 "nervaluate": Tool("nervaluate strict (dict loader, nested spans)", nested_spans, _nervaluate_spans),
             },
         ),
@@ -463,9 +471,7 @@ def make_cases(quick: bool = False) -> dict[str, Case]:
             "one document of answers that overlap one another (a span categorizer's), predictions one token late",
             "answers", (100, 1_000, 10_000, 100_000), (10, 100),
             {
-                "iescore_full": Tool("iescore full report, exact (Document + Spans)", crossing_spans, _score_docs()),
-                "iescore_overlap": Tool("iescore full report, O(1,1) one-to-one (Document + Spans)", crossing_spans,
-                                        _score_docs(**OVERLAP), compare=False),
+                **_full_and_overlap("Document + Spans", crossing_spans, _score_docs),
                 "iescore_early": Tool("the same, O(1,1) one-to-one, predictions one token EARLY (the mirror image)",
                                       crossing_early, _score_docs(**OVERLAP), compare=False),
                 "iescore_loose": Tool("the same, O(inf,inf) one-to-one: every overlapping pair allowed, all tied",
@@ -507,9 +513,7 @@ def make_cases(quick: bool = False) -> dict[str, Case]:
             "one OBD template, two slots of n fillers (half exact, half a prefix; all share a token)",
             "fillers per slot", (10, 100, 1_000, 10_000), (10, 100),
             {
-                "iescore_full": Tool("iescore full report, exact (templates)", templates, _score_templates()),
-                "iescore_overlap": Tool("iescore full report, O(1,1) one-to-one (templates)", templates,
-                                        _score_templates(**OVERLAP), compare=False),
+                **_full_and_overlap("templates", templates, _score_templates),
                 "iescore_tie": Tool("iescore full report, exact, ONE slot of n fillers with a 2x2 tie "
                                     "(solved over a band of its pairs)", tied_templates, _score_templates(), compare=False),
             },
