@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from iescore import Document, Span, score, score_tags
-from iescore.match import assign, intervals, paths
+from iescore.match import assign, intervals, paths, sweep
 from iescore.match.assign import match
 
 
@@ -525,37 +525,71 @@ def crossing_graphs(draw):
             _ranks(a_spans, ida), _ranks(p_spans, idp))
 
 
-# (search budget, largest integers allowed): the digit-per-answer optimisation as soon as a
-# search runs; searches alone; searches alone because the integers would be too large
-SOLVERS = [(0, 2**31), (10**9, 2**31), (0, 0)]
+# (search budget, largest integers allowed, sweep states): the digit-per-answer
+# optimisation as soon as a search runs; searches alone; searches alone because the
+# integers would be too large; the sweep as soon as a search runs
+SOLVERS = [(0, 2**31, 0), (10**9, 2**31, 0), (0, 0, 0), (0, 0, 10**6)]
 
 
-@pytest.mark.parametrize("budget,bits", SOLVERS)
+def _solvers(mp, budget, bits, states):
+    mp.setattr(paths, "_SEARCH_BUDGET", budget)
+    mp.setattr(paths, "_TIE_RULED_BITS", bits)
+    mp.setattr(sweep, "_MAX_STATES", states)
+
+
+@pytest.mark.parametrize("budget,bits,states", SOLVERS)
 @settings(max_examples=100, deadline=None)
 @given(case=crossing_graphs())
-def test_crossing_graphs_match_the_dense_reference(case, budget, bits):
+def test_crossing_graphs_match_the_dense_reference(case, budget, bits, states):
     """Up to 30 answers and 30 predictions (too many for the brute force): the sparse
     two-phase solver keeps exactly the pairs of the dense Hungarian on the tie-ruled weights,
-    whether a fully tight component gets the tie rule by searches or by the weights with a
-    digit per answer."""
+    whether a fully tight component gets the tie rule by searches, by the weights with a
+    digit per answer or by the sweep."""
     u, v, levels, n_u, n_v, ru, rv = case
     if not u:
         return
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(paths, "_SEARCH_BUDGET", budget)
-        mp.setattr(paths, "_TIE_RULED_BITS", bits)
+        _solvers(mp, budget, bits, states)
         got = _run(u, v, levels, n_u, n_v, ru, rv)
     assert got == reference_match(u, v, levels, ru, rv)
 
 
-@pytest.mark.parametrize("budget,bits", SOLVERS)
+@pytest.mark.parametrize("budget,bits,states", SOLVERS)
 @settings(max_examples=200, deadline=None)
 @given(case=st.one_of(nested_cases(), slot_cases()))
-def test_both_tie_rule_solvers_match_the_brute_force(case, budget, bits):
+def test_all_tie_rule_solvers_match_the_brute_force(case, budget, bits, states):
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(paths, "_SEARCH_BUDGET", budget)
-        mp.setattr(paths, "_TIE_RULED_BITS", bits)
+        _solvers(mp, budget, bits, states)
         _check(*case)
+
+
+@settings(max_examples=300, deadline=None)
+@given(case=st.one_of(nested_cases(), slot_cases(), crossing_graphs()))
+def test_the_sweep_alone_matches_the_references(case):
+    """The sweep on a whole component (not only on tight edges), in (answer rank, prediction
+    rank) order: the brute force when it is small, the dense Hungarian otherwise."""
+    u, v, levels, n_u, n_v, ru, rv = case
+    if not u:
+        return
+    order = _edge_order(u, v, ru, rv)
+    w = assign._weights([np.array(lv) for lv in levels], np.array(order), min(n_u, n_v))
+    keep = sweep._sweep([ru[u[k]] for k in order], [rv[v[k]] for k in order], w)
+    if keep is None:  # more than _MAX_STATES states: allowed, the caller goes on
+        return
+    got = {order[i] for i, kept in enumerate(keep) if kept}
+    want = brute_lexmax(u, v, levels, ru, rv) if len(u) <= 12 else reference_match(u, v, levels, ru, rv)
+    assert got == want
+
+
+def test_the_sweep_gives_up_past_its_states(monkeypatch):
+    """A complete 3x3 graph: before the third answer, the taken predictions can be any of
+    the 3 pairs of {p0, p1, p2} or any single one or none (7 states, all open until the
+    last answer). At most 6 allowed: None; at most 7: the matching a0-p0, a1-p1, a2-p2."""
+    a, p = [0, 0, 0, 1, 1, 1, 2, 2, 2], [0, 1, 2] * 3
+    monkeypatch.setattr(sweep, "_MAX_STATES", 6)
+    assert sweep._sweep(a, p, [1] * 9) is None
+    monkeypatch.setattr(sweep, "_MAX_STATES", 7)
+    assert sweep._sweep(a, p, [1] * 9) == [True, False, False, False, True, False, False, False, True]
 
 
 def _brute_gain(gains):
@@ -633,3 +667,32 @@ def test_long_crossing_document(late):
     assert {k: d["slot_errors"][k] for k in "CSDI"} == {"C": n, "S": 0, "D": 0, "I": 0}
     pairs = {(i["start"], i["end"]) for i in r.items("prediction") if i["status"] == "TP"}
     assert len(pairs) == n
+
+
+def test_long_crossing_document_every_overlap_allowed(monkeypatch):
+    """5,000 answers [k, k+3) and predictions [k+1, k+4) under O(inf,inf): every overlapping
+    pair is allowed, so each answer meets five predictions (k-3 .. k+1) and one component
+    holds them all; its tight edges cross too, and the searches give way to the sweep.
+
+    One-to-one: answer k with prediction k matches everyone, so TP = 5,000 and P = R = 1.
+    The alignment (all pairs allowed, same label) first aligns all 5,000, then maximises
+    the overlapping tokens: prediction k + d against answer k overlaps 3 - |d + 1| tokens,
+    and the d of a perfect matching sum to 0, so the total is at most 3n - |sum(d + 1)| =
+    2n, reached exactly when every d is -1, 0 or 1. The tie rule then gives answer 0 its
+    earliest partner, prediction 0 (d = 0), and so on: answer k with prediction k, all
+    correct (C = 5,000)."""
+    n = 5000
+    gold = tuple(Span("E", k, k + 3) for k in range(n))
+    pred = [Span("E", k + 1, k + 4) for k in range(n)]
+    docs = [Document("d", ("w",) * (n + 4), gold)]
+    swept = []
+    real = assign._sweep
+    monkeypatch.setattr(assign, "_sweep", lambda a, p, w: swept.append(len(a)) or real(a, p, w))
+    r = score(reference=docs, prediction=[pred], rule="O(inf,inf)", counting="one-to-one")
+    d = r.to_dict()
+    assert (d["overall"]["tp"], d["overall"]["support"], d["overall"]["predicted"]) == (n, n, n)
+    assert (r.precision, r.recall, r.f1) == (1.0, 1.0, 1.0)
+    assert {k: d["slot_errors"][k] for k in "CSDI"} == {"C": n, "S": 0, "D": 0, "I": 0}
+    partners = [(i["start"], i["partner"]["start"]) for i in r.items("reference")]
+    assert partners == [(k, k + 1) for k in range(n)]
+    assert swept  # the searches ran long on some component and the sweep solved it

@@ -33,9 +33,11 @@ Two solvers implement that rule:
   solved again by this dispatch (a lone edge, the DP, or this solver). A component whose
   edges are all tight gets the tie rule from the optimum found (:func:`~iescore.match.paths._lex_first`): answer
   by answer, the earliest partner that some optimal matching with the choices so far
-  still allows, each try decided by alternating-path searches; when failed tries make
-  those searches long, by one exact optimisation instead (:func:`~iescore.match.paths._tie_ruled`: a digit per
-  answer added to the weights).
+  still allows, each try decided by alternating-path searches. When failed tries make
+  those searches long: a dynamic programme sweeping the answers in order
+  (:func:`~iescore.match.sweep._sweep`, as long as few predictions are open at a time), else one
+  exact optimisation (:func:`~iescore.match.paths._tie_ruled`: a digit per answer added to the
+  weights, as long as its integers stay small), else the searches without a limit.
 
 A lone edge (both ends of degree one) is chosen outright. The plain reference is the
 brute force of tests/test_assign.py, and the dense Hungarian
@@ -49,7 +51,9 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from .intervals import _interval_dp, _interval_dp_vec, _limbs
-from .paths import _lex_first, _numbered, _shortest_paths, _tie_ruled
+from . import paths
+from .paths import _lex_first, _numbered, _shortest_paths, _tie_ruled, _tie_ruled_fits
+from .sweep import _sweep
 
 __all__ = ["match", "components"]
 
@@ -122,7 +126,9 @@ def _general(a: list[int], p: list[int], w: list[int]) -> list[bool]:
     applied to the tight edges alone (:func:`_solve`): often they fall apart into small
     pieces, or no longer cross and go to the interval DP. When every edge is tight, the
     tie rule is applied to the whole component from the optimum found
-    (:func:`~iescore.match.paths._lex_first`).
+    (:func:`~iescore.match.paths._lex_first`), or, when its searches run long, by the
+    sweep, the digit-per-answer optimisation, or the searches without a limit, the
+    first of them that fits.
     """
     rows, cols = _numbered(a), _numbered(p)
     gains: list[dict[int, int]] = [{} for _ in rows]
@@ -134,8 +140,14 @@ def _general(a: list[int], p: list[int], w: list[int]) -> list[bool]:
     col_of, u, v = _shortest_paths(gains, len(cols))
     tight = [k for k, (x, y, wk) in enumerate(zip(a, p, w)) if -wk == u[rows[x]] + v[cols[y]]]
     if len(tight) == len(w):
-        keep = _lex_first(a, p, [rows[x] for x in a], [cols[y] for y in p], col_of, u, v)
-        return keep if keep is not None else _tie_ruled(a, p, w)
+        ra, cp = [rows[x] for x in a], [cols[y] for y in p]
+        keep = _lex_first(a, p, ra, cp, col_of, u, v, paths._SEARCH_BUDGET)
+        if keep is None:
+            keep = _sweep(a, p, w)
+        if keep is None:
+            keep = _tie_ruled(a, p, w) if _tie_ruled_fits(a) else _lex_first(a, p, ra, cp, col_of, u, v, None)
+        assert keep is not None  # without a limit, the searches always finish
+        return keep
     keep = [False] * len(w)
     _put(keep, tight, _solve([a[k] for k in tight], [p[k] for k in tight], [w[k] for k in tight]))
     return keep

@@ -13,8 +13,8 @@ import random
 
 __all__: list[str] = []
 
-_SEARCH_BUDGET = 20  # _lex_first's searches may visit this many nodes per edge before _tie_ruled takes over
-_TIE_RULED_BITS = 2**31  # ... unless its integers would hold more bits than this (256 MB): then no limit
+_SEARCH_BUDGET = 5  # _lex_first's searches may visit this many nodes per edge before the other solvers are tried
+_TIE_RULED_BITS = 2**31  # _tie_ruled is used only while its integers hold at most this many bits (256 MB)
 
 
 def _numbered(keys: list[int]) -> dict[int, int]:
@@ -27,8 +27,17 @@ def _numbered(keys: list[int]) -> dict[int, int]:
     return {x: i for i, x in enumerate(dict.fromkeys(keys))}
 
 
+def _tie_ruled_fits(a: list[int]) -> bool:
+    """Whether :func:`_tie_ruled`'s integers for edges with answer keys ``a`` stay within
+    ``_TIE_RULED_BITS`` (a digit of radix degree + 1 per answer, one integer per edge)."""
+    degree: dict[int, int] = {}
+    for i in a:
+        degree[i] = degree.get(i, 0) + 1
+    return len(a) * sum((d + 1).bit_length() for d in degree.values()) <= _TIE_RULED_BITS
+
+
 def _lex_first(a: list[int], p: list[int], ra: list[int], cp: list[int], col_of: list[int], u: list[int],
-               v: list[int]) -> list[bool] | None:
+               v: list[int], budget: int | None) -> list[bool] | None:
     """The tie rule's matching of a component whose edges are all tight, from an optimal
     matching (``col_of``) and the potentials ``u``/``v`` of :func:`_shortest_paths`.
 
@@ -44,11 +53,9 @@ def _lex_first(a: list[int], p: list[int], ra: list[int], cp: list[int], col_of:
     already decided. Both exist exactly when a valid matching with i-j exists (a matching
     covering given rows and one covering given columns give one covering both:
     Mendelsohn and Dulmage), so two breadth-first searches decide each try. A try that
-    fails searches all it can reach; when the searches have visited ``_SEARCH_BUDGET``
-    times as many nodes as the component has edges, None (the caller then uses
-    :func:`_tie_ruled`, exact too, whose time does not depend on failed tries), unless
-    that one's integers would be too large to hold (``_TIE_RULED_BITS``): then the
-    searches go on, taking time rather than memory.
+    fails searches all it can reach; when the searches have visited ``budget`` times as
+    many nodes as the component has edges, None (the caller then tries the solvers whose
+    time does not depend on failed tries); no limit when ``budget`` is None.
     """
     n_r, n_c = len(u), len(v) - len(u)
     must_r = [-u[i] - v[n_c + i] > 0 for i in range(n_r)]
@@ -76,11 +83,7 @@ def _lex_first(a: list[int], p: list[int], ra: list[int], cp: list[int], col_of:
 
     seen = [0] * (n_r + n_c)
     search = 0
-    degree: dict[int, int] = {}
-    for i in ra:
-        degree[i] = degree.get(i, 0) + 1
-    digits = sum((d + 1).bit_length() for d in degree.values())  # bits of _tie_ruled's numbers
-    limit = _SEARCH_BUDGET * len(a) if len(a) * digits <= _TIE_RULED_BITS else None
+    limit = None if budget is None else budget * len(a)
     visits = 0
 
     def repair(s: int, rows_side: bool) -> bool:
@@ -197,13 +200,17 @@ def _shortest_paths(gains: list[dict[int, int]], n_cols: int) -> tuple[list[int]
     """A maximum-gain matching of rows to columns (``gains[i]``: column -> positive gain of
     the edge; a row may stay unmatched) and optimal dual potentials.
 
-    Successive shortest augmenting paths (the Hungarian method on a sparse graph): rows
-    join one at a time, each by Dijkstra's algorithm over the reduced costs ``-gain - u[i]
-    - v[j]``, which the potentials keep non-negative and make zero on the matching; it
-    stops at the first free column it reaches. Row i also has a column of its own, gain
-    0, standing for "unmatched". Among columns at the same distance the free ones come
-    first, so a plateau of equal weights ends the search at once. The rows join in a fixed shuffled order: in rank order, a
-    chain of spans would make each new row search back through all the rows before it.
+    Successive shortest augmenting paths (the Hungarian method on a sparse graph). It
+    starts from each row's least cost as its potential and, in rank order, gives each
+    row its least-cost column when that one is still free (an optimum for those rows, and
+    in order, so memory is read nearby). The other rows join one at a time, each by
+    Dijkstra's algorithm over the reduced costs ``-gain - u[i] - v[j]``, which the
+    potentials keep non-negative and make zero on the matching; it stops at the first
+    free column it reaches. Row i also has a column of its own, gain 0, standing for
+    "unmatched". Among columns at the same distance the free ones come first, so a
+    plateau of equal weights ends the search at once. Those rows join in a fixed shuffled
+    order: in rank order, a chain of spans would make each new row search back through
+    all the rows before it.
     Returns each row's column (-1: none), the row potentials and the column potentials
     (``v[n_cols + i]``: row i's own column); an edge (i, j) is tight when
     ``-gain == u[i] + v[j]``.
@@ -214,15 +221,23 @@ def _shortest_paths(gains: list[dict[int, int]], n_cols: int) -> tuple[list[int]
     for i in range(n_rows):
         cost[i][n_cols + i] = 0  # row i's own "unmatched" column
     n = n_cols + n_rows
-    u = [0] * n_rows
+    # a start that is optimal for the rows matched so far: each row's potential is its
+    # least cost (every reduced cost >= 0) and, in rank order, a row whose least-cost
+    # column is still free takes it (tight); the other rows join below
+    u = [min(ci.values()) for ci in cost]
     v = [0] * n
     row_of = [-1] * n  # the row matched to each column
     col_of = [-1] * n_rows
+    for i, (ci, ui) in enumerate(zip(cost, u)):
+        for j, c in ci.items():
+            if c == ui and row_of[j] < 0:
+                row_of[j], col_of[i] = i, j
+                break
     dist = [0] * n
     via = [0] * n  # the row a column was reached from
     stamp = [-1] * n  # dist/via of column j belong to this round when stamp[j] == round
     done = [-1] * n  # column j's distance is final in this round when done[j] == round
-    order = list(range(n_rows))
+    order = [i for i in range(n_rows) if col_of[i] < 0]
     random.Random(0).shuffle(order)
     for r in order:
         ur = u[r]

@@ -1,0 +1,112 @@
+"""Stage 3 of the pipeline (count), a solver :func:`iescore.match.assign._general` uses
+for a component whose edges cross but stay local: the tie-ruled maximum-weight matching
+(README, Definitions: ties) by a dynamic programme that sweeps the answers in order and
+remembers which predictions still *open* (met by an earlier answer and by a later one)
+are taken. Spans on a line meet only nearby spans, so few predictions are open at a
+time; when too many states arise, it gives up (None) and the caller uses an exact
+solver whose time does not depend on them. Its reference is the brute force and the
+dense Hungarian of tests/test_assign.py.
+"""
+
+from __future__ import annotations
+
+from .paths import _numbered
+
+__all__: list[str] = []
+
+_MAX_STATES = 64  # the sweep gives up when more sets of taken open predictions than this arise at one answer
+
+
+def _sweep(a: list[int], p: list[int], w: list[int]) -> list[bool] | None:
+    """Tie-ruled maximum-weight matching of edges given in (answer, prediction) order
+    (``a``/``p`` node keys, ``w`` positive weights), or None when more than
+    ``_MAX_STATES`` states arise at one answer.
+
+    Answers are taken in order. Before answer i, the *open* predictions are those met by
+    an answer before i and by one from i on; the state is the set of open predictions
+    already taken (a bit mask over prediction numbers from the first one not closed).
+    ``best[i][S]`` is the largest weight the answers from i on can add in state S: their
+    own partners, or none, avoiding S. The states that can arise are listed from the
+    left, their values computed from the right, and the matching read from the left:
+    each answer takes its earliest partner (in the edges' order) that keeps the total
+    at the optimum, and none when no partner does. That is the tie rule: answer by
+    answer, the earliest partner some optimal matching with the choices so far allows.
+
+    >>> # a square a0-p0, a0-p1, a1-p0, a1-p1, all weighing 1: {a0-p0, a1-p1} keeps the earliest edge
+    >>> _sweep([0, 0, 1, 1], [0, 1, 0, 1], [1, 1, 1, 1])
+    [True, False, False, True]
+    >>> # a0-p1 weighs 3: {a0-p1, a1-p0} weighs 4, the optimum
+    >>> _sweep([0, 0, 1, 1], [0, 1, 0, 1], [1, 3, 1, 1])
+    [False, True, True, False]
+    """
+    rows, cols = _numbered(a), _numbered(p)
+    n_r = len(rows)
+    # each answer's partners in the edges' order: (column, weight, edge), the heaviest
+    # edge of a repeated pair (the first of equals)
+    adj: list[list[tuple[int, int, int]]] = [[] for _ in range(n_r)]
+    at: list[dict[int, int]] = [{} for _ in range(n_r)]
+    for k, (x, y, wk) in enumerate(zip(a, p, w)):
+        i, c = rows[x], cols[y]
+        s = at[i].get(c)
+        if s is None:
+            at[i][c] = len(adj[i])
+            adj[i].append((c, wk, k))
+        elif wk > adj[i][s][1]:
+            adj[i][s] = (c, wk, k)
+    last = [0] * len(cols)  # the last answer meeting each prediction
+    for i, nb in enumerate(adj):
+        for c, _, _ in nb:
+            last[c] = i
+    # base[i]: the first prediction number not closed before answer i (columns are
+    # numbered by first sight, so the open ones lie from base[i] on); shut[i]: the bits,
+    # from base[i], of the predictions whose last answer is i
+    base = [0] * (n_r + 1)
+    shut = [0] * n_r
+    b = 0
+    for i in range(n_r):
+        while last[b] < i:  # a prediction closed before i: its bit is clear
+            b += 1
+        base[i] = b
+        for c, _, _ in adj[i]:
+            if last[c] == i:
+                shut[i] |= 1 << (c - b)
+    base[n_r] = len(cols)
+
+    # each answer's partners as (bit from base[i], weight, edge); taking one sets its bit,
+    # then the bits of the predictions closing at i clear and the mask moves to base[i + 1]
+    bits = [[(1 << (c - base[i]), wk, k) for c, wk, k in nb] for i, nb in enumerate(adj)]
+
+    def moves(i: int, s: int) -> list[tuple[int, int, int]]:
+        """(edge or -1 for none, weight, next state) for answer i in state s; none first."""
+        off, keep = base[i + 1] - base[i], ~shut[i]
+        out = [(-1, 0, (s & keep) >> off)]
+        for bit, wk, k in bits[i]:
+            if not s & bit:
+                out.append((k, wk, ((s | bit) & keep) >> off))
+        return out
+
+    states: list[list[int]] = [[0]]
+    for i in range(n_r):
+        nxt: dict[int, None] = {}
+        for s in states[i]:
+            for _, _, t in moves(i, s):
+                nxt[t] = None
+        if len(nxt) > _MAX_STATES:
+            return None
+        states.append(list(nxt))
+    values: list[dict[int, int]] = [{}] * n_r + [{0: 0}]
+    for i in range(n_r - 1, -1, -1):
+        later = values[i + 1]
+        values[i] = {s: max(wk + later[t] for _, wk, t in moves(i, s)) for s in states[i]}
+    keep = [False] * len(w)
+    s = 0
+    for i in range(n_r):
+        goal, later = values[i][s], values[i + 1]
+        options = moves(i, s)
+        for k, wk, t in options[1:] + options[:1]:  # the partners in order, then none
+            if wk + later[t] == goal:
+                if k >= 0:
+                    keep[k] = True
+                s = t
+                break
+    return keep
