@@ -474,7 +474,7 @@ def make_cases(quick: bool = False) -> dict[str, Case]:
                 **_full_and_overlap("Document + Spans", crossing_spans, _score_docs),
                 "iescore_early": Tool("the same, O(1,1) one-to-one, predictions one token EARLY (the mirror image)",
                                       crossing_early, _score_docs(**OVERLAP), compare=False),
-                "iescore_loose": Tool("the same, O(inf,inf) one-to-one: every overlapping pair allowed, all tied",
+                "iescore_loose": Tool("the same, O(inf,inf) one-to-one: every overlapping pair allowed (five per answer)",
                                       crossing_spans, _score_docs(rule="O(inf,inf)", counting="one-to-one"),
                                       compare=False),
             },
@@ -850,9 +850,20 @@ def _reached(case: dict, tool: str) -> str:
     return "; ".join(parts)
 
 
+def _superseded(note: str, tools: dict) -> bool:
+    """Whether ``note`` is a rerun note of tools that are all among ``tools``.
+
+    >>> _superseded("`a`, `b` rerun on day 2 (...)", {"a": 1, "b": 2, "c": 3}), _superseded("`a`, `d` rerun on x", {"a": 1})
+    (True, False)
+    """
+    m = re.match(r"((?:`[^`]+`(?:, )?)+) rerun on ", note)
+    return m is not None and set(re.findall(r"`([^`]+)`", m.group(1))) <= set(tools)
+
+
 def merge(old: dict, new: dict) -> dict:
     """``old`` with the (case, tool) records of ``new`` put in place, and a note in each
-    case saying which tools were rerun when and under what load."""
+    case saying which tools were rerun when and under what load; an earlier such note
+    whose tools were all rerun now goes (its rows are gone)."""
     for name, case in new["cases"].items():
         if name not in old["cases"]:
             case.setdefault("notes", []).append(f"run on {new['when']}, added to the run of {old['when']}")
@@ -863,7 +874,8 @@ def merge(old: dict, new: dict) -> dict:
         prev["sizes"] = sorted(set(prev["sizes"]) | set(case["sizes"]))
         if case.get("files"):
             prev.setdefault("files", {}).update(case["files"])
-        prev.setdefault("notes", []).append(
+        prev["notes"] = [n for n in prev.get("notes", []) if not _superseded(n, case["tools"])]
+        prev["notes"].append(
             f"{', '.join(f'`{t}`' for t in case['tools'])} rerun on {new['when']} (load average "
             f"{case['load_before'][0]:.2f} before, {case['load_after'][0]:.2f} after); the other rows are from "
             f"the run of {old['when']}")

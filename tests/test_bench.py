@@ -159,3 +159,7 @@ def test_adversarial_merge_replaces_only_the_rerun_tools():
     assert chain["notes"] == ["`mine` rerun on day 2 (load average 0.10 before, 0.10 after); "
                               "the other rows are from the run of day 1"]
     assert out["when"] == "day 1"
+    # a third run of the same tool: the note of the second goes, its rows being replaced
+    out = adversarial.merge(out, {"when": "day 3", "cases": {"chain": case({"mine": 0.4, "peer": 4.0}, 0.2)}})
+    assert out["cases"]["chain"]["notes"] == ["`mine`, `peer` rerun on day 3 (load average 0.20 before, 0.20 after); "
+                                              "the other rows are from the run of day 1"]
