@@ -669,25 +669,27 @@ def test_long_crossing_document(late):
     assert len(pairs) == n
 
 
-def test_long_crossing_document_every_overlap_allowed(monkeypatch):
-    """5,000 answers [k, k+3) and predictions [k+1, k+4) under O(inf,inf): every overlapping
-    pair is allowed, so each answer meets five predictions (k-3 .. k+1) and one component
-    holds them all; its tight edges cross too, and the searches give way to the sweep.
+@pytest.mark.parametrize("n,width", [(5000, 3), (2000, 12)])
+def test_long_crossing_document_every_overlap_allowed(monkeypatch, n, width):
+    """n answers [k, k+L) and predictions [k+1, k+1+L) (L = width) under O(inf,inf): every
+    overlapping pair is allowed, so each answer meets 2L - 1 predictions (k-L .. k+L-2)
+    and one component holds them all; its tight edges cross too, and the searches give
+    way to the sweep (with L = 12, only because the sweep drops the states that leave a
+    prediction every optimum covers untaken).
 
-    One-to-one: answer k with prediction k matches everyone, so TP = 5,000 and P = R = 1.
-    The alignment (all pairs allowed, same label) first aligns all 5,000, then maximises
-    the overlapping tokens: prediction k + d against answer k overlaps 3 - |d + 1| tokens,
-    and the d of a perfect matching sum to 0, so the total is at most 3n - |sum(d + 1)| =
-    2n, reached exactly when every d is -1, 0 or 1. The tie rule then gives answer 0 its
-    earliest partner, prediction 0 (d = 0), and so on: answer k with prediction k, all
-    correct (C = 5,000)."""
-    n = 5000
-    gold = tuple(Span("E", k, k + 3) for k in range(n))
-    pred = [Span("E", k + 1, k + 4) for k in range(n)]
-    docs = [Document("d", ("w",) * (n + 4), gold)]
+    One-to-one: answer k with prediction k matches everyone, so TP = n and P = R = 1.
+    The alignment (all pairs allowed, same label) first aligns all n, then maximises the
+    overlapping tokens: prediction k + d against answer k overlaps L - |d + 1| tokens,
+    and the d of a perfect matching sum to 0, so the total is at most nL - |sum(d + 1)| =
+    n(L - 1), reached exactly when every d is -1 or more. The tie rule then gives answer
+    0 its earliest partner, prediction 0 (d = 0), answer 1 prediction 1 (prediction 0,
+    d = -1, is taken), and so on: answer k with prediction k, all correct (C = n)."""
+    gold = tuple(Span("E", k, k + width) for k in range(n))
+    pred = [Span("E", k + 1, k + 1 + width) for k in range(n)]
+    docs = [Document("d", ("w",) * (n + width + 1), gold)]
     swept = []
     real = assign._sweep
-    monkeypatch.setattr(assign, "_sweep", lambda a, p, w: swept.append(len(a)) or real(a, p, w))
+    monkeypatch.setattr(assign, "_sweep", lambda *args: swept.append(real(*args)) or swept[-1])
     r = score(reference=docs, prediction=[pred], rule="O(inf,inf)", counting="one-to-one")
     d = r.to_dict()
     assert (d["overall"]["tp"], d["overall"]["support"], d["overall"]["predicted"]) == (n, n, n)
@@ -695,4 +697,21 @@ def test_long_crossing_document_every_overlap_allowed(monkeypatch):
     assert {k: d["slot_errors"][k] for k in "CSDI"} == {"C": n, "S": 0, "D": 0, "I": 0}
     partners = [(i["start"], i["partner"]["start"]) for i in r.items("reference")]
     assert partners == [(k, k + 1) for k in range(n)]
-    assert swept  # the searches ran long on some component and the sweep solved it
+    assert swept and all(x is not None for x in swept)  # the sweep solved what the searches left
+
+
+def test_the_sweep_drops_states_that_break_the_rules(monkeypatch):
+    """A complete 3x3 graph where every row must be matched and every column covered (all
+    weights 1): before answer 1 the taken predictions are one of 3 singletons, before
+    answer 2 one of 3 pairs (no empty set, no singleton), so 3 states suffice; without
+    the rules 7 arise (see above)."""
+    a, p = [0, 0, 0, 1, 1, 1, 2, 2, 2], [0, 1, 2] * 3
+    monkeypatch.setattr(sweep, "_MAX_STATES", 3)
+    rules = ([True] * 3, [False] * 3, [True] * 3)
+    assert sweep._sweep(a, p, [1] * 9, rules) == [True, False, False, False, True, False, False, False, True]
+    assert sweep._sweep(a, p, [1] * 9) is None
+    # a row that must stay unmatched: the other two take p0 and p1, p2 stays free (before
+    # answer 2: none or one of 3 singletons taken, 4 states)
+    monkeypatch.setattr(sweep, "_MAX_STATES", 4)
+    rules = ([False] * 3, [True, False, False], [False] * 3)
+    assert sweep._sweep(a, p, [1] * 9, rules) == [False, False, False, True, False, False, False, True, False]

@@ -52,7 +52,7 @@ import numpy as np
 
 from .intervals import _interval_dp, _interval_dp_vec, _limbs
 from . import paths
-from .paths import _lex_first, _numbered, _shortest_paths, _tie_ruled, _tie_ruled_fits
+from .paths import _lex_first, _numbered, _optimal_rules, _shortest_paths, _tie_ruled, _tie_ruled_fits
 from .sweep import _sweep
 
 __all__ = ["match", "components"]
@@ -143,7 +143,7 @@ def _general(a: list[int], p: list[int], w: list[int]) -> list[bool]:
         ra, cp = [rows[x] for x in a], [cols[y] for y in p]
         keep = _lex_first(a, p, ra, cp, col_of, u, v, paths._SEARCH_BUDGET)
         if keep is None:
-            keep = _sweep(a, p, w)
+            keep = _sweep(a, p, w, _optimal_rules(u, v))
         if keep is None:
             keep = _tie_ruled(a, p, w) if _tie_ruled_fits(a) else _lex_first(a, p, ra, cp, col_of, u, v, None)
         assert keep is not None  # without a limit, the searches always finish

@@ -36,6 +36,16 @@ def _tie_ruled_fits(a: list[int]) -> bool:
     return len(a) * sum((d + 1).bit_length() for d in degree.values()) <= _TIE_RULED_BITS
 
 
+def _optimal_rules(u: list[int], v: list[int]) -> tuple[list[bool], list[bool], list[bool]]:
+    """From the potentials of :func:`_shortest_paths` on a component whose edges are all
+    tight: the rows every optimal matching matches (their own column is not tight), the
+    rows it leaves unmatched (their own column has a negative potential) and the columns
+    it covers (negative potential); complementary slackness."""
+    n_r, n_c = len(u), len(v) - len(u)
+    return ([-u[i] - v[n_c + i] > 0 for i in range(n_r)], [v[n_c + i] < 0 for i in range(n_r)],
+            [x < 0 for x in v[:n_c]])
+
+
 def _lex_first(a: list[int], p: list[int], ra: list[int], cp: list[int], col_of: list[int], u: list[int],
                v: list[int], budget: int | None) -> list[bool] | None:
     """The tie rule's matching of a component whose edges are all tight, from an optimal
@@ -58,9 +68,7 @@ def _lex_first(a: list[int], p: list[int], ra: list[int], cp: list[int], col_of:
     time does not depend on failed tries); no limit when ``budget`` is None.
     """
     n_r, n_c = len(u), len(v) - len(u)
-    must_r = [-u[i] - v[n_c + i] > 0 for i in range(n_r)]
-    ban_r = [v[n_c + i] < 0 for i in range(n_r)]
-    must_c = [x < 0 for x in v[:n_c]]
+    must_r, ban_r, must_c = _optimal_rules(u, v)
     adj_r: list[list[int]] = [[] for _ in range(n_r)]
     adj_c: list[list[int]] = [[] for _ in range(n_c)]
     edge: dict[tuple[int, int], int] = {}

@@ -17,7 +17,8 @@ __all__: list[str] = []
 _MAX_STATES = 64  # the sweep gives up when more sets of taken open predictions than this arise at one answer
 
 
-def _sweep(a: list[int], p: list[int], w: list[int]) -> list[bool] | None:
+def _sweep(a: list[int], p: list[int], w: list[int],
+           rules: tuple[list[bool], list[bool], list[bool]] | None = None) -> list[bool] | None:
     """Tie-ruled maximum-weight matching of edges given in (answer, prediction) order
     (``a``/``p`` node keys, ``w`` positive weights), or None when more than
     ``_MAX_STATES`` states arise at one answer.
@@ -31,6 +32,14 @@ def _sweep(a: list[int], p: list[int], w: list[int]) -> list[bool] | None:
     each answer takes its earliest partner (in the edges' order) that keeps the total
     at the optimum, and none when no partner does. That is the tie rule: answer by
     answer, the earliest partner some optimal matching with the choices so far allows.
+
+    ``rules`` (rows and columns numbered by first sight, as :func:`_numbered`) restricts
+    the matchings to those that match every row of ``rules[0]``, leave every row of
+    ``rules[1]`` unmatched and cover every column of ``rules[2]``: on a component whose
+    edges are all tight these are exactly the optimal matchings (see
+    :func:`~iescore.match.paths._lex_first`), and a state that breaks them (an answer
+    left without the partner it needs, a prediction closing untaken) is dropped, which
+    keeps the states few where spans are long.
 
     >>> # a square a0-p0, a0-p1, a1-p0, a1-p1, all weighing 1: {a0-p0, a1-p1} keeps the earliest edge
     >>> _sweep([0, 0, 1, 1], [0, 1, 0, 1], [1, 1, 1, 1])
@@ -76,12 +85,22 @@ def _sweep(a: list[int], p: list[int], w: list[int]) -> list[bool] | None:
     # then the bits of the predictions closing at i clear and the mask moves to base[i + 1]
     bits = [[(1 << (c - base[i]), wk, k) for c, wk, k in nb] for i, nb in enumerate(adj)]
 
+    must_r, ban_r, must_c = rules if rules is not None else ([False] * n_r, [False] * n_r, [False] * len(cols))
+    need = [0] * n_r  # the bits of shut[i] that must be set when they close
+    for i, nb in enumerate(adj):
+        for c, _, _ in nb:
+            if last[c] == i and must_c[c]:
+                need[i] |= 1 << (c - base[i])
+
     def moves(i: int, s: int) -> list[tuple[int, int, int]]:
-        """(edge or -1 for none, weight, next state) for answer i in state s; none first."""
-        off, keep = base[i + 1] - base[i], ~shut[i]
-        out = [(-1, 0, (s & keep) >> off)]
+        """(edge or -1 for none, weight, next state) for answer i in state s, the moves
+        ``rules`` allow; none first."""
+        off, keep, nd = base[i + 1] - base[i], ~shut[i], need[i]
+        out = [] if must_r[i] or s & nd != nd else [(-1, 0, (s & keep) >> off)]
+        if ban_r[i]:
+            return out
         for bit, wk, k in bits[i]:
-            if not s & bit:
+            if not s & bit and (s | bit) & nd == nd:
                 out.append((k, wk, ((s | bit) & keep) >> off))
         return out
 
@@ -94,17 +113,26 @@ def _sweep(a: list[int], p: list[int], w: list[int]) -> list[bool] | None:
         if len(nxt) > _MAX_STATES:
             return None
         states.append(list(nxt))
+    # values[i][s]: the best the answers from i on add in state s; a state from which
+    # no matching that keeps ``rules`` can be completed has none
     values: list[dict[int, int]] = [{}] * n_r + [{0: 0}]
     for i in range(n_r - 1, -1, -1):
         later = values[i + 1]
-        values[i] = {s: max(wk + later[t] for _, wk, t in moves(i, s)) for s in states[i]}
+        here: dict[int, int] = {}
+        for s in states[i]:
+            done = [wk + later[t] for _, wk, t in moves(i, s) if t in later]
+            if done:
+                here[s] = max(done)
+        values[i] = here
     keep = [False] * len(w)
     s = 0
     for i in range(n_r):
         goal, later = values[i][s], values[i + 1]
         options = moves(i, s)
-        for k, wk, t in options[1:] + options[:1]:  # the partners in order, then none
-            if wk + later[t] == goal:
+        if options and options[0][0] < 0:
+            options = options[1:] + options[:1]  # the partners in order, then none
+        for k, wk, t in options:
+            if t in later and wk + later[t] == goal:
                 if k >= 0:
                     keep[k] = True
                 s = t
