@@ -13,8 +13,8 @@ Cases (``CASES``):
   answer has a predicted span nested inside it (its first two tokens) and one overlapping
   it and the next answer (its last token and the next one's first); sizes in tokens.
 * ``crossing``: one document whose answers overlap one another (``[k, k+3)`` for every k,
-  as a span categorizer's may), predictions one token late (and, one tool, early); sizes
-  in answers.
+  as a span categorizer's may), predictions one token late (and, one tool, early; one,
+  spans of 12 tokens); sizes in answers.
 * ``labels``: a file of fixed size (1M tokens, the synthetic corpus of ``bench/data.py``)
   whose entities take 4, 1k, 10k or 50k types; sizes in labels.
 * ``cli``: ``iescore score FILE`` on generated CoNLL files of 20 MB, 200 MB and 2 GB
@@ -118,12 +118,13 @@ def nested_spans(n: int):
     return [Document("nested", ("w",) * n, tuple(gold))], [pred]
 
 
-def crossing_spans(n: int, late: bool = True):
-    """One document of ``n + 3`` tokens whose answers overlap one another, as a span
+def crossing_spans(n: int, late: bool = True, width: int = 3):
+    """One document of ``n + width`` tokens whose answers overlap one another, as a span
     categorizer's do: answers ``[k, k+3)`` for every k < n, predictions ``[k+1, k+4)`` (one
     token late), or with ``late=False`` the mirror image (answers ``[k+1, k+4)``,
-    predictions ``[k, k+3)``: one token early). The candidate pairs cross (answers overlap
-    among themselves), so they form one component that only the general solver takes.
+    predictions ``[k, k+3)``: one token early); ``width`` tokens per span instead of 3.
+    The candidate pairs cross (answers overlap among themselves), so they form one
+    component that only the general solver takes.
 
     >>> docs, preds = crossing_spans(2)
     >>> [(s.start, s.end) for s in docs[0].spans], [(s.start, s.end) for s in preds[0]]
@@ -135,13 +136,23 @@ def crossing_spans(n: int, late: bool = True):
     from iescore import Document, Span
 
     g, p = (0, 1) if late else (1, 0)
-    gold = tuple(Span("E", k + g, k + g + 3) for k in range(n))
-    return [Document("crossing", ("w",) * (n + 3), gold)], [[Span("E", k + p, k + p + 3) for k in range(n)]]
+    gold = tuple(Span("E", k + g, k + g + width) for k in range(n))
+    return [Document("crossing", ("w",) * (n + width), gold)], [[Span("E", k + p, k + p + width) for k in range(n)]]
 
 
 def crossing_early(n: int):
     """:func:`crossing_spans` one token early."""
     return crossing_spans(n, late=False)
+
+
+def crossing_wide(n: int):
+    """:func:`crossing_spans` with spans of 12 tokens (each answer overlaps 23 predictions).
+
+    >>> docs, preds = crossing_wide(2)
+    >>> [(s.start, s.end) for s in docs[0].spans], [(s.start, s.end) for s in preds[0]]
+    ([(0, 12), (1, 13)], [(1, 13), (2, 14)])
+    """
+    return crossing_spans(n, width=12)
 
 
 def many_labels(n_tokens: int, n_labels: int, seed: int = 0) -> tuple[list[list[str]], list[list[str]]]:
@@ -477,6 +488,9 @@ def make_cases(quick: bool = False) -> dict[str, Case]:
                 "iescore_loose": Tool("the same, O(inf,inf) one-to-one: every overlapping pair allowed (five per answer)",
                                       crossing_spans, _score_docs(rule="O(inf,inf)", counting="one-to-one"),
                                       compare=False),
+                "iescore_wide": Tool("the same with spans of 12 tokens: 23 overlapping pairs per answer",
+                                     crossing_wide, _score_docs(rule="O(inf,inf)", counting="one-to-one"),
+                                     compare=False),
             },
         ),
         "labels": Case(

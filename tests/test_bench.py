@@ -31,7 +31,7 @@ def test_quick_adversarial_benchmark_runs_and_counts_by_hand(tmp_path):
     import adversarial
 
     # seqeval is left out here (importing it takes seconds in every child); run.py's test has it
-    tools = "iescore_full,iescore_overlap,iescore_early,iescore_loose,iescore_tie,iescore_prf,nervaluate,conlleval_standin,iescore_cli"
+    tools = "iescore_full,iescore_overlap,iescore_early,iescore_loose,iescore_wide,iescore_tie,iescore_prf,nervaluate,conlleval_standin,iescore_cli"
     assert adversarial.main(["--quick", "--out", str(tmp_path), "--cases", "chain,nested,crossing,templates,cli",
                              "--tools", tools, "--tmp", str(tmp_path)]) == 0
     res = json.loads((tmp_path / "adversarial.json").read_text())
@@ -79,8 +79,9 @@ def test_quick_adversarial_benchmark_runs_and_counts_by_hand(tmp_path):
     #   matches only answer 9, answer 0 only prediction 0, and so on inwards);
     # - early, the mirror image (answers [k+1, k+4), predictions [k, k+3)): answer k against
     #   prediction k has er = ml = 1, answer 9 matches only prediction 9, and so on inwards;
-    # - loose, O(inf,inf): any overlap is allowed; the pairing k-k matches all 10.
-    for tool in ("iescore_overlap", "iescore_early", "iescore_loose"):
+    # - loose, O(inf,inf): any overlap is allowed; the pairing k-k matches all 10;
+    # - wide, the same with spans of 12 tokens: again the pairing k-k.
+    for tool in ("iescore_overlap", "iescore_early", "iescore_loose", "iescore_wide"):
         got = result("crossing", tool, 10)
         assert (got["tp"], got["gold"], got["pred"], got["f1"]) == (10, 10, 10, 1.0), tool
         assert got["slot_errors"] == {"C": 10, "S": 0, "D": 0, "I": 0}, tool
