@@ -631,10 +631,10 @@ def test_shortest_paths_optimum_and_potentials(n_rows, n_cols, data):
 def test_both_branches_of_the_general_solver_are_taken(monkeypatch):
     """A crossing square with one heavier diagonal: only that diagonal's edges are tight, and
     they no longer cross (the DP takes them). All weights equal: every edge is tight, and the
-    tie rule runs on the whole component."""
+    tie rule runs on the whole component (the sweep first)."""
     calls = []
-    real = assign._lex_first
-    monkeypatch.setattr(assign, "_lex_first", lambda a, p, *rest: calls.append(len(a)) or real(a, p, *rest))
+    real = assign._sweep
+    monkeypatch.setattr(assign, "_sweep", lambda a, p, *rest: calls.append(len(a)) or real(a, p, *rest))
     # answers 0, 1; predictions 0, 1; edges a0-p0, a0-p1, a1-p0, a1-p1 in rank order;
     # a0-p1 and a1-p0 weigh 2, the others 1: the matching {a0-p1, a1-p0} (4) is the optimum
     got = _run([0, 0, 1, 1], [0, 1, 0, 1], [[1, 1, 1, 1], [0, 1, 1, 0]], 2, 2, [0, 1], [0, 1])
@@ -673,8 +673,8 @@ def test_long_crossing_document(late):
 def test_long_crossing_document_every_overlap_allowed(monkeypatch, n, width):
     """n answers [k, k+L) and predictions [k+1, k+1+L) (L = width) under O(inf,inf): every
     overlapping pair is allowed, so each answer meets 2L - 1 predictions (k-L .. k+L-2)
-    and one component holds them all; its tight edges cross too, and the searches give
-    way to the sweep (with L = 12, only because the sweep drops the states that leave a
+    and one component holds them all; its tight edges cross too, and the sweep solves
+    them (with L = 12, its states stay few only because it drops those that leave a
     prediction every optimum covers untaken).
 
     One-to-one: answer k with prediction k matches everyone, so TP = n and P = R = 1.
@@ -697,7 +697,7 @@ def test_long_crossing_document_every_overlap_allowed(monkeypatch, n, width):
     assert {k: d["slot_errors"][k] for k in "CSDI"} == {"C": n, "S": 0, "D": 0, "I": 0}
     partners = [(i["start"], i["partner"]["start"]) for i in r.items("reference")]
     assert partners == [(k, k + 1) for k in range(n)]
-    assert swept and all(x is not None for x in swept)  # the sweep solved what the searches left
+    assert swept and all(x is not None for x in swept)  # the sweep solved the fully tight components
 
 
 def test_the_sweep_drops_states_that_break_the_rules(monkeypatch):

@@ -31,13 +31,14 @@ Two solvers implement that rule:
   the first free prediction); every optimal matching lies on the edges the potentials
   make tight. The tie rule then runs on the tight edges only: their components are
   solved again by this dispatch (a lone edge, the DP, or this solver). A component whose
-  edges are all tight gets the tie rule from the optimum found (:func:`~iescore.match.paths._lex_first`): answer
-  by answer, the earliest partner that some optimal matching with the choices so far
-  still allows, each try decided by alternating-path searches. When failed tries make
-  those searches long: a dynamic programme sweeping the answers in order
-  (:func:`~iescore.match.sweep._sweep`, as long as few predictions are open at a time), else one
-  exact optimisation (:func:`~iescore.match.paths._tie_ruled`: a digit per answer added to the
-  weights, as long as its integers stay small), else the searches without a limit.
+  edges are all tight gets the tie rule (answer by answer, the earliest partner that
+  some optimal matching with the choices so far still allows) by the first of these
+  that fits: a dynamic programme sweeping the answers in order
+  (:func:`~iescore.match.sweep._sweep`, linear while few predictions are open at a time); from
+  the optimum found, alternating-path searches deciding each try
+  (:func:`~iescore.match.paths._lex_first`, while failed tries keep them short); one exact
+  optimisation (:func:`~iescore.match.paths._tie_ruled`: a digit per answer added to the
+  weights, while its integers stay small); the searches without a limit.
 
 A lone edge (both ends of degree one) is chosen outright. The plain reference is the
 brute force of tests/test_assign.py, and the dense Hungarian
@@ -125,10 +126,10 @@ def _general(a: list[int], p: list[int], w: list[int]) -> list[bool]:
     the optimum weighs as much over the tight edges as over all. The tie rule is then
     applied to the tight edges alone (:func:`_solve`): often they fall apart into small
     pieces, or no longer cross and go to the interval DP. When every edge is tight, the
-    tie rule is applied to the whole component from the optimum found
-    (:func:`~iescore.match.paths._lex_first`), or, when its searches run long, by the
-    sweep, the digit-per-answer optimisation, or the searches without a limit, the
-    first of them that fits.
+    tie rule is applied to the whole component by the sweep
+    (:func:`~iescore.match.sweep._sweep`), or, when too many states arise, from the optimum
+    found by searches (:func:`~iescore.match.paths._lex_first`), the digit-per-answer
+    optimisation or the searches without a limit, the first of them that fits.
     """
     rows, cols = _numbered(a), _numbered(p)
     gains: list[dict[int, int]] = [{} for _ in rows]
@@ -141,9 +142,9 @@ def _general(a: list[int], p: list[int], w: list[int]) -> list[bool]:
     tight = [k for k, (x, y, wk) in enumerate(zip(a, p, w)) if -wk == u[rows[x]] + v[cols[y]]]
     if len(tight) == len(w):
         ra, cp = [rows[x] for x in a], [cols[y] for y in p]
-        keep = _lex_first(a, p, ra, cp, col_of, u, v, paths._SEARCH_BUDGET)
+        keep = _sweep(a, p, w, _optimal_rules(u, v))
         if keep is None:
-            keep = _sweep(a, p, w, _optimal_rules(u, v))
+            keep = _lex_first(a, p, ra, cp, col_of, u, v, paths._SEARCH_BUDGET)
         if keep is None:
             keep = _tie_ruled(a, p, w) if _tie_ruled_fits(a) else _lex_first(a, p, ra, cp, col_of, u, v, None)
         assert keep is not None  # without a limit, the searches always finish

@@ -13,7 +13,7 @@ import random
 
 __all__: list[str] = []
 
-_SEARCH_BUDGET = 5  # _lex_first's searches may visit this many nodes per edge before the other solvers are tried
+_SEARCH_BUDGET = 5  # _lex_first's searches may visit this many nodes per edge before _tie_ruled is tried
 _TIE_RULED_BITS = 2**31  # _tie_ruled is used only while its integers hold at most this many bits (256 MB)
 
 

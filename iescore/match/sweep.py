@@ -3,9 +3,9 @@ for a component whose edges cross but stay local: the tie-ruled maximum-weight m
 (README, Definitions: ties) by a dynamic programme that sweeps the answers in order and
 remembers which predictions still *open* (met by an earlier answer and by a later one)
 are taken. Spans on a line meet only nearby spans, so few predictions are open at a
-time; when too many states arise, it gives up (None) and the caller uses an exact
-solver whose time does not depend on them. Its reference is the brute force and the
-dense Hungarian of tests/test_assign.py.
+time; when too many states arise, it gives up (None) and the caller uses the exact
+solvers of :mod:`iescore.match.paths`, whose time does not depend on them. Its
+reference is the brute force and the dense Hungarian of tests/test_assign.py.
 """
 
 from __future__ import annotations
