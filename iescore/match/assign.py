@@ -36,7 +36,7 @@ Two solvers implement that rule:
   that fits: a dynamic programme sweeping the answers in order
   (:func:`~iescore.match.sweep._sweep`, linear while few predictions are open at a time); from
   the optimum found, alternating-path searches deciding each try
-  (:func:`~iescore.match.paths._lex_first`, while failed tries keep them short); one exact
+  (:func:`~iescore.match.paths._lex_first`, while no search runs long); one exact
   optimisation (:func:`~iescore.match.paths._tie_ruled`: a digit per answer added to the
   weights, while its integers stay small); the searches without a limit.
 

@@ -13,7 +13,7 @@ import random
 
 __all__: list[str] = []
 
-_SEARCH_BUDGET = 5  # _lex_first's searches may visit this many nodes per edge before _tie_ruled is tried
+_SEARCH_BUDGET = 64  # _lex_first gives up when one of its searches visits more nodes than this
 _TIE_RULED_BITS = 2**31  # _tie_ruled is used only while its integers hold at most this many bits (256 MB)
 
 
@@ -34,6 +34,10 @@ def _tie_ruled_fits(a: list[int]) -> bool:
     for i in a:
         degree[i] = degree.get(i, 0) + 1
     return len(a) * sum((d + 1).bit_length() for d in degree.values()) <= _TIE_RULED_BITS
+
+
+class _LongSearch(Exception):
+    """Raised in :func:`_lex_first` by a search that visits more nodes than its budget."""
 
 
 def _optimal_rules(u: list[int], v: list[int]) -> tuple[list[bool], list[bool], list[bool]]:
@@ -63,9 +67,10 @@ def _lex_first(a: list[int], p: list[int], ra: list[int], cp: list[int], col_of:
     already decided. Both exist exactly when a valid matching with i-j exists (a matching
     covering given rows and one covering given columns give one covering both:
     Mendelsohn and Dulmage), so two breadth-first searches decide each try. A try that
-    fails searches all it can reach; when the searches have visited ``budget`` times as
-    many nodes as the component has edges, None (the caller then tries the solvers whose
-    time does not depend on failed tries); no limit when ``budget`` is None.
+    fails searches all it can reach, which on a long chain of overlaps is most of it,
+    try after try: as soon as one search visits more than ``budget`` nodes, None (the
+    caller then tries the solvers whose time does not depend on failed tries); no limit
+    when ``budget`` is None.
     """
     n_r, n_c = len(u), len(v) - len(u)
     must_r, ban_r, must_c = _optimal_rules(u, v)
@@ -91,13 +96,11 @@ def _lex_first(a: list[int], p: list[int], ra: list[int], cp: list[int], col_of:
 
     seen = [0] * (n_r + n_c)
     search = 0
-    limit = None if budget is None else budget * len(a)
-    visits = 0
 
     def repair(s: int, rows_side: bool) -> bool:
         """An alternating path from node s (a row when ``rows_side``, else a column) that
         gives it a partner, ending at a free node or by unmatching a node that may be."""
-        nonlocal search, visits
+        nonlocal search
         search += 1
         if rows_side:
             adj, mate_x, mate_y, fix_y, must_x, off = adj_r, mate_r, mate_c, fix_c, must_r, n_r
@@ -106,7 +109,8 @@ def _lex_first(a: list[int], p: list[int], ra: list[int], cp: list[int], col_of:
         via: dict[int, int] = {}
         queue = [s]
         for x in queue:
-            visits += 1
+            if budget is not None and len(queue) > budget:
+                raise _LongSearch
             for y in adj[x]:
                 if fix_y[y] or seen[off + y] == search or (not rows_side and ban_r[y]):
                     continue
@@ -129,8 +133,6 @@ def _lex_first(a: list[int], p: list[int], ra: list[int], cp: list[int], col_of:
         return False
 
     for i in range(n_r):
-        if limit is not None and visits > limit:
-            return None
         if ban_r[i]:
             fix_r[i] = True
             continue
@@ -148,8 +150,11 @@ def _lex_first(a: list[int], p: list[int], ra: list[int], cp: list[int], col_of:
             if p2 >= 0:
                 put(mate_c, p2, -1)
             fix_r[i] = fix_c[j] = True  # decided for the searches
-            ok = (a2 < 0 or not must_r[a2] or repair(a2, True)) and \
-                 (p2 < 0 or not must_c[p2] or mate_c[p2] >= 0 or repair(p2, False))
+            try:
+                ok = (a2 < 0 or not must_r[a2] or repair(a2, True)) and \
+                     (p2 < 0 or not must_c[p2] or mate_c[p2] >= 0 or repair(p2, False))
+            except _LongSearch:
+                return None
             fix_c[j] = False
             if ok:
                 break
