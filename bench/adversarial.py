@@ -21,8 +21,8 @@ Cases (``CASES``):
   (written to the temporary folder and deleted after); sizes in bytes.
 * ``templates``: one OBD template with two slots of n fillers each, half of the predicted
   fillers equal to an answer, the other half a prefix of one (all share a first token);
-  and (one tool) one slot of n fillers with a tie among four of them; sizes in fillers
-  per slot.
+  and (one tool) one slot of n fillers with a tie among four of them, (one) one slot
+  whose fillers all share a token but one answer; sizes in fillers per slot.
 
 Every (case, tool, size) runs in a FRESH child process: it builds its input (untimed),
 warms the tool up on a tiny input, resets the kernel's peak-RSS counter
@@ -212,6 +212,19 @@ def tied_templates(n: int):
 
     ref = ("Dr q r1", "Dr q r2") + tuple(f"Dr z{k}" for k in range(n - 2))
     pred = ("Dr q s1", "Dr q s2") + tuple(f"Dr y{k}" for k in range(n - 2))
+    return [Template("t", {"speaker": ref})], [Template("t", {"speaker": pred})]
+
+
+def dense_templates(n: int):
+    """One OBD template, one slot of ``n`` fillers a side: as :func:`templates`, but the last
+    answer is ``"Prof s{n-1} x{n-1}"``, so ``Dr`` is held by every filler but one answer: it
+    is no longer a floor every answer holds, and every two fillers holding it share a token
+    (a candidate pair), n² of them.
+    """
+    from iescore import Template
+
+    ref = tuple(f"Dr s{k} x{k}" for k in range(n - 1)) + (f"Prof s{n - 1} x{n - 1}",)
+    pred = tuple(f"Dr s{k} x{k}" if k % 2 == 0 else f"Dr s{k}" for k in range(n))
     return [Template("t", {"speaker": ref})], [Template("t", {"speaker": pred})]
 
 
@@ -530,6 +543,9 @@ def make_cases(quick: bool = False) -> dict[str, Case]:
                 **_full_and_overlap("templates", templates, _score_templates),
                 "iescore_tie": Tool("iescore full report, exact, ONE slot of n fillers with a 2x2 tie "
                                     "(solved over a band of its pairs)", tied_templates, _score_templates(), compare=False),
+                "iescore_dense": Tool("iescore full report, exact, ONE slot whose fillers all hold one token but "
+                                      "one answer (n² candidate pairs)", dense_templates, _score_templates(),
+                                      compare=False),
             },
         ),
     }

@@ -31,7 +31,7 @@ def test_quick_adversarial_benchmark_runs_and_counts_by_hand(tmp_path):
     import adversarial
 
     # seqeval is left out here (importing it takes seconds in every child); run.py's test has it
-    tools = "iescore_full,iescore_overlap,iescore_early,iescore_loose,iescore_wide,iescore_tie,iescore_prf,nervaluate,conlleval_standin,iescore_cli"
+    tools = "iescore_full,iescore_overlap,iescore_early,iescore_loose,iescore_wide,iescore_tie,iescore_dense,iescore_prf,nervaluate,conlleval_standin,iescore_cli"
     assert adversarial.main(["--quick", "--out", str(tmp_path), "--cases", "chain,nested,crossing,templates,cli",
                              "--tools", tools, "--tmp", str(tmp_path)]) == 0
     res = json.loads((tmp_path / "adversarial.json").read_text())
@@ -91,6 +91,13 @@ def test_quick_adversarial_benchmark_runs_and_counts_by_hand(tmp_path):
     tie = result("templates", "iescore_tie", 10)
     assert (tie["tp"], tie["gold"], tie["pred"], tie["f1"]) == (0, 10, 10, 0.0)
     assert tie["slot_errors"] == {"C": 0, "S": 10, "D": 0, "I": 0}
+    # one slot of 10 whose fillers all hold "Dr" but answer 9 ("Prof s9 x9"): predictions 0, 2,
+    # .., 8 equal their answers (TP = 5, F1 = 0.5, C = 5); the odd ones ("Dr s{k}") align
+    # with the other answers, sharing 2 tokens with answer k (k < 9) and 1 with answer 9:
+    # S = 5, none left over
+    dense = result("templates", "iescore_dense", 10)
+    assert (dense["tp"], dense["gold"], dense["pred"], dense["f1"]) == (5, 10, 10, 0.5)
+    assert dense["slot_errors"] == {"C": 5, "S": 5, "D": 0, "I": 0}
     # templates, 10 fillers per slot, 2 slots: the 5 even fillers of a slot are exact, the 5 odd
     # ones a prefix (one token missing). Exact: TP = 10, FP = FN = 10, F1 = 0.5, and the odd
     # pairs share tokens, so they align as 10 substitutions. O(1,1): a prefix with one token
