@@ -524,3 +524,68 @@ def test_detail_prf_equals_the_full_report_under_every_scheme(scheme):
 def test_detail_prf_strict_repair_names_the_ill_formed_chunk():
     with pytest.raises(InputError, match=r"ill-formed IOB2 chunk at .*\['O', 'I-A'\]"):
         score_tags(reference=[["O", "I-A"]], prediction=[["O", "O"]], scheme="IOB2", repair="strict", detail="prf")
+
+
+@st.composite
+def _span_units(draw):
+    """Units of a few documents: short spans and, now and then, a long one."""
+    from iescore.match.units import Units
+
+    def side():
+        n = draw(st.integers(0, 25))
+        doc = draw(st.lists(st.integers(0, 2), min_size=n, max_size=n))
+        start = draw(st.lists(st.integers(0, 40), min_size=n, max_size=n))
+        length = draw(st.lists(st.one_of(st.integers(1, 4), st.integers(1, 45)), min_size=n, max_size=n))
+        a = lambda x: np.array(x, dtype=np.int64)  # noqa: E731
+        return Units(a(doc), a([0] * n), a(start), a([s + k for s, k in zip(start, length)]))
+
+    return side(), side()
+
+
+@settings(max_examples=300, deadline=None)
+@given(_span_units())
+def test_overlapping_pairs_by_windows_and_from_both_sides_equal_the_brute_force(units):
+    """AO's candidate pairs (iescore.match.rules.overlapping): the window search beside each
+    prediction and the two range searches it switches to when one long answer makes the
+    windows hold the whole document give the same pairs in the same order; as a set, the
+    pairs of the same document whose spans intersect, every one of them."""
+    from iescore.match import rules
+
+    R, P = units
+    want = {(i, j) for i in range(len(R)) for j in range(len(P))
+            if R.doc[i] == P.doc[j] and R.start[i] < P.end[j] and P.start[j] < R.end[i]}
+    got = {}
+    for excess in (10**9, 0):  # never / always the two-sided search
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(rules, "_WINDOW_EXCESS", excess)
+            r, p = rules.overlapping(R, P)
+        got[excess] = (r.tolist(), p.tolist())
+        assert set(zip(*got[excess])) == want and len(r) == len(want)
+    assert got[0] == got[10**9]
+
+
+def test_one_long_span_leaves_the_document_linear():
+    """3,000 answers [k, k+3) and predictions [k+1, k+4) plus one answer and one prediction
+    over the whole document [0, 3003) (a section a span categorizer marks): exact, the
+    two long spans match each other and prediction k matches answer k+1 (k < 2,999), so
+    TP = 3,000 of 3,001 a side. The long answer puts every answer in every prediction's
+    window (9M candidates), so the search from both sides runs, and it finds exactly the
+    overlaps: up to 5 per short answer, the long prediction with every answer and the
+    long answer with every prediction."""
+    from iescore import Document, Span, score
+    from iescore.match import rules
+
+    n = 3000
+    gold = tuple(Span("E", k, k + 3) for k in range(n)) + (Span("E", 0, n + 3),)
+    pred = [Span("E", k + 1, k + 4) for k in range(n)] + [Span("E", 0, n + 3)]
+    docs = [Document("d", ("w",) * (n + 3), gold)]
+    seen = []
+    real = rules._overlapping_sides
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(rules, "_overlapping_sides", lambda *a: seen.append(len(real(*a)[0])) or real(*a))
+        d = score(reference=docs, prediction=[pred]).to_dict()
+    # answer k (k < n) overlaps predictions k-3 .. k+1 that exist, and the long prediction;
+    # the long answer overlaps all n + 1 predictions
+    short = sum(len([j for j in range(k - 3, k + 2) if 0 <= j < n]) for k in range(n))
+    assert seen == [short + n + (n + 1)]
+    assert (d["overall"]["tp"], d["overall"]["support"], d["overall"]["predicted"]) == (n, n + 1, n + 1)

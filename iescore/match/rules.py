@@ -57,8 +57,20 @@ def _ranges(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return owner, val
 
 
+_WINDOW_EXCESS = 4  # the window search may look at this many candidates per unit before the two-sided one runs
+
+
 def overlapping(R: Units, P: Units) -> tuple[np.ndarray, np.ndarray]:
-    """All (r, p) index pairs in the same document whose intervals intersect."""
+    """All (r, p) index pairs in the same document whose intervals intersect, grouped by
+    prediction, each group's answers in (document, start) order.
+
+    Answers sorted by (document, start); a prediction's candidates are the answers
+    starting from ``maxlen - 1`` tokens before it (the longest answer) to its end, kept
+    when they end after its start. One long answer makes that window hold the whole
+    document for every prediction: when the windows hold more than ``_WINDOW_EXCESS``
+    candidates per unit, :func:`_overlapping_sides` finds the pairs from both sides
+    instead, in time that grows with the pairs found.
+    """
     if len(R) == 0 or len(P) == 0:
         z = np.zeros(0, dtype=_I64)
         return z, z
@@ -71,13 +83,36 @@ def overlapping(R: Units, P: Units) -> tuple[np.ndarray, np.ndarray]:
     p_doc = P.doc.astype(_I64) * span
     lo = np.searchsorted(key, p_doc + np.maximum(P.start - maxlen + 1, 0), "left")
     hi = np.searchsorted(key, p_doc + P.end, "left")
+    if int(np.maximum(hi - lo, 0).sum()) > _WINDOW_EXCESS * (len(R) + len(P)):
+        p, pos = _overlapping_sides(R, P, order, key, span)
+    else:
+        p, pos = _ranges(lo, hi)
     del key, p_doc
-    p, pos = _ranges(lo, hi)
     r = order[pos]
     keep = R.end[r] > P.start[p]
     # 32-bit unit indices (half the memory of every pair array) when they fit
     narrow = np.int32 if max(len(R), len(P)) < 2**31 else _I64
     return r.compress(keep).astype(narrow), p.compress(keep).astype(narrow)
+
+
+def _overlapping_sides(R: Units, P: Units, order: np.ndarray, key: np.ndarray,
+                       span: int) -> tuple[np.ndarray, np.ndarray]:
+    """The overlapping (prediction, answer position in ``order``) pairs of
+    :func:`overlapping`, in its order, from two range searches whose sizes are the pairs
+    themselves: an answer and a prediction of one document overlap exactly when the
+    answer starts inside the prediction, or the prediction starts inside the answer after
+    the answer's start (spans are never empty)."""
+    assert R.start is not None and R.end is not None and P.start is not None and P.end is not None
+    p_doc = P.doc.astype(_I64) * span
+    p1, pos1 = _ranges(np.searchsorted(key, p_doc + P.start, "left"), np.searchsorted(key, p_doc + P.end, "left"))
+    p_order = np.lexsort((P.start, P.doc))
+    p_key = P.doc.take(p_order).astype(_I64) * span + P.start.take(p_order)
+    r_doc = R.doc.take(order).astype(_I64) * span
+    pos2, at = _ranges(np.searchsorted(p_key, r_doc + R.start.take(order) + 1, "left"),
+                       np.searchsorted(p_key, r_doc + R.end.take(order), "left"))
+    p, pos = np.concatenate((p1, p_order.take(at))), np.concatenate((pos1, pos2))
+    o = np.lexsort((pos, p))
+    return p.take(o), pos.take(o)
 
 
 def ao_pairs(R: Units, P: Units, rule: Rule) -> Pairs:
