@@ -715,3 +715,15 @@ def test_the_sweep_drops_states_that_break_the_rules(monkeypatch):
     monkeypatch.setattr(sweep, "_MAX_STATES", 4)
     rules = ([False] * 3, [True, False, False], [False] * 3)
     assert sweep._sweep(a, p, [1] * 9, rules) == [False, False, False, True, False, False, False, True, False]
+
+
+def test_the_sweep_gives_up_when_too_many_predictions_are_open(monkeypatch):
+    """Two answers that meet the same 65 predictions: all 65 are open between them, more
+    than the masks may hold (_MAX_OPEN = 64): None, however many states are allowed. With
+    64, the first answer takes the first prediction and the second the second (all
+    weights 1)."""
+    assert sweep._MAX_OPEN == 64
+    monkeypatch.setattr(sweep, "_MAX_STATES", 1000)
+    assert sweep._sweep([0] * 65 + [1] * 65, list(range(65)) * 2, [1] * 130) is None
+    keep = sweep._sweep([0] * 64 + [1] * 64, list(range(64)) * 2, [1] * 128)
+    assert keep is not None and [k for k, x in enumerate(keep) if x] == [0, 65]

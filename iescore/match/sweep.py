@@ -10,22 +10,26 @@ reference is the brute force and the dense Hungarian of tests/test_assign.py.
 
 from __future__ import annotations
 
+import heapq
+
 from .paths import _numbered
 
 __all__: list[str] = []
 
 _MAX_STATES = 64  # the sweep gives up when more sets of taken open predictions than this arise at one answer
+_MAX_OPEN = 64  # ... or when more predictions than this are open at once (its masks would grow with them)
 
 
 def _sweep(a: list[int], p: list[int], w: list[int],
            rules: tuple[list[bool], list[bool], list[bool]] | None = None) -> list[bool] | None:
     """Tie-ruled maximum-weight matching of edges given in (answer, prediction) order
     (``a``/``p`` node keys, ``w`` positive weights), or None when more than
-    ``_MAX_STATES`` states arise at one answer.
+    ``_MAX_STATES`` states arise at one answer or more than ``_MAX_OPEN`` predictions are
+    open at once.
 
     Answers are taken in order. Before answer i, the *open* predictions are those met by
     an answer before i and by one from i on; the state is the set of open predictions
-    already taken (a bit mask over prediction numbers from the first one not closed).
+    already taken (a bit mask: each open prediction holds a bit while it is open).
     ``best[i][S]`` is the largest weight the answers from i on can add in state S: their
     own partners, or none, avoiding S. The states that can arise are listed from the
     left, their values computed from the right, and the matching read from the left:
@@ -66,42 +70,44 @@ def _sweep(a: list[int], p: list[int], w: list[int],
     for i, nb in enumerate(adj):
         for c, _, _ in nb:
             last[c] = i
-    # base[i]: the first prediction number not closed before answer i (columns are
-    # numbered by first sight, so the open ones lie from base[i] on); shut[i]: the bits,
-    # from base[i], of the predictions whose last answer is i
-    base = [0] * (n_r + 1)
-    shut = [0] * n_r
-    b = 0
-    for i in range(n_r):
-        while last[b] < i:  # a prediction closed before i: its bit is clear
-            b += 1
-        base[i] = b
-        for c, _, _ in adj[i]:
-            if last[c] == i:
-                shut[i] |= 1 << (c - b)
-    base[n_r] = len(cols)
-
-    # each answer's partners as (bit from base[i], weight, edge); taking one sets its bit,
-    # then the bits of the predictions closing at i clear and the mask moves to base[i + 1]
-    bits = [[(1 << (c - base[i]), wk, k) for c, wk, k in nb] for i, nb in enumerate(adj)]
-
+    # each open prediction holds a bit of the state, the lowest bit free when it opens,
+    # given back after its last answer: the masks stay as wide as the most predictions
+    # open at once, however long one of them stays open
+    slot = [-1] * len(cols)
+    free: list[int] = []
+    width = 0
+    shut = [0] * n_r  # the bits of the predictions whose last answer is i
+    need = [0] * n_r  # those of them every matching ``rules`` allows covers
     must_r, ban_r, must_c = rules if rules is not None else ([False] * n_r, [False] * n_r, [False] * len(cols))
-    need = [0] * n_r  # the bits of shut[i] that must be set when they close
     for i, nb in enumerate(adj):
         for c, _, _ in nb:
-            if last[c] == i and must_c[c]:
-                need[i] |= 1 << (c - base[i])
+            if slot[c] < 0:
+                if free:
+                    slot[c] = heapq.heappop(free)
+                elif width == _MAX_OPEN:
+                    return None
+                else:
+                    slot[c], width = width, width + 1
+        for c, _, _ in nb:
+            if last[c] == i:
+                shut[i] |= 1 << slot[c]
+                if must_c[c]:
+                    need[i] |= 1 << slot[c]
+                heapq.heappush(free, slot[c])
+    # each answer's partners as (bit, weight, edge); taking one sets its bit, then the bits
+    # of the predictions closing at i clear
+    bits = [[(1 << slot[c], wk, k) for c, wk, k in nb] for nb in adj]
 
     def moves(i: int, s: int) -> list[tuple[int, int, int]]:
         """(edge or -1 for none, weight, next state) for answer i in state s, the moves
         ``rules`` allow; none first."""
-        off, keep, nd = base[i + 1] - base[i], ~shut[i], need[i]
-        out = [] if must_r[i] or s & nd != nd else [(-1, 0, (s & keep) >> off)]
+        keep, nd = ~shut[i], need[i]
+        out = [] if must_r[i] or s & nd != nd else [(-1, 0, s & keep)]
         if ban_r[i]:
             return out
         for bit, wk, k in bits[i]:
             if not s & bit and (s | bit) & nd == nd:
-                out.append((k, wk, ((s | bit) & keep) >> off))
+                out.append((k, wk, (s | bit) & keep))
         return out
 
     states: list[list[int]] = [[0]]
