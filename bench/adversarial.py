@@ -11,7 +11,8 @@ Cases (``CASES``):
   sizes in tokens.
 * ``nested``: one document (Documents with Spans) of adjacent three-token answers; each
   answer has a predicted span nested inside it (its first two tokens) and one overlapping
-  it and the next answer (its last token and the next one's first); sizes in tokens.
+  it and the next answer (its last token and the next one's first); one tool adds an
+  answer and a prediction over the whole document; sizes in tokens.
 * ``crossing``: one document whose answers overlap one another (``[k, k+3)`` for every k,
   as a span categorizer's may), predictions one token late (and, one tool, early; one,
   spans of 12 tokens); sizes in answers.
@@ -116,6 +117,21 @@ def nested_spans(n: int):
     for k in range(k_max):
         pred += [Span("E", 3 * k, 3 * k + 2), Span("E", 3 * k + 2, min(3 * k + 4, n))]
     return [Document("nested", ("w",) * n, tuple(gold))], [pred]
+
+
+def nested_long(n: int):
+    """:func:`nested_spans` plus one answer and one prediction over the whole document (a
+    section, say): every answer lies within the long prediction's reach.
+
+    >>> docs, preds = nested_long(6)
+    >>> [(s.start, s.end) for s in docs[0].spans][-1], [(s.start, s.end) for s in preds[0]][-1]
+    ((0, 6), (0, 6))
+    """
+    from iescore import Document, Span
+
+    docs, preds = nested_spans(n)
+    whole = Span("E", 0, len(docs[0].tokens))
+    return [Document("nested", docs[0].tokens, docs[0].spans + (whole,))], [preds[0] + [whole]]
 
 
 def crossing_spans(n: int, late: bool = True, width: int = 3):
@@ -488,6 +504,8 @@ def make_cases(quick: bool = False) -> dict[str, Case]:
             "tokens", (100, 1_000, 10_000, 100_000, 1_000_000), (30, 300),
             {
                 **_full_and_overlap("Document + Spans", nested_spans, _score_docs),
+                "iescore_long": Tool("the same, O(1,1) one-to-one, plus one answer and one prediction over the whole "
+                                     "document", nested_long, _score_docs(**OVERLAP), compare=False),
                 "nervaluate": Tool("nervaluate strict (dict loader, nested spans)", nested_spans, _nervaluate_spans),
             },
         ),

@@ -31,7 +31,7 @@ def test_quick_adversarial_benchmark_runs_and_counts_by_hand(tmp_path):
     import adversarial
 
     # seqeval is left out here (importing it takes seconds in every child); run.py's test has it
-    tools = "iescore_full,iescore_overlap,iescore_early,iescore_loose,iescore_wide,iescore_tie,iescore_dense,iescore_prf,nervaluate,conlleval_standin,iescore_cli"
+    tools = "iescore_full,iescore_overlap,iescore_early,iescore_loose,iescore_wide,iescore_tie,iescore_dense,iescore_long,iescore_prf,nervaluate,conlleval_standin,iescore_cli"
     assert adversarial.main(["--quick", "--out", str(tmp_path), "--cases", "chain,nested,crossing,templates,cli",
                              "--tools", tools, "--tmp", str(tmp_path)]) == 0
     res = json.loads((tmp_path / "adversarial.json").read_text())
@@ -62,6 +62,11 @@ def test_quick_adversarial_benchmark_runs_and_counts_by_hand(tmp_path):
     assert (over["tp"], over["gold"], over["pred"]) == (100, 100, 200)
     assert abs(over["f1"] - 2 / 3) < 1e-12
     assert over["slot_errors"] == {"C": 100, "S": 0, "D": 0, "I": 100}
+    # plus an answer and a prediction over the whole document: they match each other exactly
+    # (no short span matches a long one: 298 tokens missing or extra), so TP = 101, C = 101
+    long = result("nested", "iescore_long", 300)
+    assert (long["tp"], long["gold"], long["pred"]) == (101, 101, 201)
+    assert long["slot_errors"] == {"C": 101, "S": 0, "D": 0, "I": 100}
     # exact: no prediction equals an answer; nervaluate's strict counts agree (checked by the run)
     full = result("nested", "iescore_full", 300)
     assert (full["tp"], full["gold"], full["pred"]) == (0, 100, 200)
