@@ -30,7 +30,7 @@ def _sweep(a: list[int], p: list[int], w: list[int],
     Answers are taken in order. Before answer i, the *open* predictions are those met by
     an answer before i and by one from i on; the state is the set of open predictions
     already taken (a bit mask: each open prediction holds a bit while it is open).
-    ``best[i][S]`` is the largest weight the answers from i on can add in state S: their
+    ``values[i][S]`` is the largest weight the answers from i on can add in state S: their
     own partners, or none, avoiding S. The states that can arise are listed from the
     left, their values computed from the right, and the matching read from the left:
     each answer takes its earliest partner (in the edges' order) that keeps the total
