@@ -141,10 +141,11 @@ def _general(a: list[int], p: list[int], w: list[int]) -> list[bool]:
     col_of, u, v = _shortest_paths(gains, len(cols))
     tight = [k for k, (x, y, wk) in enumerate(zip(a, p, w)) if -wk == u[rows[x]] + v[cols[y]]]
     if len(tight) == len(w):
-        ra, cp = [rows[x] for x in a], [cols[y] for y in p]
         keep = _sweep(a, p, w, _optimal_rules(u, v))
-        if keep is None:
-            keep = _lex_first(a, p, ra, cp, col_of, u, v, paths._SEARCH_BUDGET)
+        if keep is not None:
+            return keep
+        ra, cp = [rows[x] for x in a], [cols[y] for y in p]  # the searches' row and column numbers
+        keep = _lex_first(a, p, ra, cp, col_of, u, v, paths._SEARCH_BUDGET)
         if keep is None:
             keep = _tie_ruled(a, p, w) if _tie_ruled_fits(a) else _lex_first(a, p, ra, cp, col_of, u, v, None)
         assert keep is not None  # without a limit, the searches always finish

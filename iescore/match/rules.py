@@ -84,7 +84,7 @@ def overlapping(R: Units, P: Units) -> tuple[np.ndarray, np.ndarray]:
     lo = np.searchsorted(key, p_doc + np.maximum(P.start - maxlen + 1, 0), "left")
     hi = np.searchsorted(key, p_doc + P.end, "left")
     if int(np.maximum(hi - lo, 0).sum()) > _WINDOW_EXCESS * (len(R) + len(P)):
-        p, pos = _overlapping_sides(R, P, order, key, span)
+        p, pos = _overlapping_sides(R, P, order, key, p_doc, span)
     else:
         p, pos = _ranges(lo, hi)
     del key, p_doc
@@ -95,21 +95,21 @@ def overlapping(R: Units, P: Units) -> tuple[np.ndarray, np.ndarray]:
     return r.compress(keep).astype(narrow), p.compress(keep).astype(narrow)
 
 
-def _overlapping_sides(R: Units, P: Units, order: np.ndarray, key: np.ndarray,
+def _overlapping_sides(R: Units, P: Units, order: np.ndarray, key: np.ndarray, p_doc: np.ndarray,
                        span: int) -> tuple[np.ndarray, np.ndarray]:
     """The overlapping (prediction, answer position in ``order``) pairs of
     :func:`overlapping`, in its order, from two range searches whose sizes are the pairs
-    themselves: an answer and a prediction of one document overlap exactly when the
-    answer starts inside the prediction, or the prediction starts inside the answer after
-    the answer's start (spans are never empty)."""
+    themselves (``key``: the answers' (document, start) keys in ``order``; ``p_doc``:
+    each prediction's document offset in those keys): an answer and a prediction of one
+    document overlap exactly when the answer starts inside the prediction, or the
+    prediction starts inside the answer after the answer's start (spans are never
+    empty)."""
     assert R.start is not None and R.end is not None and P.start is not None and P.end is not None
-    p_doc = P.doc.astype(_I64) * span
     p1, pos1 = _ranges(np.searchsorted(key, p_doc + P.start, "left"), np.searchsorted(key, p_doc + P.end, "left"))
     p_order = np.lexsort((P.start, P.doc))
     p_key = P.doc.take(p_order).astype(_I64) * span + P.start.take(p_order)
-    r_doc = R.doc.take(order).astype(_I64) * span
-    pos2, at = _ranges(np.searchsorted(p_key, r_doc + R.start.take(order) + 1, "left"),
-                       np.searchsorted(p_key, r_doc + R.end.take(order), "left"))
+    pos2, at = _ranges(np.searchsorted(p_key, key + 1, "left"),
+                       np.searchsorted(p_key, key + (R.end - R.start).take(order), "left"))
     p, pos = np.concatenate((p1, p_order.take(at))), np.concatenate((pos1, pos2))
     o = np.lexsort((pos, p))
     return p.take(o), pos.take(o)
