@@ -1,4 +1,4 @@
-"""OBD fillers without the pairs that weigh nothing (iescore.match.rules.obd_pairs' candidates
+"""OBD fillers without the pairs that weigh nothing (iescore.match.fillers.obd_pairs' candidates
 and iescore.match.slots' alignment of complete slots) against the plain reference: every
 same-document, same-slot pair compared token by token and the alignment solved over all of
 them by iescore.match.assign.match (itself checked against the brute force in
@@ -18,7 +18,8 @@ import iescore.scoring.part as part
 from iescore import Template, score_templates
 from iescore.config import Rule
 from iescore.match import slots
-from iescore.match.rules import Pairs, obd_pairs, sequence_match
+from iescore.match.fillers import obd_pairs
+from iescore.match.rules import Pairs, sequence_match
 from iescore.match.units import _I64, Units
 
 
@@ -113,7 +114,7 @@ def _spy(monkeypatch):
 
 def test_free_fillers_pair_in_position_order(monkeypatch):
     """Answers "Dr a", "Dr b", "Dr c", predictions "Dr c", "Dr x", "Dr y": every filler holds
-    "Dr" (shift 1); "Dr c" pairs with "Dr c" (correct, the only positive pair). The others
+    "Dr" (a floor of 1); "Dr c" pairs with "Dr c" (correct, the only positive pair). The others
     share only "Dr": the free answers "Dr a", "Dr b" take the free predictions in position
     order (filler positions are (document, slot, token sequence)): "Dr x", then "Dr y".
     C = 1, S = 2; nothing is materialised beyond the positive pair."""
@@ -126,8 +127,10 @@ def test_free_fillers_pair_in_position_order(monkeypatch):
 
 
 def test_a_tie_in_a_component_falls_back_to_all_pairs(monkeypatch):
-    """Answers "a c", "a b", "d" and predictions "x", "a", exact rule: no token is on every
-    answer (no floor); "a" shares one token with "a b" and with "a c", so the positive pairs
+    """Answers "a c", "a b", "d" and predictions "x", "a", exact rule. "a", on 2 of 3 answers
+    and 1 of 2 predictions, gets no floor: one would leave 1 x 1 pairs of fillers short of
+    it and 1 pair of "d" with the one stand-in (one answer is left unaligned), no fewer than
+    the 2 x 1 pairs of its holders. "a" shares one token with "a b" and with "a c", so the positive pairs
     have two best matchings (a tie). Over all 6 pairs the tie rule scans ("a b", "a") first
     (answers in position order "a b" < "a c" < "d", predictions "a" < "x"): kept; then
     ("a c", "x"); "d" is left. S = 2, D = 1. An alignment holds at most one positive pair
@@ -143,8 +146,8 @@ def test_a_tie_in_a_component_falls_back_to_all_pairs(monkeypatch):
 
 
 def test_a_tie_materialises_only_the_fillers_outside_single_optimum_components(monkeypatch):
-    """Answers "a b", "a c", "d e" and predictions "a", "d e", "x", exact rule (no floor: no
-    token on every answer). "d e" - "d e" is a component of its own (one best matching:
+    """Answers "a b", "a c", "d e" and predictions "a", "d e", "x", exact rule (no floor: one
+    for "a" would leave 1 x 2 pairs short of it, no fewer than its holders' 2 x 1). "d e" - "d e" is a component of its own (one best matching:
     correct); "a" shares a token with "a b" and "a c" (a tie). "d e" - "d e" is in every best
     alignment, so only "a b", "a c" x "a", "x" are solved over all their pairs (4): the tie
     rule keeps ("a b", "a") (earliest answer, earliest prediction), then ("a c", "x").
@@ -269,3 +272,100 @@ def test_the_band_stays_within_its_slot():
     pred = [Template("d0", {"s": ("Dr", "Dr Dr", "Dr Dr Dr"), "t": ("Dr", "Dr Dr", "a")})]
     d, items, _ = _compare(ref, pred, rule="O(1,1)", counting="any", sparse=True)
     assert d["confusion"]["s"].get("t") is None  # no answer of s aligned with a prediction of t
+
+
+@st.composite
+def any_floors(draw):
+    """A function drawing any floors for a slot: a subset of its tokens, each with a count
+    of 1 to 3 (the weights, gains and stand-ins must give the same alignment whatever the
+    floors: README, Definitions: slot errors; iescore.match.fillers)."""
+    data = draw(st.data())
+
+    def floors(keys_r, sets_r, keys_p, sets_p):
+        tokens = sorted(frozenset().union(*sets_r, *sets_p))
+        chosen = data.draw(st.lists(st.sampled_from(tokens), unique=True)) if tokens else []
+        return Counter({t: data.draw(st.integers(1, 3)) for t in chosen})
+
+    return floors
+
+
+@settings(max_examples=300, deadline=None)
+@given(templates(), any_floors(), st.sampled_from(["E", "C(1)", "O(1,1)", "O(inf,inf)"]),
+       st.sampled_from(["any", "one-to-one"]), st.booleans())
+def test_any_floors_give_the_reference_alignment(case, floors, rule, counting, sparse):
+    from iescore.match import fillers
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(fillers, "_floors", floors)
+        _compare(*case, rule=rule, counting=counting, sparse=sparse)
+
+
+def _pairs_spy(monkeypatch):
+    sizes = []
+    real = part.obd_pairs
+
+    def spy(*a):
+        out = real(*a)
+        sizes.append(len(out.r))
+        return out
+
+    monkeypatch.setattr(part, "obd_pairs", spy)
+    return sizes
+
+
+def test_a_token_on_every_filler_but_one_answer_is_a_floor(monkeypatch):
+    """50 answers "Dr s<k> x<k>" but the last, "Prof s49 x49", and 50 predictions: "Dr s<k>
+    x<k>" for even k, "Dr s<k>" for odd k. "Dr" (on 49 of 50 answers, all predictions) gets
+    the floor 1: only "Prof s49 x49" lacks it, and no prediction, so no pair of fillers short
+    of it; its holders would give 49 x 50 pairs. What is left: answer k and prediction k
+    share "s<k>", nothing else is shared beyond the floor: 50 candidate pairs, not 2,450.
+    Every answer aligns with its own prediction: the 25 even ones are correct (exact rule),
+    C = 25, S = 25."""
+    sizes = _pairs_spy(monkeypatch)
+    ref = tuple(f"Dr s{k:02d} x{k:02d}" for k in range(49)) + ("Prof s49 x49",)
+    pred = tuple(f"Dr s{k:02d} x{k:02d}" if k % 2 == 0 else f"Dr s{k:02d}" for k in range(50))
+    r = score_templates(reference=[Template("t", {"s": ref})], prediction=[Template("t", {"s": pred})])
+    se = r.to_dict()["slot_errors"]
+    assert (se["C"], se["S"], se["D"], se["I"]) == (25, 25, 0, 0)
+    assert sizes == [50]
+    assert [i["partner"]["index"] for i in r.items("reference")] == list(range(50))
+    monkeypatch.undo()
+    _compare([Template("t", {"s": ref})], [Template("t", {"s": pred})])
+
+
+@pytest.mark.parametrize("larger", ["reference", "prediction"])
+def test_a_filler_short_of_the_floor_is_left_unaligned_by_its_stand_in(larger):
+    """Three fillers "Ann", "Dr a", "Dr b" on one side, one "Dr x" on the other, exact rule.
+    "Dr" (on 2 of 3, and on the 1) gets the floor 1 (cost: no pair short of it on both
+    sides, and 1 pair of "Ann" with the one stand-in, against 2 x 1 pairs of its holders).
+    No pair weighs anything beyond the floor; "Ann" lacks it, so it gains 1 when left
+    unaligned (its stand-in). By hand, over all pairs: "Dr x" shares "Dr" with "Dr a" and
+    "Dr b" (1 token), nothing with "Ann"; the tie rule takes "Dr a" (positions "Ann" <
+    "Dr a" < "Dr b"). S = 1 and two of the three unaligned. Without the stand-in, "Ann",
+    first in position order, would take "Dr x"."""
+    three, one = ("Ann", "Dr a", "Dr b"), ("Dr x",)
+    ref, pred = (three, one) if larger == "reference" else (one, three)
+    d, items, _ = _compare([Template("t", {"s": ref})], [Template("t", {"s": pred})])
+    se = d["slot_errors"]
+    assert (se["C"], se["S"], se["D"], se["I"]) == ((0, 1, 2, 0) if larger == "reference" else (0, 1, 0, 2))
+    assert [x[2] for x in items[larger]] == [None, 0, None]
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_no_more_stand_ins_than_the_excess(monkeypatch, sparse):
+    """Answers "Ann", "Bob", "Dr a", predictions "Dr x", "Dr y", exact rule, "Dr" given the
+    floor 1 (by hand: its cost would be 2, as its holders' 1 x 2, so it gets none unless
+    forced). "Ann" and "Bob" lack it: both gain 1 when unaligned, but only one answer is
+    left unaligned, so one stand-in, and "Ann" and "Bob" tie for it. By hand, over all
+    pairs: the best alignments pair both predictions, "Dr a" with one of them (1 shared
+    token) and "Ann" or "Bob" with the other; the tie rule scans ("Ann", "Dr x") first
+    (positions "Ann" < "Bob" < "Dr a", "Dr x" < "Dr y"): kept, then ("Dr a", "Dr y").
+    S = 2, D = 1."""
+    from iescore.match import fillers
+
+    monkeypatch.setattr(fillers, "_floors", lambda *a: Counter({"Dr": 1}))
+    d, items, _ = _compare([Template("t", {"s": ("Ann", "Bob", "Dr a")})],
+                           [Template("t", {"s": ("Dr x", "Dr y")})], sparse=sparse)
+    se = d["slot_errors"]
+    assert (se["C"], se["S"], se["D"], se["I"]) == (0, 2, 1, 0)
+    assert [x[2] for x in items["reference"]] == [0, None, 1]

@@ -3,7 +3,8 @@
 Pipeline: decode (:mod:`iescore.decode`) -> **match -> count** -> per-document cells
 (:mod:`iescore.cells`) -> measures -> report -> views. Modules: :mod:`.units` (units,
 cells, statuses), :mod:`.rules` (candidate pairs under exact / contain / overlap and
-the OBD sequence rules), :mod:`.assign` (maximum-cardinality matching with
+the OBD sequence rules), :mod:`.fillers` (OBD filler pairs through the slots' floors),
+:mod:`.slots` (Makhoul's alignment of OBD slots), :mod:`.assign` (maximum-cardinality matching with
 preferences; its solver for non-crossing edges in :mod:`.intervals`), :mod:`.count` (any-match and one-to-one counting, Makhoul's alignment),
 :mod:`.modes` (match-best), :mod:`.exact` (the exact fast path for decoded tags).
 The token & separator model is :mod:`iescore.ts`.
@@ -11,7 +12,8 @@ The token & separator model is :mod:`iescore.ts`.
 
 from .count import count
 from .exact import exact_disjoint
-from .rules import Pairs, ao_pairs, obd_pairs, overlapping, sequence_match
+from .fillers import obd_pairs
+from .rules import Pairs, ao_pairs, overlapping, sequence_match
 from .units import SPAN_FIELDS, STATUS_NAMES, CellIndex, EngineResult, Units, cell_index, collapse
 
 __all__ = [

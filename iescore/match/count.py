@@ -78,7 +78,7 @@ def count(
     ref_status[ref_hit] = TP
 
     # Makhoul alignment over all pairs
-    if pairs.shift is not None:  # OBD fillers: complete slots, only the pairs that weigh anything
+    if pairs.weight is not None:  # OBD fillers: complete slots, only the pairs that weigh anything
         a_r, a_p, a_ok = align_slots(pairs, R, P, rank_r, rank_p)
     else:
         a_r, a_p, a_ok = _align(pairs, nR, nP, rank_r, rank_p)

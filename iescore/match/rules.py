@@ -2,7 +2,7 @@
 
 The pairs of a reference and a prediction unit that overlap (AO), or share a
 document and label and can weigh anything (OBD: found by an inverted index and
-hashing, never by comparing all pairs; :func:`_candidates`), are generated once and
+hashing, never by comparing all pairs: :mod:`iescore.match.fillers`), are generated once and
 their attributes computed: same label, rule satisfied (exact / contain(e) / overlap(e, m)),
 exact, boundary error, closeness (overlapping tokens in AO, shared tokens in OBD).
 Counting (:mod:`iescore.match.count`) reads only these attributes.
@@ -10,9 +10,7 @@ Counting (:mod:`iescore.match.count`) reads only these attributes.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
-from typing import TypeAlias
 
 import numpy as np
 
@@ -30,9 +28,11 @@ class Pairs:
     exact: np.ndarray
     err: np.ndarray  # boundary error el+er+ml+mr (>= 0)
     close: np.ndarray  # overlapping tokens (AO) or shared tokens (OBD)
-    # OBD: the pair's shared tokens that no alignment weighs (its slot's floor, obd_pairs);
-    # the pairs are then only those that can weigh anything, the slot being complete
-    shift: np.ndarray | None = None
+    # OBD (iescore.match.fillers): what the pair weighs in its slot's alignment beyond the
+    # slot's floors; the pairs are then only those that can weigh anything, the slot being
+    # complete, and ``alone`` is what every answer and every prediction gains when left unaligned
+    weight: np.ndarray | None = None
+    alone: tuple[np.ndarray, np.ndarray] | None = None
 
     @classmethod
     def empty(cls) -> Pairs:
@@ -42,7 +42,7 @@ class Pairs:
 
     def take(self, m: np.ndarray) -> Pairs:
         return Pairs(self.r[m], self.p[m], self.same[m], self.ok[m], self.exact[m], self.err[m], self.close[m],
-                     None if self.shift is None else self.shift[m])
+                     None if self.weight is None else self.weight[m], self.alone)
 
 
 def _ranges(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -167,139 +167,3 @@ def sequence_match(p: tuple[str, ...], a: tuple[str, ...], rule: Rule) -> tuple[
             best = n + k - 2 * t
             break
     return (best is not None), (best or 0)
-
-
-def _shared(a: tuple[str, ...], b: tuple[str, ...]) -> int:
-    return sum((Counter(a) & Counter(b)).values())
-
-
-def _join(left: dict[object, list[int]], right: dict[object, list[int]]) -> tuple[list[int], list[int]]:
-    """Every (l, r) of equal keys in two posting dictionaries."""
-    out_l: list[int] = []
-    out_r: list[int] = []
-    for key, rs in right.items():
-        ls = left.get(key)
-        if ls:
-            for j in rs:
-                out_l.extend(ls)
-                out_r.extend([j] * len(ls))
-    return out_l, out_r
-
-
-Reduced: TypeAlias = "frozenset[str] | Counter[str]"  # a filler's reduced tokens: a set when none repeats
-
-
-def _candidates(R: Units, P: Units, rule: Rule) -> tuple[np.ndarray, np.ndarray, list[Reduced], list[Reduced]]:
-    """The same-document, same-slot pairs that can weigh anything in OBD, and every
-    filler's *reduced* tokens (README, Definitions: slot errors; matching rules (OBD)).
-
-    In a slot whose predictions are no more than its answers, every largest alignment
-    pairs every prediction; a slot's *floor* is then the token copies every one of its
-    answers holds (say "Dr" in every name; with more predictions than answers, the
-    predictions' floor and the roles swap). A filler's reduced tokens are its own minus
-    the floor's copies; a pair shares its reduced fillers' tokens plus a *shift* (the
-    floor's copies both hold), and the shift depends on the prediction alone, so the sum
-    of the shifts is the same for every largest alignment of the slot and drops out.
-    A pair can then weigh something only when (1) the reduced fillers share a token (an
-    inverted index), (2) the fillers are equal (hashing), or (3) the rule accepts it
-    through a common part of floor copies only, which needs the prediction to have at
-    most ``e`` reduced tokens and the answer at most ``m`` (contain: none): the cross
-    product of those few fillers. Returns (answer, prediction) sorted by (prediction,
-    answer), and the reduced tokens of every answer and every prediction."""
-    assert R.key is not None and P.key is not None
-    slot_r: dict[tuple[int, int], list[int]] = {}
-    slot_p: dict[tuple[int, int], list[int]] = {}
-    for i, s in enumerate(zip(R.doc.tolist(), R.label.tolist())):
-        slot_r.setdefault(s, []).append(i)
-    for j, s in enumerate(zip(P.doc.tolist(), P.label.tolist())):
-        slot_p.setdefault(s, []).append(j)
-    red_r: list[Reduced] = [frozenset()] * len(R)
-    red_p: list[Reduced] = [frozenset()] * len(P)
-    tok_r: dict[object, list[int]] = {}
-    tok_p: dict[object, list[int]] = {}
-    eq_r: dict[object, list[int]] = {}
-    eq_p: dict[object, list[int]] = {}
-    few_l: list[int] = []
-    few_r: list[int] = []
-    e_max = rule.e if rule.kind != "exact" else -1
-    m_max = rule.m if rule.kind == "overlap" else 0
-    for s, ps in slot_p.items():
-        rs = slot_r.get(s)
-        if not rs:
-            continue
-        keys_f, side = (R.key, rs) if len(ps) <= len(rs) else (P.key, ps)
-        floor = Counter(keys_f[side[0]])
-        for i in side[1:]:
-            if not floor:
-                break
-            k = keys_f[i]
-            if len(floor) == 1 and len(k) == len(set(k)):  # a single token: is it there?
-                t = next(iter(floor))
-                if t not in k:
-                    floor = Counter()
-                elif floor[t] > 1:
-                    floor[t] = 1
-            else:
-                floor &= Counter(k)
-        plain_floor = all(c == 1 for c in floor.values())
-        fkeys = frozenset(floor)
-        low_r: list[int] = []
-        low_p: list[int] = []
-        for keys, idx, red, tok, eq, low, lim in ((R.key, rs, red_r, tok_r, eq_r, low_r, m_max),
-                                                  (P.key, ps, red_p, tok_p, eq_p, low_p, e_max)):
-            for i in idx:
-                k = keys[i]
-                eq.setdefault((s, k), []).append(i)
-                ks = frozenset(k)
-                c: Reduced
-                if len(ks) == len(k) and plain_floor:
-                    c = ks - fkeys if floor else ks
-                    size = len(c)
-                else:
-                    c = Counter(k) - floor
-                    size = c.total()
-                red[i] = c
-                for t in c:
-                    tok.setdefault((s, t), []).append(i)
-                if floor and size <= lim:
-                    low.append(i)
-        for j in low_p:
-            few_l.extend(low_r)
-            few_r.extend([j] * len(low_r))
-    l1, r1 = _join(tok_r, tok_p)
-    l2, r2 = _join(eq_r, eq_p)
-    r = np.array(l1 + l2 + few_l, dtype=_I64)
-    p = np.array(r1 + r2 + few_r, dtype=_I64)
-    code = np.unique(p * max(len(R), 1) + r)  # sorted by (prediction, answer), each pair once
-    return code % max(len(R), 1), code // max(len(R), 1), red_r, red_p
-
-
-def obd_pairs(R: Units, P: Units, rule: Rule) -> Pairs:
-    """The same-document, same-slot filler pairs that can weigh anything (:func:`_candidates`),
-    with rule attributes (README, Definitions: matching rules (OBD)) and their shift. Every
-    pair of a slot left out satisfies no rule and shares only its shift: the slot
-    alignment (:mod:`iescore.match.slots`) treats the slot as complete."""
-    assert R.key is not None and P.key is not None
-    if len(R) == 0 or len(P) == 0:
-        z = np.zeros(0, dtype=_I64)
-        return Pairs(z, z, z.astype(bool), z.astype(bool), z.astype(bool), z, z, z)
-    r, p, red_r, red_p = _candidates(R, P, rule)
-    n = len(r)
-    shift = np.zeros(n, dtype=_I64)
-    ok = np.zeros(n, dtype=bool)
-    exact = np.zeros(n, dtype=bool)
-    err = np.zeros(n, dtype=_I64)
-    close = np.zeros(n, dtype=_I64)
-    for i, (ri, pi) in enumerate(zip(r.tolist(), p.tolist())):
-        a, b = R.key[ri], P.key[pi]
-        ok[i], err[i] = sequence_match(b, a, rule)
-        exact[i] = a == b
-        x, y = red_r[ri], red_p[pi]
-        if isinstance(x, frozenset) and isinstance(y, frozenset):  # no token repeats
-            close[i] = n_shared = len(frozenset(a) & frozenset(b))
-            shift[i] = n_shared - len(x & y)
-        else:
-            close[i] = _shared(a, b)
-            shift[i] = close[i] - (Counter(x) & Counter(y)).total()
-    same = np.ones(n, dtype=bool)
-    return Pairs(r, p, same, ok, exact, err, close, shift)

@@ -4,13 +4,21 @@ Definitions: slot errors; ties), without the pairs of a slot that weigh nothing.
 In OBD every answer and prediction of one slot (document and label) may align, so a
 slot is a complete bipartite graph. Its alignment maximises correct pairs, then aligned
 pairs, then shared tokens, ties broken by the earliest pairs (:mod:`iescore.match.assign`).
-:func:`iescore.match.rules.obd_pairs` hands over only the pairs that can weigh anything:
-the others are not correct and share only their *shift* (copies of the slot's floor),
-whose sum is the same for every largest alignment of the slot. As every matching
-extends to ``min(answers, predictions)`` pairs through the complete slot, the
-objective is the same as: a best matching of the *positive* pairs (correct, or sharing
-more than the shift) under (correct, shared tokens minus the shift), filled up with
-weightless pairs.
+:func:`iescore.match.fillers.obd_pairs` hands over only the pairs that can weigh anything,
+with their *weights* (shared tokens, counted from the slot's floors), and what each filler
+gains when left unaligned (copies of floors it lacks): the alignments rank the same under
+those (:mod:`iescore.match.fillers`).
+
+An unaligned filler's gain is carried by a *stand-in*: in a slot of more answers than
+predictions, a prediction standing for "unaligned", as many as the answers with a gain
+(but no more than the excess of answers), each paired with each of them at their gain
+(no correct pair, no aligned pair), ranked after every real prediction (and the other way
+round). A largest alignment leaves exactly the excess unaligned, and the tie rule decides
+an answer's stand-in only after all its real partners: the stand-ins change no real
+choice. As every matching extends to ``min(answers, predictions)`` real pairs through the
+complete slot, the objective is the same as: a best matching of the *positive* pairs
+(correct, or of positive weight, stand-ins included) under (correct, weight), filled up
+with weightless pairs.
 
 Every best alignment contains the best matching of each component of the positive pairs
 that has only one (the common case: a filler shares its own tokens with its own
@@ -25,10 +33,9 @@ the free fillers), or in which at least half the pairs weigh something, is solve
 the pairs of its fillers outside the single-optimum components, by the general solver
 of :mod:`iescore.match.assign`: all their positive pairs, and of the weightless ones only
 a band around the diagonal of their places, as wide as the positive pairs they can hold
-(:func:`_banded`), which is all pairs when most pairs weigh something: the stated worst case,
-reached when a token sits on many fillers but not on all answers (nor, when the
-predictions are more, on all predictions) and several matchings tie. The plain reference
-is the all-pairs path in tests/test_slots.py.
+(:func:`_banded`), which is all pairs when most pairs weigh something: the stated worst
+case, reached when many fillers share tokens beyond their floors and several matchings
+tie. The plain reference is the all-pairs path in tests/test_slots.py.
 """
 
 from __future__ import annotations
@@ -97,23 +104,24 @@ def _complete(sr: np.ndarray, sp: np.ndarray, in_r: np.ndarray, in_p: np.ndarray
 
 
 def _banded(sr: np.ndarray, sp: np.ndarray, in_r: np.ndarray, in_p: np.ndarray, u: np.ndarray, v: np.ndarray,
-            rank_r: np.ndarray, rank_p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            rank_r: np.ndarray, rank_p: np.ndarray, n_r: int, n_p: int) -> tuple[np.ndarray, np.ndarray]:
     """The pairs of one slot, among the units of the masks, that its tie-ruled alignment can
-    use: every positive pair (``u``/``v``), and the weightless pairs of the answer at place
-    i (in rank order among the slot's units of the mask) with the predictions at places
-    i - k .. i + k, k the most positive pairs an alignment of the slot can hold (the fewer
-    of its answers and of its predictions that have one).
+    use: every positive pair (``u``/``v``, stand-ins included: units from ``n_r``/``n_p``
+    on), and the weightless pairs of the answer at place i (in rank order among the slot's
+    real units of the mask) with the predictions at places i - k .. i + k, k the most
+    positive pairs an alignment of the slot can hold (the fewer of its answers and of its
+    predictions that have one).
 
     Why that band holds the alignment: in it, weightless pairs keep rank order and take
     the earliest predictions (else exchanging two, or moving one to an earlier free
-    prediction, or to an earlier unaligned answer, would weigh more or keep an earlier
-    pair); so the predictions before the partner of the answer at place i are all aligned,
-    each with an answer before it or by one of at most k positive pairs, and the answers
-    before it all likewise: the two places differ by k at most. Where the band is as wide
-    as the slots, all their pairs (:func:`_complete`).
+    prediction, or to an earlier answer aligned with nothing, would weigh as much and keep
+    an earlier pair); so the predictions before the partner of the answer at place i are
+    all aligned, each with an answer before it or by one of at most k positive pairs, and
+    the answers before it all likewise: the two places differ by k at most. Where the band
+    is as wide as the slots, all their pairs (:func:`_complete`).
     """
-    fr, kr = _first_free(sr, rank_r, in_r)
-    fp, kp = _first_free(sp, rank_p, in_p)
+    fr, kr = _first_free(sr[:n_r], rank_r[:n_r], in_r[:n_r])
+    fp, kp = _first_free(sp[:n_p], rank_p[:n_p], in_p[:n_p])
     keep = in_r.take(u) & in_p.take(v)
     pu, pv = u.compress(keep), v.compress(keep)
     # k per slot: distinct answers and predictions with a positive pair
@@ -122,31 +130,58 @@ def _banded(sr: np.ndarray, sp: np.ndarray, in_r: np.ndarray, in_p: np.ndarray, 
     n_b = np.bincount(np.searchsorted(slots, sp.take(np.unique(pv))), minlength=len(slots))
     k = np.minimum(n_a, n_b)
     band = int(k.max(initial=0))
-    if 2 * band + 1 >= max(int(kr.max(initial=0)), int(kp.max(initial=0))) + 1:
-        return _complete(sr, sp, in_r, in_p)  # as wide as the slots: all their pairs, in one pass
-    width = int(max(len(fr), len(fp))) + band + 1  # place + offset stays below it: no key of another slot
-    key_p = sp.take(fp) * width + kp
-    o = np.argsort(key_p)
-    key_p, fp_o = key_p.take(o), fp.take(o)
-    k_r = k.take(np.searchsorted(slots, sr.take(fr)))
     out_r, out_p = [pu], [pv]
-    for d in range(-band, band + 1):
-        sel = np.flatnonzero((np.abs(d) <= k_r) & (kr + d >= 0))
-        want = sr.take(fr.take(sel)) * width + kr.take(sel) + d
-        at = np.minimum(np.searchsorted(key_p, want), max(len(key_p) - 1, 0))
-        hit = key_p.take(at) == want if len(key_p) else np.zeros(len(want), dtype=bool)
-        out_r.append(fr.take(sel.compress(hit)))
-        out_p.append(fp_o.take(at.compress(hit)))
+    if 2 * band + 1 >= max(int(kr.max(initial=0)), int(kp.max(initial=0))) + 1:
+        cr, cp = _complete(sr[:n_r], sp[:n_p], in_r[:n_r], in_p[:n_p])  # as wide as the slots: all their pairs
+        out_r.append(cr)
+        out_p.append(cp)
+    else:
+        width = int(max(len(fr), len(fp))) + band + 1  # place + offset stays below it: no key of another slot
+        key_p = sp.take(fp) * width + kp
+        o = np.argsort(key_p)
+        key_p, fp_o = key_p.take(o), fp.take(o)
+        k_r = k.take(np.searchsorted(slots, sr.take(fr)))
+        for d in range(-band, band + 1):
+            sel = np.flatnonzero((np.abs(d) <= k_r) & (kr + d >= 0))
+            want = sr.take(fr.take(sel)) * width + kr.take(sel) + d
+            at = np.minimum(np.searchsorted(key_p, want), max(len(key_p) - 1, 0))
+            hit = key_p.take(at) == want if len(key_p) else np.zeros(len(want), dtype=bool)
+            out_r.append(fr.take(sel.compress(hit)))
+            out_p.append(fp_o.take(at.compress(hit)))
     dr, dp = np.concatenate(out_r), np.concatenate(out_p)
-    code = np.unique(dr * len(sp) + dp)
-    return code // len(sp), code % len(sp)
+    n = len(sp)
+    code = np.unique(dr * n + dp)
+    return code // n, code % n
+
+
+def _stand_ins(s_big: np.ndarray, s_small: np.ndarray, gain: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Stand-ins for one side's unaligned fillers (module docstring): in each slot with
+    more units on this side (slots ``s_big``) than on the other (``s_small``), one per unit
+    there with a positive ``gain``, but no more than the excess. Returns the slot of every
+    stand-in, and the edges, every such unit with every stand-in of its slot: (unit,
+    stand-in number)."""
+    z = np.zeros(0, dtype=_I64)
+    cand = np.flatnonzero(gain > 0)
+    if len(cand) == 0:
+        return z, z, z
+    cs = s_big.take(cand)
+    sb, ss = np.sort(s_big), np.sort(s_small)
+    excess = (np.searchsorted(sb, cs, "right") - np.searchsorted(sb, cs, "left")
+              - np.searchsorted(ss, cs, "right") + np.searchsorted(ss, cs, "left"))
+    sel = np.flatnonzero(excess > 0)
+    cand, cs, excess = cand.take(sel), cs.take(sel), excess.take(sel)
+    slots, first, inv, count = np.unique(cs, return_index=True, return_inverse=True, return_counts=True)
+    k = np.minimum(count, excess.take(first))  # stand-ins per slot
+    start = np.cumsum(k) - k
+    owner, number = _ranges(start.take(inv), start.take(inv) + k.take(inv))
+    return np.repeat(slots, k), cand.take(owner), number
 
 
 def align_slots(pairs: Pairs, R: Units, P: Units, rank_r: Callable[[], np.ndarray],
                 rank_p: Callable[[], np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Makhoul's alignment of OBD fillers from ``obd_pairs``' pairs: (answers, predictions,
     correct) of the aligned pairs, in (prediction, answer) order."""
-    assert pairs.shift is not None
+    assert pairs.weight is not None and pairs.alone is not None
     n_r, n_p = len(R), len(P)
     if n_r == 0 or n_p == 0:
         z = np.zeros(0, dtype=_I64)
@@ -154,30 +189,41 @@ def align_slots(pairs: Pairs, R: Units, P: Units, rank_r: Callable[[], np.ndarra
     n_lab = int(max(R.label.max(), P.label.max())) + 1
     sr = R.doc.astype(_I64) * n_lab + R.label
     sp = P.doc.astype(_I64) * n_lab + P.label
-    red = pairs.close - pairs.shift
-    pos = np.flatnonzero(pairs.ok | (red > 0))
-    u, v, ok, red = pairs.r.take(pos).astype(_I64), pairs.p.take(pos).astype(_I64), pairs.ok.take(pos), red.take(pos)
+    gain_r, gain_p = pairs.alone
+    # stand-ins: answers from n_r on stand for unaligned predictions, predictions from n_p on for answers
+    slot_xr, ep, xr = _stand_ins(sp, sr, gain_p)
+    slot_xp, er, xp = _stand_ins(sr, sp, gain_r)
+    N_r, N_p = n_r + len(slot_xr), n_p + len(slot_xp)
+    if N_r > n_r or N_p > n_p:
+        sr, sp = np.concatenate((sr, slot_xr)), np.concatenate((sp, slot_xp))
+        rank_r = _ranked_after(rank_r, N_r - n_r)
+        rank_p = _ranked_after(rank_p, N_p - n_p)
+    pos = np.flatnonzero(pairs.ok | (pairs.weight > 0))
+    u = np.concatenate((pairs.r.take(pos).astype(_I64), er, n_r + xr))
+    v = np.concatenate((pairs.p.take(pos).astype(_I64), n_p + xp, ep))
+    ok = np.concatenate((pairs.ok.take(pos), np.zeros(len(er) + len(ep), dtype=bool)))
+    red = np.concatenate((pairs.weight.take(pos), gain_r.take(er), gain_p.take(ep)))
     # slots where most pairs weigh something (_FULL_SHARE) go straight to all their pairs
     slot_ids, su = np.unique(sr.take(u), return_inverse=True)
-    s_r, s_p = np.sort(sr), np.sort(sp)
+    s_r, s_p = np.sort(sr[:n_r]), np.sort(sp[:n_p])
     n_rs = np.searchsorted(s_r, slot_ids, "right") - np.searchsorted(s_r, slot_ids, "left")
     n_ps = np.searchsorted(s_p, slot_ids, "right") - np.searchsorted(s_p, slot_ids, "left")
     full = slot_ids.compress(np.bincount(su, minlength=len(slot_ids)) >= _FULL_SHARE * (n_rs * n_ps))
     sparse = np.flatnonzero(~np.isin(sr.take(u), full))
     su_, sv, sok, sred = u.take(sparse), v.take(sparse), ok.take(sparse), red.take(sparse)
-    chosen = match(su_, sv, [sok, sred], n_r, n_p, rank_r, rank_p) if len(su_) else np.zeros(0, dtype=bool)
-    tied = _tied_components(su_, sv, sok, sred, chosen, n_r, n_p)
+    chosen = match(su_, sv, [sok, sred], N_r, N_p, rank_r, rank_p) if len(su_) else np.zeros(0, dtype=bool)
+    tied = _tied_components(su_, sv, sok, sred, chosen, N_r, N_p)
     dense = np.union1d(full, sr.take(su_.compress(tied)))  # slots solved over all their pairs
     in_r, in_p = ~np.isin(sr, dense), ~np.isin(sp, dense)
     # a component with one best matching has it in every best alignment, whatever the slot
     keep = chosen & ~tied
     out_r, out_p, out_ok = [su_.compress(keep)], [sv.compress(keep)], [sok.compress(keep)]
-    left_r, left_p = np.ones(n_r, dtype=bool), np.ones(n_p, dtype=bool)
+    left_r, left_p = np.ones(N_r, dtype=bool), np.ones(N_p, dtype=bool)
     left_r[out_r[0]] = False
     left_p[out_p[0]] = False
     # the free fillers of the other slots: k-th free answer with the k-th free prediction
-    fr, kr = _first_free(sr, rank_r(), left_r & in_r)
-    fp, kp = _first_free(sp, rank_p(), left_p & in_p)
+    fr, kr = _first_free(sr[:n_r], rank_r()[:n_r], (left_r & in_r)[:n_r])
+    fp, kp = _first_free(sp[:n_p], rank_p()[:n_p], (left_p & in_p)[:n_p])
     width = max(n_r, n_p) + 1
     _, ir, ip = np.intersect1d(sr.take(fr) * width + kr, sp.take(fp) * width + kp, return_indices=True)
     out_r.append(fr.take(ir))
@@ -186,20 +232,38 @@ def align_slots(pairs: Pairs, R: Units, P: Units, rank_r: Callable[[], np.ndarra
     if len(dense):
         # the slots with a tie: the pairs of the fillers no single-optimum component holds
         # that a tie-ruled alignment can use (all the positive ones, weightless ones in a band)
-        dr, dp = _banded(sr, sp, left_r & ~in_r, left_p & ~in_p, u, v, rank_r(), rank_p())
+        dr, dp = _banded(sr, sp, left_r & ~in_r, left_p & ~in_p, u, v, rank_r(), rank_p(), n_r, n_p)
         # the positive pairs' weights looked up by (prediction, answer); all others weigh nothing
-        code = v * n_r + u
+        code = v * N_r + u
         o = np.argsort(code)
         code = code.take(o)
-        dc = dp * n_r + dr
+        dc = dp * N_r + dr
         at = np.minimum(np.searchsorted(code, dc), max(len(code) - 1, 0))
         hit = code.take(at) == dc if len(code) else np.zeros(len(dc), dtype=bool)
         d_ok = hit & ok.take(o).take(at) if len(code) else hit
         d_red = np.where(hit, red.take(o).take(at), 0) if len(code) else np.zeros(len(dc), dtype=_I64)
-        ch = match(dr, dp, [d_ok, np.broadcast_to(np.int8(1), len(dr)), d_red], n_r, n_p, rank_r, rank_p)
+        real = ((dr < n_r) & (dp < n_p)).view(np.int8)  # a pair with a stand-in aligns nothing
+        ch = match(dr, dp, [d_ok, real, d_red], N_r, N_p, rank_r, rank_p)
         out_r.append(dr.compress(ch))
         out_p.append(dp.compress(ch))
         out_ok.append(d_ok.compress(ch))
     a_r, a_p, a_ok = np.concatenate(out_r), np.concatenate(out_p), np.concatenate(out_ok)
+    m = np.flatnonzero((a_r < n_r) & (a_p < n_p))  # a filler paired with a stand-in is unaligned
+    a_r, a_p, a_ok = a_r.take(m), a_p.take(m), a_ok.take(m)
     o = np.lexsort((a_r, a_p))
     return a_r.take(o), a_p.take(o), a_ok.take(o)
+
+
+def _ranked_after(rank: Callable[[], np.ndarray], extra: int) -> Callable[[], np.ndarray]:
+    """The ranks with ``extra`` stand-ins after every real unit, computed on first use."""
+    if extra == 0:
+        return rank
+    cache: list[np.ndarray] = []
+
+    def ranks() -> np.ndarray:
+        if not cache:
+            r = rank()
+            cache.append(np.concatenate((r.astype(_I64), len(r) + np.arange(extra, dtype=_I64))))
+        return cache[0]
+
+    return ranks

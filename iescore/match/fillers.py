@@ -1,0 +1,242 @@
+"""Stage 2 of the pipeline (match), OBD: the filler pairs of a slot that can weigh anything
+in Makhoul's alignment, found through each slot's *floors* instead of by comparing all
+pairs (README, Definitions: matching rules (OBD); slot errors).
+
+In OBD every answer and prediction of one slot (document and label) may align, and an
+alignment is ranked by its correct pairs, then its aligned pairs, then its shared tokens
+(:mod:`iescore.match.slots`). A token on most fillers of a slot ("Dr" in every name)
+makes nearly every pair share a token: n² candidates, although which pairs align hardly
+changes what that token adds up to. Give such a token a *floor* c > 0 in its slot, and
+write n(x) for the copies a filler x holds and (y)+ for max(y, 0). For an answer a and a
+prediction b (check the cases of n(a) and n(b) against c):
+
+    min(n(a), n(b)) = min((n(a) - c)+, (n(b) - c)+) + min((c - n(a))+, (c - n(b))+)
+                      + c - (c - n(a))+ - (c - n(b))+
+
+The first two terms are the pair's *weight* from the token (copies beyond the floor that
+both hold, copies short of it that both lack); then a constant, and a term per filler,
+its *deficit*. All largest alignments of a slot have the same number of pairs, so over
+one of them the constants add up to the same total, and the deficits to the slot's total
+minus the deficits of the fillers left unaligned. The alignments therefore rank exactly
+as under the weights plus, for every filler left unaligned, its deficits (``Pairs.alone``).
+A slot of as many answers as predictions leaves none unaligned; one of more answers leaves
+only answers (and the other way round).
+
+A pair can then weigh something only if (1) both fillers hold a token beyond its floor
+(floor 0 for a token without one) or both lack copies of a floor: two inverted indexes,
+(2) the fillers are equal: hashing, or (3) the rule accepts it through floor copies only.
+In (3), each token the prediction holds beyond its floor is one the answer lacks (else
+they would share it), so the prediction has at least that many extra tokens, and the
+answer likewise misses its own: it needs the prediction to hold at most ``e`` tokens
+beyond the floors and the answer at most ``m`` (contain: none), the cross product of those
+few fillers.
+
+Each token's floor is chosen per slot for the fewest such pairs: none, with the pairs of
+its holders on both sides, or one of the counts its fillers hold, with the pairs of the
+fillers beyond it on both sides, of those short of it on both sides and, on the larger
+side, their pairs with the stand-ins of unaligned fillers (:mod:`iescore.match.slots`).
+"Dr" once in every filler but one answer of a slot of n a side gives no pair at all instead
+of n² - n. A floor only helps a token held by more than half of one side, so the choice
+is made for those few. The plain reference, every pair compared, is in tests/test_slots.py.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from itertools import chain
+from typing import TypeAlias
+
+import numpy as np
+
+from ..config import Rule
+from .rules import Pairs, sequence_match
+from .units import _I64, Units
+
+__all__ = ["obd_pairs"]
+
+Tokens: TypeAlias = "frozenset[str] | Counter[str]"  # a multiset of tokens: a set when none repeats
+
+
+def _shared(a: tuple[str, ...], b: tuple[str, ...]) -> int:
+    return sum((Counter(a) & Counter(b)).values())
+
+
+def _size(x: Tokens) -> int:
+    return x.total() if isinstance(x, Counter) else len(x)
+
+
+def _common(x: Tokens, y: Tokens) -> int:
+    """Copies two multisets share."""
+    if isinstance(x, frozenset) and isinstance(y, frozenset):
+        return len(x & y)
+    return (Counter(x) & Counter(y)).total()
+
+
+def _join(left: dict[object, list[int]], right: dict[object, list[int]]) -> tuple[list[int], list[int]]:
+    """Every (l, r) of equal keys in two posting dictionaries."""
+    out_l: list[int] = []
+    out_r: list[int] = []
+    for key, rs in right.items():
+        ls = left.get(key)
+        if ls:
+            for j in rs:
+                out_l.extend(ls)
+                out_r.extend([j] * len(ls))
+    return out_l, out_r
+
+
+def _holders(keys: list[tuple[str, ...]], sets: list[frozenset[str]]) -> tuple[Counter[str], dict[str, Counter[int]]]:
+    """Over one side of a slot: token -> fillers holding it, and token -> {copies: fillers}
+    for the tokens some filler holds more than once."""
+    held = Counter(chain.from_iterable(sets))
+    more: dict[str, Counter[int]] = {}
+    for k, s in zip(keys, sets):
+        if len(s) != len(k):
+            for t, c in Counter(k).items():
+                more.setdefault(t, Counter())[c] += 1
+    return held, more
+
+
+def _floors(keys_r: list[tuple[str, ...]], sets_r: list[frozenset[str]], keys_p: list[tuple[str, ...]],
+            sets_p: list[frozenset[str]]) -> Counter[str]:
+    """Each token's floor in one slot (module docstring), the tokens without one left out.
+
+    >>> _floors([("Dr", "a"), ("Dr", "b"), ("c",)], [frozenset(["Dr", "a"]), frozenset(["Dr", "b"]),
+    ...         frozenset(["c"])], [("Dr", "a"), ("Dr", "b"), ("Dr",)], [frozenset(["Dr", "a"]),
+    ...         frozenset(["Dr", "b"]), frozenset(["Dr"])])
+    Counter({'Dr': 1})
+    """
+    n_r, n_p = len(keys_r), len(keys_p)
+    extra = abs(n_r - n_p)  # fillers left unaligned on the larger side
+    (held_r, more_r), (held_p, more_p) = _holders(keys_r, sets_r), _holders(keys_p, sets_p)
+    # a floor leaves the fillers short of it on both sides: it helps only a token held by
+    # more than half of one side
+    wide = {t for t, h in held_r.items() if 2 * h > n_r} | {t for t, h in held_p.items() if 2 * h > n_p}
+    floor: Counter[str] = Counter()
+    for t in wide:
+        if t not in held_r or t not in held_p:
+            continue
+        h_r, h_p = _copies(t, held_r, more_r), _copies(t, held_p, more_p)
+        best, best_c = held_r[t] * held_p[t], 0
+        for c in sorted(set(h_r) | set(h_p)):
+            above_r = sum(m for x, m in h_r.items() if x > c)
+            above_p = sum(m for x, m in h_p.items() if x > c)
+            short_r = n_r - above_r - h_r.get(c, 0)
+            short_p = n_p - above_p - h_p.get(c, 0)
+            cost = above_r * above_p + short_r * short_p
+            if n_r != n_p:
+                short = short_r if n_r > n_p else short_p
+                cost += short * min(short, extra)
+            if cost < best:
+                best, best_c = cost, c
+        if best_c:
+            floor[t] = best_c
+    return floor
+
+
+def _copies(t: str, held: Counter[str], more: dict[str, Counter[int]]) -> Counter[int]:
+    """{copies: fillers holding that many} of a token on one side."""
+    h = Counter(more.get(t, ()))
+    h[1] = held[t] - h.total()
+    return h
+
+
+def _candidates(R: Units, P: Units, rule: Rule) -> tuple[np.ndarray, np.ndarray, list[Tokens], list[Tokens],
+                                                         list[Tokens], list[Tokens]]:
+    """The same-document, same-slot pairs that can weigh anything (module docstring), sorted
+    by (prediction, answer), and every answer's and prediction's tokens beyond the floors and
+    deficits: (answers, predictions, beyond_r, beyond_p, short_r, short_p)."""
+    assert R.key is not None and P.key is not None
+    slot_r: dict[tuple[int, int], list[int]] = {}
+    slot_p: dict[tuple[int, int], list[int]] = {}
+    for i, s in enumerate(zip(R.doc.tolist(), R.label.tolist())):
+        slot_r.setdefault(s, []).append(i)
+    for j, s in enumerate(zip(P.doc.tolist(), P.label.tolist())):
+        slot_p.setdefault(s, []).append(j)
+    empty: Tokens = frozenset()
+    beyond_r, short_r = [empty] * len(R), [empty] * len(R)
+    beyond_p, short_p = [empty] * len(P), [empty] * len(P)
+    tok_r: dict[object, list[int]] = {}
+    tok_p: dict[object, list[int]] = {}
+    lack_r: dict[object, list[int]] = {}
+    lack_p: dict[object, list[int]] = {}
+    eq_r: dict[object, list[int]] = {}
+    eq_p: dict[object, list[int]] = {}
+    few_l: list[int] = []
+    few_r: list[int] = []
+    e_max = rule.e if rule.kind != "exact" else -1
+    m_max = rule.m if rule.kind == "overlap" else 0
+    for s, ps in slot_p.items():
+        rs = slot_r.get(s)
+        if not rs:
+            continue
+        keys_r, keys_p = [R.key[i] for i in rs], [P.key[j] for j in ps]
+        sets_r, sets_p = [frozenset(k) for k in keys_r], [frozenset(k) for k in keys_p]
+        floor = _floors(keys_r, sets_r, keys_p, sets_p)
+        plain_floor = all(c == 1 for c in floor.values())
+        fkeys = frozenset(floor)
+        low_r: list[int] = []
+        low_p: list[int] = []
+        for idx, keys, sets, beyond, short, tok, lack, eq, low, lim in (
+                (rs, keys_r, sets_r, beyond_r, short_r, tok_r, lack_r, eq_r, low_r, m_max),
+                (ps, keys_p, sets_p, beyond_p, short_p, tok_p, lack_p, eq_p, low_p, e_max)):
+            for i, k, ks in zip(idx, keys, sets):
+                eq.setdefault((s, k), []).append(i)
+                b: Tokens
+                d: Tokens
+                if not floor:
+                    b, d = ks if len(ks) == len(k) else Counter(k), empty
+                elif len(ks) == len(k) and plain_floor:
+                    b, d = ks - fkeys, fkeys - ks
+                else:
+                    ck = Counter(k)
+                    b, d = ck - floor, floor - ck
+                beyond[i], short[i] = b, d
+                for t in b:
+                    tok.setdefault((s, t), []).append(i)
+                for t in d:
+                    lack.setdefault((s, t), []).append(i)
+                if floor and _size(b) <= lim:
+                    low.append(i)
+        for j in low_p:
+            few_l.extend(low_r)
+            few_r.extend([j] * len(low_r))
+    l1, r1 = _join(tok_r, tok_p)
+    l2, r2 = _join(lack_r, lack_p)
+    l3, r3 = _join(eq_r, eq_p)
+    r = np.array(l1 + l2 + l3 + few_l, dtype=_I64)
+    p = np.array(r1 + r2 + r3 + few_r, dtype=_I64)
+    code = np.unique(p * max(len(R), 1) + r)  # sorted by (prediction, answer), each pair once
+    return code % max(len(R), 1), code // max(len(R), 1), beyond_r, beyond_p, short_r, short_p
+
+
+def obd_pairs(R: Units, P: Units, rule: Rule) -> Pairs:
+    """The same-document, same-slot filler pairs that can weigh anything (module docstring),
+    with rule attributes (README, Definitions: matching rules (OBD)), shared tokens and
+    weights, and every filler's gain when left unaligned. Every pair of a slot left out
+    satisfies no rule and weighs nothing: the slot alignment (:mod:`iescore.match.slots`)
+    treats the slot as complete."""
+    assert R.key is not None and P.key is not None
+    z = np.zeros(0, dtype=_I64)
+    if len(R) == 0 or len(P) == 0:
+        return Pairs(z, z, z.astype(bool), z.astype(bool), z.astype(bool), z, z, z,
+                     (np.zeros(len(R), dtype=_I64), np.zeros(len(P), dtype=_I64)))
+    r, p, beyond_r, beyond_p, short_r, short_p = _candidates(R, P, rule)
+    n = len(r)
+    ok = np.zeros(n, dtype=bool)
+    exact = np.zeros(n, dtype=bool)
+    err = np.zeros(n, dtype=_I64)
+    close = np.zeros(n, dtype=_I64)
+    weight = np.zeros(n, dtype=_I64)
+    for i, (ri, pi) in enumerate(zip(r.tolist(), p.tolist())):
+        a, b = R.key[ri], P.key[pi]
+        ok[i], err[i] = sequence_match(b, a, rule)
+        exact[i] = a == b
+        x, y = beyond_r[ri], beyond_p[pi]
+        if isinstance(x, frozenset) and isinstance(y, frozenset):  # no token repeats
+            close[i] = len(frozenset(a) & frozenset(b))
+        else:
+            close[i] = _shared(a, b)
+        weight[i] = _common(x, y) + _common(short_r[ri], short_p[pi])
+    alone = (np.array([_size(d) for d in short_r], dtype=_I64), np.array([_size(d) for d in short_p], dtype=_I64))
+    return Pairs(r, p, np.ones(n, dtype=bool), ok, exact, err, close, weight, alone)
