@@ -23,7 +23,8 @@ Cases (``CASES``):
 * ``templates``: one OBD template with two slots of n fillers each, half of the predicted
   fillers equal to an answer, the other half a prefix of one (all share a first token);
   and (one tool) one slot of n fillers with a tie among four of them, (one) one slot
-  whose fillers all share a token but one answer; sizes in fillers per slot.
+  whose fillers all share a token but one answer, (one) one slot of n answers, 1% of them
+  without the shared token, and n - n/1000 predictions; sizes in fillers per slot.
 
 Every (case, tool, size) runs in a FRESH child process: it builds its input (untimed),
 warms the tool up on a tiny input, resets the kernel's peak-RSS counter
@@ -233,14 +234,27 @@ def tied_templates(n: int):
 
 def dense_templates(n: int):
     """One OBD template, one slot of ``n`` fillers a side: as :func:`templates`, but the last
-    answer is ``"Prof s{n-1} x{n-1}"``, so ``Dr`` is held by every filler but one answer: it
-    is no longer a floor every answer holds, and every two fillers holding it share a token
-    (a candidate pair), n² of them.
+    answer is ``"Prof s{n-1} x{n-1}"``, so ``Dr`` is held by every filler but one answer:
+    every two fillers holding it share a token, n² - n pairs, unless ``Dr`` gets a floor
+    with one filler short of it (iescore.match.fillers).
     """
     from iescore import Template
 
     ref = tuple(f"Dr s{k} x{k}" for k in range(n - 1)) + (f"Prof s{n - 1} x{n - 1}",)
     pred = tuple(f"Dr s{k} x{k}" if k % 2 == 0 else f"Dr s{k}" for k in range(n))
+    return [Template("t", {"speaker": ref})], [Template("t", {"speaker": pred})]
+
+
+def short_templates(n: int):
+    """One OBD template, one slot of ``n`` answers and ``n - max(1, n // 1000)`` predictions:
+    as :func:`templates`, but every hundredth answer is ``"Prof s{k} x{k}"`` (1% without
+    ``Dr``): with a floor for ``Dr``, those answers gain when left unaligned (the answers
+    left over), which the slot alignment carries by stand-ins.
+    """
+    from iescore import Template
+
+    ref = tuple(f"Prof s{k} x{k}" if k % 100 == 0 else f"Dr s{k} x{k}" for k in range(n))
+    pred = tuple(f"Dr s{k} x{k}" if k % 2 == 0 else f"Dr s{k}" for k in range(n - max(1, n // 1000)))
     return [Template("t", {"speaker": ref})], [Template("t", {"speaker": pred})]
 
 
@@ -557,13 +571,16 @@ def make_cases(quick: bool = False) -> dict[str, Case]:
         ),
         "templates": Case(
             "one OBD template, two slots of n fillers (half exact, half a prefix; all share a token)",
-            "fillers per slot", (10, 100, 1_000, 10_000), (10, 100),
+            "fillers per slot", (10, 100, 1_000, 10_000, 100_000), (10, 100),
             {
                 **_full_and_overlap("templates", templates, _score_templates),
                 "iescore_tie": Tool("iescore full report, exact, ONE slot of n fillers with a 2x2 tie "
                                     "(solved over a band of its pairs)", tied_templates, _score_templates(), compare=False),
                 "iescore_dense": Tool("iescore full report, exact, ONE slot whose fillers all hold one token but "
-                                      "one answer (n² candidate pairs)", dense_templates, _score_templates(),
+                                      "one answer (n² pairs share it)", dense_templates, _score_templates(),
+                                      compare=False),
+                "iescore_short": Tool("iescore full report, exact, ONE slot of n answers (1% without the shared "
+                                      "token) and n - n/1000 predictions", short_templates, _score_templates(),
                                       compare=False),
             },
         ),

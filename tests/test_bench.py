@@ -31,7 +31,7 @@ def test_quick_adversarial_benchmark_runs_and_counts_by_hand(tmp_path):
     import adversarial
 
     # seqeval is left out here (importing it takes seconds in every child); run.py's test has it
-    tools = "iescore_full,iescore_overlap,iescore_early,iescore_loose,iescore_wide,iescore_tie,iescore_dense,iescore_long,iescore_prf,nervaluate,conlleval_standin,iescore_cli"
+    tools = "iescore_full,iescore_overlap,iescore_early,iescore_loose,iescore_wide,iescore_tie,iescore_dense,iescore_short,iescore_long,iescore_prf,nervaluate,conlleval_standin,iescore_cli"
     assert adversarial.main(["--quick", "--out", str(tmp_path), "--cases", "chain,nested,crossing,templates,cli",
                              "--tools", tools, "--tmp", str(tmp_path)]) == 0
     res = json.loads((tmp_path / "adversarial.json").read_text())
@@ -103,6 +103,15 @@ def test_quick_adversarial_benchmark_runs_and_counts_by_hand(tmp_path):
     dense = result("templates", "iescore_dense", 10)
     assert (dense["tp"], dense["gold"], dense["pred"], dense["f1"]) == (5, 10, 10, 0.5)
     assert dense["slot_errors"] == {"C": 5, "S": 5, "D": 0, "I": 0}
+    # one slot of 10 answers ("Prof s0 x0", then "Dr s{k} x{k}") and 9 predictions (k < 9, as
+    # above): answers 2, 4, 6, 8 equal their predictions (TP = 4, F1 = 2*4/(10+9) = 8/19,
+    # C = 4); answer 0 aligns with prediction 0 (sharing s0 and x0, 2 tokens; prediction 0
+    # with answer 9 would share only "Dr"), the odd ones with their own: S = 5; answer 9 is
+    # left over: D = 1
+    short = result("templates", "iescore_short", 10)
+    assert (short["tp"], short["gold"], short["pred"]) == (4, 10, 9)
+    assert short["f1"] == pytest.approx(8 / 19)
+    assert short["slot_errors"] == {"C": 4, "S": 5, "D": 1, "I": 0}
     # templates, 10 fillers per slot, 2 slots: the 5 even fillers of a slot are exact, the 5 odd
     # ones a prefix (one token missing). Exact: TP = 10, FP = FN = 10, F1 = 0.5, and the odd
     # pairs share tokens, so they align as 10 substitutions. O(1,1): a prefix with one token

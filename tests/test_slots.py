@@ -351,21 +351,44 @@ def test_a_filler_short_of_the_floor_is_left_unaligned_by_its_stand_in(larger):
     assert [x[2] for x in items[larger]] == [None, 0, None]
 
 
+@pytest.mark.parametrize("larger", ["reference", "prediction"])
 @pytest.mark.parametrize("sparse", [False, True])
-def test_no_more_stand_ins_than_the_excess(monkeypatch, sparse):
-    """Answers "Ann", "Bob", "Dr a", predictions "Dr x", "Dr y", exact rule, "Dr" given the
-    floor 1 (by hand: its cost would be 2, as its holders' 1 x 2, so it gets none unless
-    forced). "Ann" and "Bob" lack it: both gain 1 when unaligned, but only one answer is
-    left unaligned, so one stand-in, and "Ann" and "Bob" tie for it. By hand, over all
-    pairs: the best alignments pair both predictions, "Dr a" with one of them (1 shared
-    token) and "Ann" or "Bob" with the other; the tie rule scans ("Ann", "Dr x") first
-    (positions "Ann" < "Bob" < "Dr a", "Dr x" < "Dr y"): kept, then ("Dr a", "Dr y").
-    S = 2, D = 1."""
+def test_fillers_tied_for_one_stand_in(monkeypatch, sparse, larger):
+    """Answers "Ann", "Bob", "Dr a", predictions "Dr x", "Dr y" (and the other way round),
+    exact rule, "Dr" given the floor 1 (by hand: its cost would be 2, as its holders' 1 x 2,
+    so it gets none unless forced). "Ann" and "Bob" lack it: both gain 1 when unaligned, but
+    only one is left unaligned, so one stand-in, and "Ann" and "Bob" tie for it. By hand,
+    over all pairs: the best alignments pair both fillers of the smaller side, "Dr a" with
+    one of them (1 shared token) and "Ann" or "Bob" with the other; the tie rule scans
+    ("Ann", "Dr x") first (positions "Ann" < "Bob" < "Dr a", "Dr x" < "Dr y"): kept, then
+    ("Dr a", "Dr y"). S = 2, and "Bob" unaligned."""
     from iescore.match import fillers
 
     monkeypatch.setattr(fillers, "_floors", lambda *a: Counter({"Dr": 1}))
-    d, items, _ = _compare([Template("t", {"s": ("Ann", "Bob", "Dr a")})],
-                           [Template("t", {"s": ("Dr x", "Dr y")})], sparse=sparse)
+    three, two = ("Ann", "Bob", "Dr a"), ("Dr x", "Dr y")
+    ref, pred = (three, two) if larger == "reference" else (two, three)
+    d, items, _ = _compare([Template("t", {"s": ref})], [Template("t", {"s": pred})], sparse=sparse)
     se = d["slot_errors"]
-    assert (se["C"], se["S"], se["D"], se["I"]) == (0, 2, 1, 0)
-    assert [x[2] for x in items["reference"]] == [0, None, 1]
+    assert (se["C"], se["S"], se["D"], se["I"]) == ((0, 2, 1, 0) if larger == "reference" else (0, 2, 0, 1))
+    assert [x[2] for x in items[larger]] == [0, None, 1]
+
+
+@pytest.mark.parametrize("larger", ["reference", "prediction"])
+def test_stand_ins_exchanged_among_themselves_are_no_tie(monkeypatch, larger):
+    """Answers "Ann", "Bob", "Dr a", "Dr b", one prediction "Dr a" (and the other way
+    round), exact rule, "Dr" given the floor 1: "Ann" and "Bob" lack it (gain 1 each when
+    unaligned), three are left unaligned, so two stand-ins, each paired with both. The best matching of the positive
+    pairs takes "Dr a" - "Dr a" (correct) and gives "Ann" and "Bob" a stand-in each, in two
+    ways that differ only in which stand-in: no tie, so nothing is solved over a band. By
+    hand, over all pairs: C = 1, D = 3 (I = 3 the other way round)."""
+    from iescore.match import fillers
+
+    monkeypatch.setattr(fillers, "_floors", lambda *a: Counter({"Dr": 1}))
+    calls = _spy(monkeypatch)
+    four, one = ("Ann", "Bob", "Dr a", "Dr b"), ("Dr a",)
+    ref, pred = (four, one) if larger == "reference" else (one, four)
+    d, items, _ = _compare([Template("t", {"s": ref})], [Template("t", {"s": pred})], sparse=True)
+    se = d["slot_errors"]
+    assert (se["C"], se["S"], se["D"], se["I"]) == ((1, 0, 3, 0) if larger == "reference" else (1, 0, 0, 3))
+    assert [x[2] for x in items[larger]] == [None, None, 0, None]
+    assert calls == []

@@ -60,11 +60,14 @@ def _totals(ok: np.ndarray, red: np.ndarray, keep: np.ndarray) -> tuple[int, int
 
 
 def _tied_components(u: np.ndarray, v: np.ndarray, ok: np.ndarray, red: np.ndarray, chosen: np.ndarray,
-                     n_u: int, n_v: int) -> np.ndarray:
+                     n_u: int, n_v: int, n_r: int, n_p: int) -> np.ndarray:
     """Edge mask: the edges of components (of two edges or more) with more than one best
-    matching. ``chosen`` is a best matching. Every edge weighs something, so another best
-    matching holds an edge outside ``chosen`` (one inside it would be lighter): one more
-    solve, with a last level counting the edges outside ``chosen``, finds it if it exists."""
+    matching, stand-ins exchanged among themselves not counted (answers from ``n_r`` on,
+    predictions from ``n_p`` on). ``chosen`` is a best matching. Every edge weighs
+    something, so another best matching holds an edge outside ``chosen`` (one inside it
+    would be lighter), either a real pair or a stand-in of a filler that has none in
+    ``chosen``: one more solve, with a last level counting those edges, finds it if it
+    exists."""
     tied = np.zeros(len(u), dtype=bool)
     if len(u) == 0:
         return tied
@@ -74,8 +77,16 @@ def _tied_components(u: np.ndarray, v: np.ndarray, ok: np.ndarray, red: np.ndarr
         return tied
     mu, mv = u.take(multi), v.take(multi)
     other = ~chosen.take(multi)
+    # a filler's stand-in edge is "other" only when the filler has no stand-in in ``chosen``
+    to_p, to_r = mv >= n_p, mu >= n_r  # edges to stand-in predictions (of answers) and answers
+    has = np.zeros(n_u + n_v, dtype=bool)
+    c_mu, c_mv = u.compress(chosen), v.compress(chosen)
+    has[c_mu.compress(c_mv >= n_p)] = True
+    has[n_u + c_mv.compress(c_mu >= n_r)] = True
+    other[to_p] = ~has.take(mu.compress(to_p))
+    other[to_r] = ~has.take(n_u + mv.compress(to_r))
     again = match(mu, mv, [ok.take(multi), red.take(multi), other], n_u, n_v)
-    # components whose best matchings include one with an edge outside ``chosen``
+    # components whose best matchings include one with such an edge
     bad = np.unique(comp.take(multi.compress(again & other)))
     tied[np.isin(comp, bad)] = True
     return tied
@@ -212,7 +223,7 @@ def align_slots(pairs: Pairs, R: Units, P: Units, rank_r: Callable[[], np.ndarra
     sparse = np.flatnonzero(~np.isin(sr.take(u), full))
     su_, sv, sok, sred = u.take(sparse), v.take(sparse), ok.take(sparse), red.take(sparse)
     chosen = match(su_, sv, [sok, sred], N_r, N_p, rank_r, rank_p) if len(su_) else np.zeros(0, dtype=bool)
-    tied = _tied_components(su_, sv, sok, sred, chosen, N_r, N_p)
+    tied = _tied_components(su_, sv, sok, sred, chosen, N_r, N_p, n_r, n_p)
     dense = np.union1d(full, sr.take(su_.compress(tied)))  # slots solved over all their pairs
     in_r, in_p = ~np.isin(sr, dense), ~np.isin(sp, dense)
     # a component with one best matching has it in every best alignment, whatever the slot
