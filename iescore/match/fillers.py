@@ -24,7 +24,8 @@ only answers (and the other way round).
 
 A pair can then weigh something only if (1) both fillers hold a token beyond its floor
 (floor 0 for a token without one) or both lack copies of a floor: two inverted indexes,
-(2) the fillers are equal: hashing, or (3) the rule accepts it through floor copies only.
+(2) the fillers are equal (then (1) holds, unless both equal the floors: hashing those),
+or (3) the rule accepts it through floor copies only.
 In (3), each token the prediction holds beyond its floor is one the answer lacks (else
 they would share it), so the prediction has at least that many extra tokens, and the
 answer likewise misses its own: it needs the prediction to hold at most ``e`` tokens
@@ -49,6 +50,7 @@ from typing import TypeAlias
 import numpy as np
 
 from ..config import Rule
+from ..summary import no_cycles_collected
 from .rules import Pairs, sequence_match
 from .units import _I64, Units
 
@@ -181,7 +183,6 @@ def _candidates(R: Units, P: Units, rule: Rule) -> tuple[np.ndarray, np.ndarray,
                 (rs, keys_r, sets_r, beyond_r, short_r, tok_r, lack_r, eq_r, low_r, m_max),
                 (ps, keys_p, sets_p, beyond_p, short_p, tok_p, lack_p, eq_p, low_p, e_max)):
             for i, k, ks in zip(idx, keys, sets):
-                eq.setdefault((s, k), []).append(i)
                 b: Tokens
                 d: Tokens
                 if not floor:
@@ -192,6 +193,8 @@ def _candidates(R: Units, P: Units, rule: Rule) -> tuple[np.ndarray, np.ndarray,
                     ck = Counter(k)
                     b, d = ck - floor, floor - ck
                 beyond[i], short[i] = b, d
+                if not b and not d:  # the floor itself (or empty): equal fillers share no index entry
+                    eq.setdefault((s, k), []).append(i)
                 for t in b:
                     tok.setdefault((s, t), []).append(i)
                 for t in d:
@@ -221,7 +224,15 @@ def obd_pairs(R: Units, P: Units, rule: Rule) -> Pairs:
     if len(R) == 0 or len(P) == 0:
         return Pairs(z, z, z.astype(bool), z.astype(bool), z.astype(bool), z, z, z,
                      (np.zeros(len(R), dtype=_I64), np.zeros(len(P), dtype=_I64)))
-    r, p, beyond_r, beyond_p, short_r, short_p = _candidates(R, P, rule)
+    with no_cycles_collected():  # many small sets, lists and dicts, no cycle
+        return _attributes(R, P, rule, *_candidates(R, P, rule))
+
+
+def _attributes(R: Units, P: Units, rule: Rule, r: np.ndarray, p: np.ndarray, beyond_r: list[Tokens],
+                beyond_p: list[Tokens], short_r: list[Tokens], short_p: list[Tokens]) -> Pairs:
+    """The candidate pairs' rule attributes, shared tokens and weights, and every filler's
+    gain when left unaligned."""
+    assert R.key is not None and P.key is not None
     n = len(r)
     ok = np.zeros(n, dtype=bool)
     exact = np.zeros(n, dtype=bool)
