@@ -55,10 +55,6 @@ __all__ = ["align_slots"]
 _FULL_SHARE = 0.5
 
 
-def _totals(ok: np.ndarray, red: np.ndarray, keep: np.ndarray) -> tuple[int, int]:
-    return int(ok[keep].sum()), int(red[keep].sum())
-
-
 def _tied_components(u: np.ndarray, v: np.ndarray, ok: np.ndarray, red: np.ndarray, chosen: np.ndarray,
                      n_u: int, n_v: int, n_r: int, n_p: int) -> np.ndarray:
     """Edge mask: the edges of components (of two edges or more) with more than one best
@@ -125,8 +121,8 @@ def _banded(sr: np.ndarray, sp: np.ndarray, in_r: np.ndarray, in_p: np.ndarray, 
 
     Why that band holds the alignment: in it, weightless pairs keep rank order and take
     the earliest predictions (else exchanging two, or moving one to an earlier free
-    prediction, or to an earlier answer aligned with nothing, would weigh as much and keep
-    an earlier pair); so the predictions before the partner of the answer at place i are
+    prediction, or to an earlier answer matched with nothing, not even a stand-in, would
+    weigh as much and keep an earlier pair); so the predictions before the partner of the answer at place i are
     all aligned, each with an answer before it or by one of at most k positive pairs, and
     the answers before it all likewise: the two places differ by k at most. Where the band
     is as wide as the slots, all their pairs (:func:`_complete`).
