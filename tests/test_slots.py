@@ -130,8 +130,8 @@ def test_a_tie_in_a_component_falls_back_to_all_pairs(monkeypatch):
     """Answers "a c", "a b", "d" and predictions "x", "a", exact rule. "a", on 2 of 3 answers
     and 1 of 2 predictions, gets no floor: one would leave 1 x 1 pairs of fillers short of
     it and 1 pair of "d" with the one stand-in (one answer is left unaligned), no fewer than
-    the 2 x 1 pairs of its holders. "a" shares one token with "a b" and with "a c", so the positive pairs
-    have two best matchings (a tie). Over all 6 pairs the tie rule scans ("a b", "a") first
+    the 2 x 1 pairs of its holders. "a" shares one token with "a b" and with "a c", so the
+    positive pairs have two best matchings (a tie). Over all 6 pairs the tie rule scans ("a b", "a") first
     (answers in position order "a b" < "a c" < "d", predictions "a" < "x"): kept; then
     ("a c", "x"); "d" is left. S = 2, D = 1. An alignment holds at most one positive pair
     (one prediction has any), so places (answer, prediction) at most 1 apart: a band of 3
@@ -147,10 +147,11 @@ def test_a_tie_in_a_component_falls_back_to_all_pairs(monkeypatch):
 
 def test_a_tie_materialises_only_the_fillers_outside_single_optimum_components(monkeypatch):
     """Answers "a b", "a c", "d e" and predictions "a", "d e", "x", exact rule (no floor: one
-    for "a" would leave 1 x 2 pairs short of it, no fewer than its holders' 2 x 1). "d e" - "d e" is a component of its own (one best matching:
-    correct); "a" shares a token with "a b" and "a c" (a tie). "d e" - "d e" is in every best
-    alignment, so only "a b", "a c" x "a", "x" are solved over all their pairs (4): the tie
-    rule keeps ("a b", "a") (earliest answer, earliest prediction), then ("a c", "x").
+    for "a" would leave 1 x 2 pairs short of it, no fewer than its holders' 2 x 1).
+    "d e" - "d e" is a component of its own (one best matching: correct); "a" shares a token
+    with "a b" and "a c" (a tie). "d e" - "d e" is in every best alignment, so only "a b",
+    "a c" x "a", "x" are solved over all their pairs (4): the tie rule keeps ("a b", "a")
+    (earliest answer, earliest prediction), then ("a c", "x").
     C = 1, S = 2."""
     calls = _spy(monkeypatch)
     d, items, _ = _compare([Template("t", {"s": ("d e", "a c", "a b")})],
@@ -377,9 +378,9 @@ def test_fillers_tied_for_one_stand_in(monkeypatch, sparse, larger):
 def test_stand_ins_exchanged_among_themselves_are_no_tie(monkeypatch, larger):
     """Answers "Ann", "Bob", "Dr a", "Dr b", one prediction "Dr a" (and the other way
     round), exact rule, "Dr" given the floor 1: "Ann" and "Bob" lack it (gain 1 each when
-    unaligned), three are left unaligned, so two stand-ins, each paired with both. The best matching of the positive
-    pairs takes "Dr a" - "Dr a" (correct) and gives "Ann" and "Bob" a stand-in each, in two
-    ways that differ only in which stand-in: no tie, so nothing is solved over a band. By
+    unaligned), three are left unaligned, so two stand-ins, each paired with both. The best
+    matching of the positive pairs takes "Dr a" - "Dr a" (correct) and gives "Ann" and "Bob"
+    a stand-in each, in two ways that differ only in which stand-in: no tie, so nothing is solved over a band. By
     hand, over all pairs: C = 1, D = 3 (I = 3 the other way round)."""
     from iescore.match import fillers
 
