@@ -225,16 +225,25 @@ class LabelSummary:
         parts = [copies(records(BINARY_KEYS, [pylist(tsc[p][k]) for k in BINARY_KEYS]), at) for p in TS_PARTS]
         return {lab: {"ts": a, "tokens": b, "separators": c} for lab, a, b, c in zip(self.labels, *parts)}
 
-    def categories(self) -> dict[str, dict[str, int]] | None:
-        """``{label: {category: n, ..., COR/INC/PAR/MIS/SPU: n}}`` (None where not computed)."""
+    def category_columns(self) -> dict[str, np.ndarray] | None:
+        """Each error category, then each MUC/SemEval code (the sum of its categories), to
+        its count per label (int64); None where not computed."""
         if self.category_rows is None:
             return None
         rows = np.asarray(self.category_rows, dtype=np.int64)
-        cols, at = distinct_rows([rows[:, j] for j in range(len(CATEGORIES))])
+        cols = {c: rows[:, j] for j, c in enumerate(CATEGORIES)}
         for code in MUC_CODES:
-            cols.append(sum((cols[j] for j, c in enumerate(MUC_OF) if c == code), np.zeros(len(cols[0]), dtype=np.int64)))
-        keys = list(CATEGORIES) + list(MUC_CODES)
-        return dict(zip(self.labels, copies(records(keys, [c.tolist() for c in cols]), at)))
+            of_code = [j for j, c in enumerate(MUC_OF) if c == code]
+            cols[code] = rows[:, of_code].sum(axis=1)
+        return cols
+
+    def categories(self) -> dict[str, dict[str, int]] | None:
+        """``{label: {category: n, ..., COR/INC/PAR/MIS/SPU: n}}`` (None where not computed)."""
+        cols = self.category_columns()
+        if cols is None:
+            return None
+        distinct, at = distinct_rows(list(cols.values()))
+        return dict(zip(self.labels, copies(records(list(cols), [c.tolist() for c in distinct]), at)))
 
 
 def copied(tree: Any) -> Any:

@@ -306,6 +306,31 @@ def test_type_0_seen_on_both_sides_is_listed_twice(capsys, tmp_path):
     assert out[2:4] == ["                0: precision:   0.00%; recall:   0.00%; FB1:   0.00  0", ""]
 
 
+def test_empty_type_and_type_0_both_listed_twice(capsys, tmp_path):
+    # "B" alone is a chunk of the empty type (conlleval's ""), sorted before "0": both are seen
+    # on both sides, so each line is printed twice, in sorted order
+    out = block(cli(capsys, tmp_path, "a B B\nb B-0 B-0\nc B-1 O\n")).split("\n")
+    empty = " " * 17 + ": precision: 100.00%; recall: 100.00%; FB1: 100.00  1"
+    zero = "                0: precision: 100.00%; recall: 100.00%; FB1: 100.00  1"
+    one = "                1: precision:   0.00%; recall:   0.00%; FB1:   0.00  0"
+    assert out[2:8] == [empty, empty, zero, zero, one, ""]
+
+
+def test_category_block_never_cuts_a_name_or_a_count():
+    # 12,345 correct chunks of a 24-character label: the name is printed whole (right-aligned
+    # in 17 characters, so no padding), the count overflows its columns (7 under "correct",
+    # 4 under "COR") instead of being cut; columns are joined by two spaces
+    name = "a_very_long_label_name_x"
+    tags = [[f"B-{name}"]] * 12345
+    r = score_tags(reference=tags, prediction=tags, scheme="IOB2")
+    lines = r.format_table().split("\n")
+    row = next(line for line in lines if line.startswith(f"{name}: ") and "|" in line)
+    assert row == (f"{name}:   12345            0            0           0       0         0  |  12345"
+                   "     0     0     0     0")
+    assert lines[lines.index(row) + 1] == ("          overall:   12345            0            0           0       0"
+                                           "         0  |  12345     0     0     0     0")
+
+
 def test_labels_without_chunks_are_not_listed():
     # repair="discard" drops the ill-formed I-LOC chunk: LOC stays a label without items,
     # and conlleval lists only the types it has seen

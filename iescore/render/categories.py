@@ -7,7 +7,7 @@ Definitions: error categories). Reads the report's summary; recomputes nothing.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..categories import CATEGORIES, MUC_CODES
 
@@ -27,20 +27,16 @@ def category_lines(report: Report) -> list[str]:
                      LOC:       0            1            0           0       0         1  |     0     1 ...
                  overall:        ...
     """
-    cats: dict[str, Any] | None = report._full_summary("categories")
-    if cats is None:
+    light = report._summary["categories"]
+    if light is None:
         return []
-    heads = list(HEADINGS) + ["|"] + list(MUC_CODES)
-    keys = list(CATEGORIES) + [None] + list(MUC_CODES)
-    widths = [max(len(h), 4) for h in heads]
-    widths[len(HEADINGS)] = 1
-
-    def row(name: str, d: dict[str, int] | None) -> str:
-        cells = [h if d is None else ("|" if k is None else str(d[k])) for h, k in zip(heads, keys)]
-        return f"{name:>17}: " + "  ".join(c.rjust(w) for c, w in zip(cells, widths))
-
-    out = [row("error categories", None)]
-    for lab, d in cats["per_label"].items():
-        out.append(row(lab, d))
-    out.append(row("overall", cats["overall"]))
-    return out
+    cols = report._labels_summary.category_columns()  # type: ignore[attr-defined]
+    widths = [max(len(h), 4) for h in HEADINGS + MUC_CODES]
+    # one format for every row: the name right-aligned in 17 characters, each count
+    # right-aligned in its column (never cut), "|" between the categories and the codes
+    cells = [f"%{w}s" for w in widths]
+    fmt = "%17s: " + "  ".join(cells[:len(CATEGORIES)] + ["|"] + cells[len(CATEGORIES):])
+    keys = CATEGORIES + MUC_CODES
+    return [fmt % ("error categories", *HEADINGS, *MUC_CODES),
+            *map(fmt.__mod__, zip(report.labels, *(cols[k].tolist() for k in keys))),
+            fmt % ("overall", *(light["overall"][k] for k in keys))]
