@@ -548,6 +548,8 @@ def make_cases(quick: bool = False) -> dict[str, Case]:
                 "seqeval_f1": Tool("seqeval f1_score", labels_prep, _seqeval_f1),
                 "seqeval_report": Tool("seqeval classification_report", labels_prep, _seqeval_report),
                 "nervaluate": Tool("nervaluate strict (list loader)", labels_prep, _nervaluate),
+                "iescore_cli": Tool("`iescore score FILE`: the same tokens as a CoNLL file (written untimed), "
+                                    "its table printed", lambda n: _tags_file(labels_prep(n)), _iescore_cli),
                 "conlleval_standin": Tool("conlleval.pl's chunk rules in Python (a stand-in, not conlleval.pl)",
                                           labels_prep, _conlleval_standin),
                 **({"conlleval_pl": Tool("conlleval.pl (perl; the input written to a file, untimed)",
@@ -849,7 +851,9 @@ def targets(results: dict) -> list[tuple[str, str]]:
     labels = cases.get("labels")
     if labels:
         big, small = max(labels["sizes"]), min(labels["sizes"])
-        for tool in ("iescore_full", "iescore_prf"):
+        for tool in ("iescore_full", "iescore_prf", "iescore_cli"):
+            if tool not in labels["tools"]:
+                continue
             runs = labels["tools"].get(tool, {}).get("runs", {})
             r, r0 = runs.get(str(big)), runs.get(str(small))
             if r and r0 and r["status"] == "ok" and r0["status"] == "ok":

@@ -248,6 +248,9 @@ class Vocabulary:
         o = self.tag_ids.get(self.outside)
         if o is not None:  # the outside tag left out (by slices: the tags are distinct)
             heads, tails, tags = (x[:o] + x[o + 1:] for x in (heads, tails, tags))
+        letters = set(heads)
+        if letters <= PREFIX_LETTERS:  # the usual case: every tag's prefix is a letter
+            return frozenset(letters)
         # one entry per distinct form (head, has a label, has the delimiter): a few, or one
         # per bare label
         forms = set(zip(heads, map(bool, tails), map(operator.contains, tags, repeat(self.delimiter))))

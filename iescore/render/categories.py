@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..categories import CATEGORIES, MUC_CODES
+from ..summary import distinct_rows
 
 if TYPE_CHECKING:
     from ..report import Report
@@ -31,12 +32,15 @@ def category_lines(report: Report) -> list[str]:
     if light is None:
         return []
     cols = report._labels_summary.category_columns()  # type: ignore[attr-defined]
-    widths = [max(len(h), 4) for h in HEADINGS + MUC_CODES]
-    # one format for every row: the name right-aligned in 17 characters, each count
-    # right-aligned in its column (never cut), "|" between the categories and the codes
-    cells = [f"%{w}s" for w in widths]
-    fmt = "%17s: " + "  ".join(cells[:len(CATEGORIES)] + ["|"] + cells[len(CATEGORIES):])
     keys = CATEGORIES + MUC_CODES
-    return [fmt % ("error categories", *HEADINGS, *MUC_CODES),
-            *map(fmt.__mod__, zip(report.labels, *(cols[k].tolist() for k in keys))),
-            fmt % ("overall", *(light["overall"][k] for k in keys))]
+    widths = [max(len(h), 4) for h in HEADINGS + MUC_CODES]
+    # each count right-aligned in its column (never cut), "|" between the categories and the
+    # codes; formatted once per distinct row of counts, which the labels of that row share
+    cells = [f"%{w}s" for w in widths]
+    fmt = "  ".join(cells[:len(CATEGORIES)] + ["|"] + cells[len(CATEGORIES):])
+    distinct, at = distinct_rows([cols[k] for k in keys])
+    counts = list(map(fmt.__mod__, zip(*(c.tolist() for c in distinct))))
+    # the name right-aligned in 17 characters
+    return [f"{'error categories':>17}: " + fmt % (*HEADINGS, *MUC_CODES),
+            *map("%17s: %s".__mod__, zip(report.labels, map(counts.__getitem__, at))),
+            f"{'overall':>17}: " + fmt % tuple(light["overall"][k] for k in keys)]

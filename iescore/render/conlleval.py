@@ -7,9 +7,12 @@ the same chunks (:func:`format_conlleval`).
 
 from __future__ import annotations
 
+import operator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from ..summary import distinct_rows
 
 if TYPE_CHECKING:
     from ..report import Report
@@ -69,22 +72,25 @@ def conlleval_lines(report: Report) -> list[str]:
             t = report.token_sums()
             assert t is not None
             lines.append(f"accuracy: {100 * int(t[1]) / int(t[0]):6.2f}%; {prf(o)}")
-    # the types seen (an answer or a prediction), sorted; their lines formatted in bulk
-    # with prf()'s arithmetic element-wise (numpy's float64 operations are Python's)
+    # the types seen (an answer or a prediction), sorted (a report's labels are, as a rule);
+    # prf()'s arithmetic done element-wise (numpy's float64 operations are Python's) and its
+    # text formatted once per distinct row of counts, which the types of that row share
     per = report._labels_summary  # type: ignore[attr-defined]
     labels = report.labels
-    order = np.array(sorted(range(len(labels)), key=labels.__getitem__), dtype=np.int64)
+    order = np.arange(len(labels)) if all(map(operator.le, labels, labels[1:])) else \
+        np.array(sorted(range(len(labels)), key=labels.__getitem__), dtype=np.int64)
     order = order[((per.support != 0) | (per.predicted != 0)).take(order)]
     seen = list(map(labels.__getitem__, order.tolist()))
-    tp, fp, fn, predicted = (np.asarray(a, dtype=np.int64).take(order)
-                             for a in (per.counts["tp"], per.counts["fp"], per.counts["fn"], per.predicted))
-    p, r = (np.divide(100 * tp, n, out=np.zeros(len(order)), where=n > 0) for n in (tp + fp, tp + fn))
-    f = np.divide(2 * p * r, p + r, out=np.zeros(len(order)), where=p + r > 0)
+    (tp, fp, fn, predicted), at = distinct_rows([np.asarray(a, dtype=np.int64).take(order) for a in
+                                                 (per.counts["tp"], per.counts["fp"], per.counts["fn"], per.predicted)])
+    p, r = (np.divide(100 * tp, n, out=np.zeros(len(tp)), where=n > 0) for n in (tp + fp, tp + fn))
+    f = np.divide(2 * p * r, p + r, out=np.zeros(len(tp)), where=p + r > 0)
+    fmt = "precision: %6.2f%%; recall: %6.2f%%; FB1: %6.2f  %d"
+    text = list(map(fmt.__mod__, zip(p.tolist(), r.tolist(), f.tolist(), predicted.tolist())))
     # a name is right-aligned in 17 bytes of UTF-8: in 17 characters less its extra bytes
     n_bytes, n_chars = (np.fromiter(map(len, x), np.int64, len(seen)) for x in (map(str.encode, seen), seen))
     width = (17 - (n_bytes - n_chars)).tolist()
-    fmt = "%*s: precision: %6.2f%%; recall: %6.2f%%; FB1: %6.2f  %d"
-    rows = list(map(fmt.__mod__, zip(width, seen, p.tolist(), r.tolist(), f.tolist(), predicted.tolist())))
+    rows = list(map("%*s: %s".__mod__, zip(width, seen, map(text.__getitem__, at))))
     for lab in ("0", ""):  # conlleval lists these twice (see above); "0" sorts after ""
         i = seen.index(lab) if lab in seen else -1
         if i >= 0 and per.support[order[i]] and per.predicted[order[i]]:
