@@ -17,7 +17,8 @@ Cases (``CASES``):
   as a span categorizer's may), predictions one token late (and, one tool, early; one,
   spans of 12 tokens); sizes in answers.
 * ``labels``: a file of fixed size (1M tokens, the synthetic corpus of ``bench/data.py``)
-  whose entities take 4, 1k, 10k or 50k types; sizes in labels.
+  whose entities take 4, 1k, 10k or 50k types, given as lists (and, one tool, written as a
+  CoNLL file for ``iescore score``); sizes in labels.
 * ``cli``: ``iescore score FILE`` on generated CoNLL files of 20 MB, 200 MB and 2 GB
   (written to the temporary folder and deleted after); sizes in bytes.
 * ``templates``: one OBD template with two slots of n fillers each, half of the predicted
