@@ -67,6 +67,31 @@ def test_confusion_in_the_table_csv_and_markdown(capsys, path):
     assert "| LOC | 0 | 0 | 1 | 0 |" in md and "| MISC | 0 | 0 | 0 | 1 |" in md
 
 
+def test_confusion_grid_is_built_once_and_refused_beyond_its_limit():
+    from iescore import score_tags
+    from iescore.errors import ConfigError
+    from iescore.render.formats import confusion_grid
+
+    # LOC answer with a PER prediction (wrong label), MISC missed: 3 labels + none = 16 cells
+    r = score_tags(reference=[["B-LOC"], ["O"], ["B-MISC"]], prediction=[["B-PER"], ["O"], ["O"]], scheme="IOB2")
+    assert confusion_grid(r, limit=16).tolist() == [[0, 0, 1, 0], [0, 0, 0, 1], [0, 0, 0, 0], [0, 0, 0, 0]]
+    with pytest.raises(ConfigError, match="the confusion table of 3 labels has 16 cells, more than the 15 printed"):
+        confusion_grid(r, limit=15)
+
+
+def test_confusion_of_too_many_labels_is_an_error_naming_its_size(capsys, tmp_path):
+    # 3,162 labels + none: 3,163^2 = 10,004,569 cells, more than the 10,000,000 printed; the
+    # error says where the pairs are instead of printing a table of ten million cells
+    p = tmp_path / "many.conll"
+    p.write_text("".join(f"w B-L{k} B-L{k}\n\n" for k in range(3162)), encoding="utf-8")
+    err = run(capsys, "score", str(p), "--confusion", code=2).err
+    assert ("iescore: error: the confusion table of 3,162 labels has 10,004,569 cells, more than the 10,000,000 "
+            'printed; its non-zero pairs are in the JSON output\'s "confusion"') in err
+    # without --confusion the same file is scored and its JSON holds the pairs that occur
+    d = json.loads(run(capsys, "score", str(p), "--format", "json").out)
+    assert d["confusion"]["L7"] == {"L7": 1} and len(d["confusion"]) == 3163
+
+
 def test_markdown_tables_and_escaped_labels(capsys, tmp_path):
     # a label with Markdown/HTML characters is text in the table: every special character escaped
     p = tmp_path / "x.conll"

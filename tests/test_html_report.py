@@ -93,6 +93,22 @@ def test_text_labels_and_ids_are_data_not_markup(tmp_path):
     assert "http://" not in page and "https://" not in page  # nothing to fetch
 
 
+@pytest.mark.parametrize("n_labels, drawn", [(315, True), (316, False)])
+def test_confusion_heatmap_is_left_out_beyond_its_cells_and_the_page_says_so(n_labels, drawn):
+    # 315 labels + none: 316^2 = 99,856 cells, drawn; 316 labels: 317^2 = 100,489 > 100,000
+    require("jinja2")
+    from iescore.render.html import format_html
+
+    tags = [[f"B-L{k}"] for k in range(n_labels)]
+    page = format_html(score_tags(reference=tags, prediction=tags, scheme="IOB2"))
+    assert ('id="confusion"' in page) is drawn
+    note = "Left out: 316 labels make 100489 cells, more than the 100000 drawn."
+    assert (note in page) is not drawn
+    if drawn:  # L0's row: its one correct pair on the diagonal
+        row = re.search(r"<tr><th>L0</th>(.*?)</tr>", page).group(1)
+        assert re.findall(r">(\d+)</td>", row) == ["1"] + ["0"] * 315
+
+
 def test_report_command_writes_the_page_and_prints_the_table(tmp_path, capsys):
     require("jinja2")
     p = tmp_path / "in.conll"

@@ -24,13 +24,16 @@ import io
 import json
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from ..categories import CATEGORIES
 from .categories import HEADINGS
 
 if TYPE_CHECKING:
     from ..report import Report
 
-__all__ = ["FORMATS", "format_report", "format_confusion", "write_output", "add_output_options", "output_format"]
+__all__ = ["FORMATS", "format_report", "format_confusion", "confusion_grid", "MAX_CONFUSION_CELLS", "write_output",
+           "add_output_options", "output_format"]
 
 FORMATS = ("table", "json", "csv", "markdown")
 _COUNTS = ("tp", "fp", "fn", "support", "predicted")
@@ -61,15 +64,34 @@ def _names(report: Report) -> list[str]:
     return list(report.labels) + ["none"]
 
 
+# the largest confusion table printed, in cells ("none" included): 3,161 labels
+MAX_CONFUSION_CELLS = 10_000_000
+
+
+def confusion_grid(report: Report, *, limit: int = MAX_CONFUSION_CELLS) -> np.ndarray:
+    """The dense confusion table, built once (``(labels + 1)²`` cells, "none" last); a
+    ConfigError when it would hold more than ``limit`` cells."""
+    n = len(report.labels) + 1
+    if n * n > limit:
+        from ..errors import ConfigError
+
+        raise ConfigError(f"the confusion table of {n - 1:,} labels has {n * n:,} cells, more than the {limit:,} "
+                          "printed; its non-zero pairs are in the JSON output's \"confusion\" (--format json) "
+                          "and in Report.confusion_table()")
+    return report.confusion
+
+
 def format_confusion(report: Report) -> str:
     """The confusion table of the slot alignment as text: reference labels in rows,
-    predicted labels in columns, ``none`` for missed (last column) and spurious (last row)."""
+    predicted labels in columns, ``none`` for missed (last column) and spurious (last row);
+    a ConfigError beyond :data:`MAX_CONFUSION_CELLS` cells (:func:`confusion_grid`)."""
     names = _names(report)
-    w = max([len(n) for n in names] + [len(str(int(report.confusion.max()))) if report.confusion.size else 1, 4])
+    grid = confusion_grid(report)
+    w = max([len(n) for n in names] + [len(str(int(grid.max()))), 4])
     out = ["confusion (rows: reference, columns: prediction; none = missed or spurious):",
            " " * 12 + "".join(f"{n:>{w + 2}}" for n in names)]
-    for i, a in enumerate(names):
-        out.append(f"{a:>12}" + "".join(f"{int(report.confusion[i, j]):>{w + 2}}" for j in range(len(names))))
+    for a, row in zip(names, grid.tolist()):
+        out.append(f"{a:>12}" + "".join(f"{x:>{w + 2}}" for x in row))
     return "\n".join(out)
 
 
@@ -93,12 +115,14 @@ def _csv(report: Report, confusion: bool) -> str:
         buf.write("\n")
         names = _names(report)
         w.writerow(["reference\\prediction", *names])
-        for i, a in enumerate(names):
-            w.writerow([a, *(int(x) for x in report.confusion[i])])
+        for a, row in zip(names, confusion_grid(report).tolist()):
+            w.writerow([a, *row])
     return buf.getvalue().rstrip("\n")
 
 
-_MD_SPECIAL = set("\\`*_{}[]()<>#+-!|&~")
+_MD_SPECIAL = "\\`*_{}[]()<>#+-!|&~"
+# each special character backslash-escaped, a line break made a space (one C-level pass)
+_MD_ESCAPES = str.maketrans({**{ch: "\\" + ch for ch in _MD_SPECIAL}, "\r": " ", "\n": " "})
 
 
 def _md_cell(text: str) -> str:
@@ -108,7 +132,7 @@ def _md_cell(text: str) -> str:
     >>> _md_cell('<img src=x>|a_b')
     '\\\\<img src=x\\\\>\\\\|a\\\\_b'
     """
-    return "".join("\\" + ch if ch in _MD_SPECIAL else (" " if ch in "\r\n" else ch) for ch in text)
+    return text.translate(_MD_ESCAPES)
 
 
 def _markdown(report: Report, confusion: bool) -> str:
@@ -130,7 +154,7 @@ def _markdown(report: Report, confusion: bool) -> str:
         names = _names(report)
         lines += ["", "Confusion (rows: reference, columns: prediction; none = missed or spurious):", ""]
         lines += table(["reference \\ prediction", *names],
-                       [[a, *(str(int(x)) for x in report.confusion[i])] for i, a in enumerate(names)])
+                       [[a, *map(str, row)] for a, row in zip(names, confusion_grid(report).tolist())])
     lines += ["", f"Signature: `{report.signature}`"]
     return "\n".join(lines)
 

@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 __all__ = ["format_html", "write_html", "PAGE_SIZES"]
 
 PAGE_SIZES = (10, 20, 50, 100)
+# the largest confusion heatmap drawn, in cells ("none" included): 315 labels
+HEATMAP_CELLS = 100_000
 
 
 def _jinja() -> Any:
@@ -99,7 +101,9 @@ def format_html(report: Report, tokens: Sequence[Sequence[str]] | None = None, *
     css = (folder / "report.css").read_text(encoding="utf-8")
     summary = report.to_dict()
     names = list(report.labels) + ["none"]
-    top = int(report.confusion.max()) if report.confusion.size else 0
+    # the heatmap: one cell per label pair, left out (the page says so) beyond HEATMAP_CELLS
+    grid = report.confusion if len(names) ** 2 <= HEATMAP_CELLS else None
+    top = 0 if grid is None else int(grid.max())
     cats = summary["categories"]
     category_rows = [] if cats is None else [*cats["per_label"].items(), ("overall", cats["overall"])]
     data = {
@@ -113,9 +117,9 @@ def format_html(report: Report, tokens: Sequence[Sequence[str]] | None = None, *
         n_ref=len(report.reference), n_pred=len(report.prediction),
         rows=[*summary["per_label"].items(), ("overall", summary["overall"])],
         categories=cats is not None, category_names=CATEGORIES, category_rows=category_rows,
-        confusion_names=names,
-        confusion_rows=[(a, [(b, int(report.confusion[i, j]), _heat(int(report.confusion[i, j]), top))
-                             for j, b in enumerate(names)]) for i, a in enumerate(names)],
+        confusion_names=names, heatmap_cells=HEATMAP_CELLS,
+        confusion_rows=None if grid is None else [(a, [(b, n, _heat(n, top)) for b, n in zip(names, row)])
+                                                  for a, row in zip(names, grid.tolist())],
         page_sizes=PAGE_SIZES, page_size=page_size, data=data,
         script=jinja2.utils.markupsafe.Markup(script), script_hash=_csp_hash(script),
         css=jinja2.utils.markupsafe.Markup(css), style_hash=_csp_hash(css),
