@@ -468,3 +468,99 @@ def test_a_report_of_totals_only_cannot_be_resampled():
         compare({"a": r, "b": r}, resamples=10)
     with pytest.raises(InputError, match="keeps only totals"):
         bootstrap(r, resamples=10)
+
+
+# --- the count table's sparse sums against the dense matrix built plainly -------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from iescore.stats.table import _mean_defined, _table, _weighted  # noqa: E402
+
+_TAGS = st.sampled_from(["O", "O", "B-A", "I-A", "B-B", "I-B", "B-C"])
+
+
+def _dense_x(tab):
+    """X as a plain (documents, columns) array, cell by cell from the report's count table
+    (and its per-t-unit TS counts)."""
+    r, L = tab.report, len(tab.labels)
+    X = np.zeros((tab.n_docs, tab.n_columns))
+    t, vf = r.table, r.table.value_fields
+    from iescore.ts import TS_FIELDS
+
+    weighted = r.ts_cells is not None  # the TS fields come from the per-t-unit counts
+    if weighted:
+        for k, name in enumerate(TS_FIELDS):
+            for lab in range(len(r.labels)):
+                X[:, tab.blocks[name].start + tab.labels.index(r.labels[lab])] = r.ts_cells[:, lab, k]
+    for name, sl in tab.blocks.items():
+        if name in vf and not (weighted and name in TS_FIELDS):
+            for d, lab, row in zip(t.doc.tolist(), t.label.tolist(), t.values.tolist()):
+                X[d, sl.start + tab.labels.index(r.labels[lab])] = row[vf.index(name)]
+    for d in range(tab.n_docs):
+        if "tok_n" in tab.blocks and not weighted:  # one column: the document's t-units
+            n = int(t.doc_tokens[d]) if t.doc_tokens is not None else 0
+            X[d, tab.blocks["tok_n"].start], X[d, tab.blocks["sep_n"].start] = n, max(n - 1, 0)
+        if "tokens" in tab.blocks:
+            X[d, tab.blocks["tokens"]] = np.asarray(r.token_counts).reshape(tab.n_docs, -1)[d]
+    return X
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.tuples(_TAGS, _TAGS), max_size=8), min_size=1, max_size=8),
+       st.sampled_from([{}, {"rule": "O(1,1)", "counting": "one-to-one"}, {"detail": "prf"}]),
+       st.integers(0, 2**32 - 1))
+def test_table_sums_equal_the_dense_product(docs, kw, seed):
+    r = iescore.score_tags(reference=[[a for a, _ in d] for d in docs], prediction=[[b for _, b in d] for d in docs],
+                           scheme="IOB2", **kw)
+    extra = ("Z",) + tuple(r.labels)  # a label the report lacks: zero columns, and a shifted order
+    for labels in (None, extra):
+        tab = _table(r, labels)
+        X = _dense_x(tab)
+        W = np.random.default_rng(seed).integers(0, 4, size=(5, tab.n_docs)).astype(np.float64)
+        assert np.array_equal(tab.sums(W), W @ X)
+        assert np.array_equal(tab.total(), X.sum(axis=0))
+        a = len(docs) // 3
+        assert np.array_equal(tab.rows(a, len(docs)), X[a:])
+        assert tab.bounds() == ((X.min(), X.max()) if X.size else (0.0, 0.0))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(st.sampled_from([float("nan"), 0.0, 0.1, 1 / 3, 0.7, 2.0, 1e-9, 12345.678]),
+                         min_size=24, max_size=24), min_size=1, max_size=6),
+       st.lists(st.booleans(), min_size=24, max_size=24))
+def test_averages_add_left_to_right_as_a_loop_does(rows, mask):
+    v = np.array(rows)
+    w = np.where(np.isnan(v), 1.0, np.round(v * 3))
+    m = np.array(mask)
+    acc, n, num, den = np.zeros(len(v)), np.zeros(len(v)), np.zeros(len(v)), np.zeros(len(v))
+    for j in np.flatnonzero(m):  # the plain loop: one label at a time
+        ok = ~np.isnan(v[:, j])
+        acc, n = acc + np.where(ok, v[:, j], 0.0), n + ok
+        okw = ok & (w[:, j] != 0)
+        num = num + np.where(okw, w[:, j] * np.where(okw, v[:, j], 0.0), 0.0)
+        den = den + np.where(okw, w[:, j], 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(n > 0, acc / np.where(n > 0, n, 1), np.nan)
+        weighted = np.where(den != 0, num / np.where(den != 0, den, 1), np.nan)
+    assert np.array_equal(_mean_defined(v, m), mean, equal_nan=True)
+    assert np.array_equal(_weighted(v, w, m), weighted, equal_nan=True)
+
+
+def test_table_sums_with_per_t_unit_weights_equal_the_dense_product():
+    # two documents whose t-units carry weights (the TS counts are then per document and label)
+    from iescore import Document, Span
+
+    ref = [Document("a", ("w",) * 5, (Span("A", 0, 2), Span("B", 3, 5)), token_weights=(1, 2, 0.5, 1, 1),
+                    separator_weights=(1, 3, 1, 0.5)),
+           Document("b", ("w",) * 3, (Span("B", 0, 3),), token_weights=(1, 1, 2), separator_weights=(1, 1))]
+    pred = [Document("a", ("w",) * 5, (Span("A", 1, 2),), token_weights=(1, 2, 0.5, 1, 1),
+                     separator_weights=(1, 3, 1, 0.5)),
+            Document("b", ("w",) * 3, (Span("C", 0, 1),), token_weights=(1, 1, 2), separator_weights=(1, 1))]
+    r = iescore.score(reference=ref, prediction=pred)
+    assert r.ts_cells is not None
+    tab = _table(r)
+    X = _dense_x(tab)
+    assert X[:, tab.blocks["tok_tp"]].sum() > 0  # the weighted TS columns are there
+    W = np.array([[1.0, 0.0], [2.0, 1.0], [0.0, 3.0]])
+    assert np.array_equal(tab.sums(W), W @ X) and np.array_equal(tab.rows(1, 2), X[1:])

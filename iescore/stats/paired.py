@@ -136,19 +136,19 @@ def compare(reports: Mapping[str, Report], *, baseline: str | None = None, test:
     if any(dict(t.blocks) != dict(tabs[0].blocks) for t in tabs):
         raise InputError("the systems' reports count different fields; they cannot be compared")
     masks = [np.isin(labels, reports[n].labels) for n in names]
-    X = np.concatenate([t.X for t in tabs], axis=1)
-    K, D = tabs[0].X.shape[1], tabs[0].n_docs
-    dt = _exact_dtype(X, D, all(r.ts_cells is None for r in reports.values()))
-    Xd: np.ndarray = X.astype(dt)
+    K, D = tabs[0].n_columns, tabs[0].n_docs
+    width = sum(t.width for t in tabs)
+    dt = _exact_dtype(tabs, all(r.ts_cells is None for r in reports.values()))
     wanted = frozenset(shown)
     n_bs = 1000 if exact else int(resamples)
     rng = np.random.default_rng(seed)
     dist: list[dict[str, list[np.ndarray]]] = [{k: [] for k in shown} for _ in names]
-    for a, b in _chunks(n_bs, D):
-        B = (bootstrap_counts(D, b - a, rng).astype(dt) @ Xd).astype(np.float64)
-        for s, t in enumerate(tabs):
-            for k, v in _measures(B[:, s * K:(s + 1) * K], t, masks[s], wanted).items():
-                dist[s][k].append(v)
+    for a, b in _chunks(n_bs, D):  # drawn as bootstrap() draws, summed a few rows at a time
+        W: np.ndarray = bootstrap_counts(D, b - a, rng).astype(dt)
+        for c, d in _chunks(b - a, width):
+            for s, t in enumerate(tabs):
+                for k, v in _measures(t.sums(W[c:d]).astype(np.float64), t, masks[s], wanted).items():
+                    dist[s][k].append(v)
     dists = [{k: np.concatenate(v) for k, v in d.items()} for d in dist]
     points = [_point(reports[n]) for n in names]
     jack = [_jackknife(t, wanted, masks[s]) if method == "bca" else {} for s, t in enumerate(tabs)]
@@ -159,10 +159,13 @@ def compare(reports: Mapping[str, Report], *, baseline: str | None = None, test:
         n_ar = 2 ** D if exact else int(resamples)
         if exact and D > 20:
             raise ConfigError(f"resamples='all' enumerates 2**documents swaps; {D} documents is too many (at most 20)")
-        T = X.sum(axis=0)
+        T = np.concatenate([t.total() for t in tabs])
         # swapped sums of every system, one block per chunk of shuffles (all pairs share the swaps)
-        swapped = [(_signs(D, resamples, rng, (a, b)).astype(dt) @ Xd).astype(np.float64)
-                   for a, b in _chunks(n_ar, D)]
+        swapped = []
+        for a, b in _chunks(n_ar, D):
+            W = _signs(D, resamples, rng, (a, b)).astype(dt)
+            swapped += [np.concatenate([t.sums(W[c:d]).astype(np.float64) for t in tabs], axis=1)
+                        for c, d in _chunks(b - a, width)]
     one = frozenset([measure])
     p_pair: dict[tuple[int, int], float | None] = {}
 

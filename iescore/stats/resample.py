@@ -50,8 +50,9 @@ def all_resamples(n_docs: int) -> tuple[np.ndarray, np.ndarray]:
     return np.array(rows, dtype=np.int64).reshape(-1, n_docs), np.array(probs)
 
 
-def _chunks(resamples: int, n_docs: int) -> list[tuple[int, int]]:
-    step = max(1, _CHUNK_CELLS // max(1, n_docs))
+def _chunks(resamples: int, width: int) -> list[tuple[int, int]]:
+    """Row ranges of at most ``_CHUNK_CELLS`` cells of ``width`` each."""
+    step = max(1, _CHUNK_CELLS // max(1, width))
     return [(a, min(resamples, a + step)) for a in range(0, resamples, step)]
 
 
@@ -120,21 +121,22 @@ def _intervals(dist: Mapping[str, np.ndarray], point: Mapping[str, float | None]
     return out
 
 
-def _exact_dtype(X: np.ndarray, n_docs: int, integer: bool) -> type:
-    """float32 when every product with a draw or swap matrix is exact in it (``integer``,
-    non-negative counts whose largest possible sum, documents x largest count, is below
-    2**24), else float64 (exact below 2**53)."""
-    if integer and X.size and X.min() >= 0 and float(X.max()) * n_docs < 2**24:
+def _exact_dtype(tabs: Sequence[_Table], integer: bool) -> type:
+    """float32 when every product of the tables' X with a draw or swap matrix is exact in
+    it (``integer``, non-negative counts whose largest possible sum, documents x largest
+    count, is below 2**24), else float64 (exact below 2**53)."""
+    lo, hi = min(t.bounds()[0] for t in tabs), max(t.bounds()[1] for t in tabs)
+    if integer and lo >= 0 and hi * tabs[0].n_docs < 2**24:
         return np.float32
     return np.float64
 
 
 def _jackknife(tab: _Table, names: frozenset[str], mask: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """The measures of the leave-one-document-out samples (for BCa's acceleration)."""
-    total = tab.X.sum(axis=0)
+    total = tab.total()
     out: dict[str, list[np.ndarray]] = {}
-    for a, b in _chunks(tab.n_docs, tab.X.shape[1]):
-        for k, v in _measures(total - tab.X[a:b], tab, mask, names).items():
+    for a, b in _chunks(tab.n_docs, tab.width):
+        for k, v in _measures(total - tab.rows(a, b), tab, mask, names).items():
             out.setdefault(k, []).append(v)
     return {k: np.concatenate(v) for k, v in out.items()}
 
@@ -200,13 +202,15 @@ def bootstrap(report: Report, *, resamples: int = 1000, seed: int = 12345, metho
     wanted = frozenset(names)
     tab = _table(report)
     rng = np.random.default_rng(seed)
-    dt = _exact_dtype(tab.X, tab.n_docs, report.ts_cells is None)
-    Xd: np.ndarray = tab.X.astype(dt)
+    dt = _exact_dtype([tab], report.ts_cells is None)
     dist: dict[str, list[np.ndarray]] = {k: [] for k in names}
+    # drawn in chunks of _CHUNK_CELLS draws (the chunks fix what a seed draws), summed a few
+    # rows at a time (a row of sums is as wide as the table)
     for a, b in _chunks(resamples, tab.n_docs):
         W: np.ndarray = bootstrap_counts(tab.n_docs, b - a, rng).astype(dt)
-        for k, v in _measures((W @ Xd).astype(np.float64), tab, only=wanted).items():
-            dist[k].append(v)
+        for c, d in _chunks(b - a, tab.width):
+            for k, v in _measures(tab.sums(W[c:d]).astype(np.float64), tab, only=wanted).items():
+                dist[k].append(v)
     point = _point(report)
     jack = _jackknife(tab, wanted) if method == "bca" else {}
     intervals = _intervals({k: np.concatenate(dist[k]) for k in names}, point, level, method, jack)

@@ -34,23 +34,74 @@ _TS_KEYS = (
 
 @dataclass(frozen=True)
 class _Table:
-    """A report's counts as one ``(documents, columns)`` float matrix.
+    """A report's counts as a ``(documents, columns)`` matrix X, never built whole.
 
     ``blocks`` maps a count name to its columns: ``tp``, ``fp``, ``fn`` (and ``C``,
     ``S``, ``D``, ``I``; TS fields) one column per label of ``labels``; ``tok_n`` and
     ``sep_n`` one column (the document's t-units, the same for every label) unless
     the TS counts carry per-t-unit weights; ``tokens`` four columns (conlleval's
-    per-document token counts).
+    per-document token counts). The per-label blocks come first and are kept as the
+    (document, label) cells that occur: ``doc`` and ``label`` of each cell (sorted by
+    label, then document) and ``values``, one column per per-label name; the other
+    columns are ``dense`` (documents x columns). So a report of 50,000 labels costs
+    its cells, not documents x labels.
     """
 
-    X: np.ndarray
+    n_docs: int
+    doc: np.ndarray
+    label: np.ndarray
+    values: np.ndarray
+    dense: np.ndarray
     blocks: Mapping[str, slice]
     labels: tuple[str, ...]
     report: Report
 
     @property
-    def n_docs(self) -> int:
-        return int(self.X.shape[0])
+    def n_columns(self) -> int:
+        return int(self.values.shape[1] * len(self.labels) + self.dense.shape[1])
+
+    @property
+    def width(self) -> int:
+        """The widest intermediate of a product, per row of weights (for chunking)."""
+        return max(self.n_docs, len(self.doc), self.n_columns, 1)
+
+    def bounds(self) -> tuple[float, float]:
+        """The smallest and largest entry of X (0 where a cell is not stored)."""
+        parts = [a.ravel() for a in (self.values, self.dense) if a.size]
+        if not parts:
+            return 0.0, 0.0
+        lo = min(float(p.min()) for p in parts)
+        hi = max(float(p.max()) for p in parts)
+        if len(self.doc) < self.n_docs * len(self.labels):  # some stored nowhere: 0
+            lo, hi = min(lo, 0.0), max(hi, 0.0)
+        return lo, hi
+
+    def sums(self, W: np.ndarray) -> np.ndarray:
+        """``W @ X`` for weights ``W`` (``(rows, documents)``), in ``W``'s dtype: each
+        per-label column sums its cells' weighted values (one ``reduceat`` per name over
+        the cells sorted by label), the dense columns by a matrix product."""
+        L, F = len(self.labels), self.values.shape[1]
+        out = np.zeros((W.shape[0], self.n_columns), dtype=W.dtype)
+        if len(self.doc):
+            Y = W[:, self.doc]
+            starts = np.flatnonzero(np.r_[True, self.label[1:] != self.label[:-1]])
+            present = self.label[starts]
+            for f in range(F):
+                out[:, f * L + present] = np.add.reduceat(Y * self.values[:, f].astype(W.dtype), starts, axis=1)
+        if self.dense.shape[1]:
+            out[:, F * L:] = W @ self.dense.astype(W.dtype)
+        return out
+
+    def total(self) -> np.ndarray:
+        """The column sums of X (float64)."""
+        out: np.ndarray = self.sums(np.ones((1, self.n_docs)))[0]
+        return out
+
+    def rows(self, a: int, b: int) -> np.ndarray:
+        """The dense rows ``a`` to ``b`` of X (documents ``a`` to ``b - 1``)."""
+        W = np.zeros((b - a, self.n_docs))
+        W[np.arange(b - a), np.arange(a, b)] = 1.0
+        return self.sums(W)
 
 
 def _table(report: Report, labels: Sequence[str] | None = None) -> _Table:
@@ -65,41 +116,57 @@ def _table(report: Report, labels: Sequence[str] | None = None) -> _Table:
         )
     labels = tuple(report.labels if labels is None else labels)
     L, D = len(labels), len(report.doc_ids)
-    col = np.array([labels.index(lab) for lab in report.labels], dtype=np.intp)
+    index = dict(zip(labels, range(L)))
+    col = np.array([index[lab] for lab in report.labels], dtype=np.int64)
     t = report.table
     blocks: dict[str, slice] = {}
-    parts: list[np.ndarray] = []
-
-    def add(name: str, a: np.ndarray) -> None:
-        start = sum(p.shape[1] for p in parts)
-        blocks[name] = slice(start, start + a.shape[1])
-        parts.append(a.astype(np.float64, copy=False))
-
-    def per_label(values: np.ndarray) -> np.ndarray:
-        m = np.zeros((D, L))
-        m[t.doc, col[t.label]] = values  # one stored cell per (document, label)
-        return m
-
+    # per-label names: one (documents, labels) block each, stored as cells
     vf = t.value_fields
     names = _SPAN + (_SLOT if "C" in vf else ())
     if report.ts_error is None and report.ts_cells is None and "tok_tp" in vf:
         names += _TS_CELL
-    for name in names:
-        add(name, per_label(t.values[:, vf.index(name)]))
-    if report.ts_error is None:
-        if report.ts_cells is not None:
-            for k, name in enumerate(TS_FIELDS):
-                m = np.zeros((D, L))
-                m[:, col] = report.ts_cells[:, :, k]
-                add(name, m)
-        elif "tok_tp" in vf:
-            tok = np.zeros(D) if t.doc_tokens is None else t.doc_tokens.astype(np.float64)
-            add("tok_n", tok[:, None])
-            add("sep_n", np.maximum(tok - 1, 0)[:, None])
+    cell_doc, cell_label = t.doc.astype(np.int64), col[t.label]
+    columns = [t.values[:, vf.index(name)].astype(np.float64) for name in names]
+    if report.ts_error is None and report.ts_cells is not None and L == 0:
+        names += TS_FIELDS
+        columns += [np.zeros(0)] * len(TS_FIELDS)
+    elif report.ts_error is None and report.ts_cells is not None:
+        # per-t-unit weights: every TS field per (document, label); the cells where any is not 0,
+        # merged with the count table's cells
+        td, tl = np.nonzero(report.ts_cells.any(axis=2))
+        keys = np.union1d(cell_doc * L + cell_label, td * L + col[tl])
+        at, at_ts = np.searchsorted(keys, cell_doc * L + cell_label), np.searchsorted(keys, td * L + col[tl])
+        merged = []
+        for c in columns:
+            m = np.zeros(len(keys))
+            m[at] = c
+            merged.append(m)
+        for k in range(len(TS_FIELDS)):
+            m = np.zeros(len(keys))
+            m[at_ts] = report.ts_cells[td, tl, k]
+            merged.append(m)
+        names += TS_FIELDS
+        cell_doc, cell_label, columns = keys // L, keys % L, merged
+    for k, name in enumerate(names):
+        blocks[name] = slice(k * L, (k + 1) * L)
+    order = np.lexsort((cell_doc, cell_label))
+    values = np.stack(columns, axis=1)[order] if columns else np.zeros((0, 0))
+    # the other columns, dense
+    dense: list[np.ndarray] = []
+
+    def add(name: str, a: np.ndarray) -> None:
+        start = len(names) * L + sum(p.shape[1] for p in dense)
+        blocks[name] = slice(start, start + a.shape[1])
+        dense.append(a.astype(np.float64, copy=False))
+
+    if report.ts_error is None and report.ts_cells is None and "tok_tp" in vf:
+        tok = np.zeros(D) if t.doc_tokens is None else t.doc_tokens.astype(np.float64)
+        add("tok_n", tok[:, None])
+        add("sep_n", np.maximum(tok - 1, 0)[:, None])
     if report.token_counts is not None:
         add("tokens", np.asarray(report.token_counts).reshape(D, -1))
-    X = np.concatenate(parts, axis=1) if parts else np.zeros((D, 0))
-    return _Table(X, blocks, labels, report)
+    return _Table(D, cell_doc[order], cell_label[order], values,
+                  np.concatenate(dense, axis=1) if dense else np.zeros((D, 0)), blocks, labels, report)
 
 
 # --- measures of many count sums at once ----------------------------------------------
@@ -117,27 +184,25 @@ def _fb(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, beta: float) -> np.ndarr
     return _div((1 + b2) * tp, (1 + b2) * tp + b2 * fn + fp)
 
 
+def _row_sums(a: np.ndarray) -> np.ndarray:
+    """Per row, the sum of its values added left to right as Python's ``sum`` of a list
+    adds them (``cumsum`` is sequential; a ``sum`` could pair them differently)."""
+    return np.cumsum(a, axis=1)[:, -1] if a.shape[1] else np.zeros(a.shape[0])
+
+
 def _mean_defined(v: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """Per row, the mean of the defined values of the masked labels, summed left to right
     as the report sums them (NaN when none is defined)."""
-    acc = np.zeros(v.shape[0])
-    n = np.zeros(v.shape[0])
-    for j in np.flatnonzero(mask):
-        ok = ~np.isnan(v[:, j])
-        acc = acc + np.where(ok, v[:, j], 0.0)
-        n = n + ok
-    return _div(acc, n)
+    m = v[:, mask]
+    ok = ~np.isnan(m)
+    return _div(_row_sums(np.where(ok, m, 0.0)), ok.sum(axis=1))
 
 
 def _weighted(v: np.ndarray, w: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """Per row, sum(w v) / sum(w) over the labels of positive weight whose value is defined."""
-    num = np.zeros(v.shape[0])
-    den = np.zeros(v.shape[0])
-    for j in np.flatnonzero(mask):
-        ok = (w[:, j] != 0) & ~np.isnan(v[:, j])
-        num = num + np.where(ok, w[:, j] * np.where(ok, v[:, j], 0.0), 0.0)
-        den = den + np.where(ok, w[:, j], 0.0)
-    return _div(num, den)
+    vm, wm = v[:, mask], w[:, mask]
+    ok = (wm != 0) & ~np.isnan(vm)
+    return _div(_row_sums(np.where(ok, wm * np.where(ok, vm, 0.0), 0.0)), _row_sums(np.where(ok, wm, 0.0)))
 
 
 def _binary(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, n: np.ndarray, beta: float) -> dict[str, np.ndarray]:
@@ -319,4 +384,4 @@ def resample_measures(report: Report, counts: np.ndarray) -> dict[str, list[floa
     W = np.asarray(counts, dtype=np.float64)
     if W.ndim != 2 or W.shape[1] != tab.n_docs:
         raise ConfigError(f"resample counts need shape (resamples, {tab.n_docs}); got {W.shape}")
-    return {k: _as_values(v) for k, v in _measures(W @ tab.X, tab).items()}
+    return {k: _as_values(v) for k, v in _measures(tab.sums(W), tab).items()}
