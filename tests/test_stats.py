@@ -475,7 +475,20 @@ def test_a_report_of_totals_only_cannot_be_resampled():
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
+from iescore.stats import table as table_module  # noqa: E402
 from iescore.stats.table import _mean_defined, _table, _weighted  # noqa: E402
+
+
+def _sparse_or_dense(report, labels, dense_cells):
+    """The report's table, summed from its cells (``dense_cells=0``) or as a matrix."""
+    keep = table_module._DENSE_CELLS
+    table_module._DENSE_CELLS = dense_cells
+    try:
+        tab = _table(report, labels)
+        assert (tab._X is None) == (dense_cells == 0 and tab.n_docs * tab.n_columns > 0)
+        return tab
+    finally:
+        table_module._DENSE_CELLS = keep
 
 _TAGS = st.sampled_from(["O", "O", "B-A", "I-A", "B-B", "I-B", "B-C"])
 
@@ -514,8 +527,8 @@ def test_table_sums_equal_the_dense_product(docs, kw, seed):
     r = iescore.score_tags(reference=[[a for a, _ in d] for d in docs], prediction=[[b for _, b in d] for d in docs],
                            scheme="IOB2", **kw)
     extra = ("Z",) + tuple(r.labels)  # a label the report lacks: zero columns, and a shifted order
-    for labels in (None, extra):
-        tab = _table(r, labels)
+    for labels, dense_cells in itertools.product((None, extra), (0, table_module._DENSE_CELLS)):
+        tab = _sparse_or_dense(r, labels, dense_cells)
         X = _dense_x(tab)
         W = np.random.default_rng(seed).integers(0, 4, size=(5, tab.n_docs)).astype(np.float64)
         assert np.array_equal(tab.sums(W), W @ X)
@@ -559,8 +572,9 @@ def test_table_sums_with_per_t_unit_weights_equal_the_dense_product():
             Document("b", ("w",) * 3, (Span("C", 0, 1),), token_weights=(1, 1, 2), separator_weights=(1, 1))]
     r = iescore.score(reference=ref, prediction=pred)
     assert r.ts_cells is not None
-    tab = _table(r)
-    X = _dense_x(tab)
-    assert X[:, tab.blocks["tok_tp"]].sum() > 0  # the weighted TS columns are there
-    W = np.array([[1.0, 0.0], [2.0, 1.0], [0.0, 3.0]])
-    assert np.array_equal(tab.sums(W), W @ X) and np.array_equal(tab.rows(1, 2), X[1:])
+    for dense_cells in (0, table_module._DENSE_CELLS):
+        tab = _sparse_or_dense(r, None, dense_cells)
+        X = _dense_x(tab)
+        assert X[:, tab.blocks["tok_tp"]].sum() > 0  # the weighted TS columns are there
+        W = np.array([[1.0, 0.0], [2.0, 1.0], [0.0, 3.0]])
+        assert np.array_equal(tab.sums(W), W @ X) and np.array_equal(tab.rows(1, 2), X[1:])

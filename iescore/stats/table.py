@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -23,6 +24,8 @@ _SPAN = ("tp", "fp", "fn")
 _SLOT = ("C", "S", "D", "I")
 _TS_CELL = ("tok_tp", "tok_fp", "tok_fn", "sep_tp", "sep_fp", "sep_fn")
 _AVG_MEASURES = ("precision", "recall", "f1", "f_beta")
+# a count table of at most this many cells (documents x columns) is also kept whole
+_DENSE_CELLS = 4_000_000
 _TS_KEYS = (
     "f1_macro", "f1_micro", "token_f1_macro", "token_f1_micro",
     "f_beta_macro", "f_beta_micro", "token_f_beta_macro", "token_f_beta_micro",
@@ -62,8 +65,9 @@ class _Table:
 
     @property
     def width(self) -> int:
-        """The widest intermediate of a product, per row of weights (for chunking)."""
-        return max(self.n_docs, len(self.doc), self.n_columns, 1)
+        """The cells a row of weights takes in a product (the row of sums, and the row of
+        weighted cells when summed from the cells), for chunking."""
+        return max(self.n_columns, 1) if self._X is not None else max(len(self.doc), self.n_columns, 1)
 
     def bounds(self) -> tuple[float, float]:
         """The smallest and largest entry of X (0 where a cell is not stored)."""
@@ -76,10 +80,27 @@ class _Table:
             lo, hi = min(lo, 0.0), max(hi, 0.0)
         return lo, hi
 
+    @cached_property
+    def _X(self) -> np.ndarray | None:
+        """X itself when it has at most ``_DENSE_CELLS`` cells (a matrix product is then the
+        fastest sum), else None."""
+        if self.n_docs * self.n_columns > _DENSE_CELLS:
+            return None
+        L, F = len(self.labels), self.values.shape[1]
+        X = np.zeros((self.n_docs, self.n_columns))
+        for f in range(F):
+            X[self.doc, f * L + self.label] = self.values[:, f]
+        X[:, F * L:] = self.dense
+        return X
+
     def sums(self, W: np.ndarray) -> np.ndarray:
-        """``W @ X`` for weights ``W`` (``(rows, documents)``), in ``W``'s dtype: each
-        per-label column sums its cells' weighted values (one ``reduceat`` per name over
-        the cells sorted by label), the dense columns by a matrix product."""
+        """``W @ X`` for weights ``W`` (``(rows, documents)``), in ``W``'s dtype: a matrix
+        product when X is small (``_X``); else each per-label column sums its cells'
+        weighted values (one ``reduceat`` per name over the cells sorted by label), the
+        dense columns by a matrix product."""
+        if self._X is not None:
+            out_: np.ndarray = W @ self._X.astype(W.dtype)
+            return out_
         L, F = len(self.labels), self.values.shape[1]
         out = np.zeros((W.shape[0], self.n_columns), dtype=W.dtype)
         if len(self.doc):
