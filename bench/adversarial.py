@@ -18,7 +18,8 @@ Cases (``CASES``):
   spans of 12 tokens); sizes in answers.
 * ``labels``: a file of fixed size (1M tokens, the synthetic corpus of ``bench/data.py``)
   whose entities take 4, 1k, 10k or 50k types, given as lists (and, one tool, written as a
-  CoNLL file for ``iescore score``); sizes in labels.
+  CoNLL file for ``iescore score``; two, bootstrap intervals and a paired test over its
+  documents); sizes in labels.
 * ``cli``: ``iescore score FILE`` on generated CoNLL files of 20 MB, 200 MB and 2 GB
   (written to the temporary folder and deleted after); sizes in bytes.
 * ``templates``: one OBD template with two slots of n fillers each, half of the predicted
@@ -302,6 +303,34 @@ def _score_prf(st):
     return {"f1": r.f1 or 0.0, "tp": r.overall.tp, "gold": r.overall.tp + r.overall.fn, "pred": r.overall.tp + r.overall.fp}
 
 
+def _stats_prep(labels_prep: Callable) -> Callable:
+    """The system's report and a perfect system's (the reference as prediction), scored untimed."""
+    def prep(n):
+        import iescore
+
+        g, p = labels_prep(n)
+        return (iescore.score_tags(reference=g, prediction=p, scheme="IOB2"),
+                iescore.score_tags(reference=g, prediction=g, scheme="IOB2"))
+
+    return prep
+
+
+def _bootstrap(st):
+    """Bootstrap intervals (1,000 resamples) of micro and macro F1."""
+    from iescore import stats
+
+    b = stats.bootstrap(st[0], resamples=1000, measures=["f1", "macro_f1"])
+    return {"f1": b.values["f1"] or 0.0, "interval": list(b.intervals["f1"] or ())}
+
+
+def _compare(st):
+    """The paired bootstrap (1,000 resamples) of the system against a perfect one: F1, P, R."""
+    from iescore import stats
+
+    c = stats.compare({"system": st[0], "perfect": st[1]}, resamples=1000)
+    return {"f1": c.systems[0]["f1"] or 0.0, "p_value": c.systems[1]["p_value"]}
+
+
 def _score_docs(**options) -> Callable:
     def run(st):
         import iescore
@@ -551,6 +580,11 @@ def make_cases(quick: bool = False) -> dict[str, Case]:
                 "nervaluate": Tool("nervaluate strict (list loader)", labels_prep, _nervaluate),
                 "iescore_cli": Tool("`iescore score FILE`: the same tokens as a CoNLL file (written untimed), "
                                     "its table printed", lambda n: _tags_file(labels_prep(n)), _iescore_cli),
+                "iescore_bootstrap": Tool("iescore.stats.bootstrap, 1,000 resamples of the documents: micro and "
+                                          "macro F1 (reports scored untimed)", _stats_prep(labels_prep), _bootstrap,
+                                          compare=False),
+                "iescore_compare": Tool("iescore.stats.compare, paired bootstrap (1,000) against a perfect system: "
+                                        "F1, precision, recall", _stats_prep(labels_prep), _compare, compare=False),
                 "conlleval_standin": Tool("conlleval.pl's chunk rules in Python (a stand-in, not conlleval.pl)",
                                           labels_prep, _conlleval_standin),
                 **({"conlleval_pl": Tool("conlleval.pl (perl; the input written to a file, untimed)",
