@@ -578,3 +578,39 @@ def test_table_sums_with_per_t_unit_weights_equal_the_dense_product():
         assert X[:, tab.blocks["tok_tp"]].sum() > 0  # the weighted TS columns are there
         W = np.array([[1.0, 0.0], [2.0, 1.0], [0.0, 3.0]])
         assert np.array_equal(tab.sums(W), W @ X) and np.array_equal(tab.rows(1, 2), X[1:])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.sampled_from([float("nan"), 0.0, -0.0, 0.25, 1 / 3, 0.5, 2 / 3, 1.0, 7.0, -0.5]),
+                         min_size=4, max_size=4), min_size=1, max_size=40),
+       st.sampled_from([0.5, 0.8, 0.9, 0.95, 0.99]))
+def test_defined_quantiles_equal_numpys_quantile_of_each_column(rows, level):
+    from iescore.stats.resample import _defined_quantiles
+
+    M = np.array(rows)
+    keep = ~np.isnan(M).all(axis=0) & ~((M == 0) & np.signbit(M)).any(axis=0)  # as _intervals picks
+    qs = [(1 - level) / 2, 1 - (1 - level) / 2]
+    got = _defined_quantiles(M[:, keep], qs)
+    for c, col in enumerate(M[:, keep].T):  # the plain path: one np.quantile per column
+        want = np.quantile(col[~np.isnan(col)], qs)
+        assert [float(g[c]) for g in got] == want.tolist()
+        assert [math.copysign(1, g[c]) for g in got] == [math.copysign(1, w) for w in want]
+
+
+def test_bootstrap_intervals_of_measures_undefined_in_some_resamples():
+    # MISC is missed and ORG mislabelled: their precision is undefined in every resample, PER's
+    # and LOC's only in the resamples that draw none of their predictions; each interval is
+    # numpy's quantile of the resamples that define it (the per-measure path, checked here)
+    r = iescore.score_tags(reference=REF, prediction=PRED, scheme="IOB2")
+    b = stats.bootstrap(r, resamples=300, seed=5, measures=["precision[PER]", "precision[LOC]", "precision[MISC]"])
+    from iescore.stats.resample import bootstrap_counts, _interval
+    from iescore.stats.table import _measures
+
+    rng = np.random.default_rng(5)
+    W = bootstrap_counts(4, 300, rng).astype(np.float64)
+    tab = _table(r)
+    dist = _measures(tab.sums(W), tab)
+    for k in ("precision[PER]", "precision[LOC]"):
+        assert np.isnan(dist[k]).any() and not np.isnan(dist[k]).all()
+        assert b.intervals[k] == _interval(dist[k], b.values[k], 0.95, "percentile", None)
+    assert b.intervals["precision[MISC]"] is None

@@ -102,6 +102,28 @@ def _interval(dist: np.ndarray, point: float | None, level: float, method: str,
     return float(lo), float(hi)
 
 
+def _defined_quantiles(M: np.ndarray, qs: Sequence[float]) -> list[np.ndarray]:
+    """Per ``q`` of ``qs``, each column's quantile of its defined (non-NaN) values, as
+    ``np.quantile`` of those values computes it (linear interpolation: virtual index
+    ``(n - 1) q``, the largest value from ``n - 1`` on, numpy's two-sided lerp), done for
+    all columns at once; every column has a defined value and no -0.0. :func:`_interval`
+    is the plain path, one ``np.quantile`` per column."""
+    S = np.sort(M, axis=0)  # NaN sorts last
+    n = (~np.isnan(M)).sum(axis=0)
+    cols = np.arange(M.shape[1])
+    out = []
+    for q in qs:
+        v = (n - 1) * np.asarray(q, dtype=np.float64)
+        top = v >= n - 1
+        prev = np.where(top, -1.0, np.floor(v))  # numpy's index -1: the largest value
+        i = np.where(top, n - 1, prev).astype(np.intp)
+        j = np.where(top, n - 1, prev + 1).astype(np.intp)
+        a, b, g = S[i, cols], S[j, cols], v - prev
+        diff = b - a
+        out.append(np.where(g >= 0.5, b - diff * (1 - g), a + diff * g))
+    return out
+
+
 def _intervals(dist: Mapping[str, np.ndarray], point: Mapping[str, float | None], level: float, method: str,
                jack: Mapping[str, np.ndarray]) -> dict[str, tuple[float, float] | None]:
     """:func:`_interval` of every measure; the percentile intervals of the measures defined in
@@ -111,10 +133,21 @@ def _intervals(dist: Mapping[str, np.ndarray], point: Mapping[str, float | None]
     if method == "percentile" and names:
         M = np.stack([dist[k] for k in names], axis=1)
         full = ~np.isnan(M).any(axis=0)
+        qs = [(1 - level) / 2, 1 - (1 - level) / 2]
         if full.any():
-            q = np.quantile(M[:, full], [(1 - level) / 2, 1 - (1 - level) / 2], axis=0)
+            q = np.quantile(M[:, full], qs, axis=0)
             for c, k in enumerate(n for n, f in zip(names, full) if f):
                 out[k] = (float(q[0, c]), float(q[1, c]))
+        # the measures undefined in some resamples (with many labels, most per-label ones), at
+        # once; one with a -0.0 among its values is left to _interval (sort and numpy's
+        # partition may order -0.0 and 0.0 differently)
+        some = np.flatnonzero(~full & ~np.isnan(M).all(axis=0) & ~((M == 0) & np.signbit(M)).any(axis=0))
+        step = max(1, _CHUNK_CELLS // max(1, len(M)))
+        for a in range(0, len(some), step):  # a block of columns at a time
+            cols = some[a:a + step]
+            lo, hi = (x.tolist() for x in _defined_quantiles(M[:, cols], qs))
+            for c, j in enumerate(cols.tolist()):
+                out[names[j]] = (lo[c], hi[c])
     for k in names:
         if k not in out:
             out[k] = _interval(dist[k], point[k], level, method, jack.get(k))
