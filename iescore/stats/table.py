@@ -120,6 +120,9 @@ class _Table:
 
     def rows(self, a: int, b: int) -> np.ndarray:
         """The dense rows ``a`` to ``b`` of X (documents ``a`` to ``b - 1``)."""
+        if self._X is not None:
+            part: np.ndarray = self._X[a:b].copy()
+            return part
         W = np.zeros((b - a, self.n_docs))
         W[np.arange(b - a), np.arange(a, b)] = 1.0
         return self.sums(W)
