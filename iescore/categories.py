@@ -35,12 +35,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["CATEGORIES", "MUC_CODES", "MUC_OF", "categorize", "category_totals", "category_dict"]
+__all__ = ["CATEGORIES", "MUC_CODES", "MUC_OF", "MUC_GROUPS", "categorize", "category_totals", "category_dict"]
 
 CATEGORIES = ("correct", "wrong_label", "wrong_boundary", "wrong_label_boundary", "missed", "spurious")
 CORRECT, WRONG_LABEL, WRONG_BOUNDARY, WRONG_BOTH, MISSED, SPURIOUS = range(6)
 MUC_CODES = ("COR", "INC", "PAR", "MIS", "SPU")
 MUC_OF = ("COR", "INC", "PAR", "INC", "MIS", "SPU")  # the MUC/SemEval code of each category
+# per MUC/SemEval code, the categories (indexes into CATEGORIES) it sums
+MUC_GROUPS = tuple(tuple(j for j, c in enumerate(MUC_OF) if c == code) for code in MUC_CODES)
 
 
 def categorize(
@@ -103,6 +105,6 @@ def category_dict(row: Sequence[int]) -> dict[str, int]:
     2
     """
     d = {name: int(n) for name, n in zip(CATEGORIES, row)}
-    for code in MUC_CODES:
-        d[code] = sum(int(n) for n, c in zip(row, MUC_OF) if c == code)
+    for code, group in zip(MUC_CODES, MUC_GROUPS):
+        d[code] = sum(int(row[j]) for j in group)
     return d

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from .categories import CATEGORIES, MUC_CODES, MUC_OF
+from .categories import CATEGORIES, MUC_CODES, MUC_GROUPS
 from .measures import BINARY_KEYS, slot_arrays, span_arrays, ts_arrays
 
 __all__ = ["LabelSummary", "ENTRY_KEYS", "MEASURED", "pylist", "records"]
@@ -232,9 +232,8 @@ class LabelSummary:
             return None
         rows = np.asarray(self.category_rows, dtype=np.int64)
         cols = {c: rows[:, j] for j, c in enumerate(CATEGORIES)}
-        for code in MUC_CODES:
-            of_code = [j for j, c in enumerate(MUC_OF) if c == code]
-            cols[code] = rows[:, of_code].sum(axis=1)
+        for code, group in zip(MUC_CODES, MUC_GROUPS):
+            cols[code] = rows[:, list(group)].sum(axis=1)
         return cols
 
     def categories(self) -> dict[str, dict[str, int]] | None:

@@ -158,7 +158,8 @@ def _exact_dtype(tabs: Sequence[_Table], integer: bool) -> type:
     """float32 when every product of the tables' X with a draw or swap matrix is exact in
     it (``integer``, non-negative counts whose largest possible sum, documents x largest
     count, is below 2**24), else float64 (exact below 2**53)."""
-    lo, hi = min(t.bounds()[0] for t in tabs), max(t.bounds()[1] for t in tabs)
+    bounds = [t.bounds() for t in tabs]
+    lo, hi = min(b[0] for b in bounds), max(b[1] for b in bounds)
     if integer and lo >= 0 and hi * tabs[0].n_docs < 2**24:
         return np.float32
     return np.float64
