@@ -19,7 +19,7 @@ Cases (``CASES``):
 * ``labels``: a file of fixed size (1M tokens, the synthetic corpus of ``bench/data.py``)
   whose entities take 4, 1k, 10k or 50k types, given as lists (and, one tool, written as a
   CoNLL file for ``iescore score``; two, bootstrap intervals and a paired test over its
-  documents); sizes in labels.
+  documents; one, the confusion views up to 1k labels); sizes in labels.
 * ``cli``: ``iescore score FILE`` on generated CoNLL files of 20 MB, 200 MB and 2 GB
   (written to the temporary folder and deleted after); sizes in bytes.
 * ``templates``: one OBD template with two slots of n fillers each, half of the predicted
@@ -315,6 +315,28 @@ def _stats_prep(labels_prep: Callable) -> Callable:
     return prep
 
 
+def _report_prep(labels_prep: Callable) -> Callable:
+    """The system's full report, scored untimed."""
+    def prep(n):
+        import iescore
+
+        g, p = labels_prep(n)
+        return iescore.score_tags(reference=g, prediction=p, scheme="IOB2")
+
+    return prep
+
+
+def _confusion_views(r):
+    """The text table with its confusion table, and the HTML page (its heatmap; documents
+    listed without tokens)."""
+    from iescore.render.formats import format_report
+    from iescore.render.html import format_html
+
+    table = format_report(r, "table", confusion=True)
+    page = format_html(r)
+    return {"f1": r.f1 or 0.0, "table_lines": table.count("\n") + 1, "html_bytes": len(page)}
+
+
 def _bootstrap(st):
     """Bootstrap intervals (1,000 resamples) of micro and macro F1."""
     from iescore import stats
@@ -580,6 +602,10 @@ def make_cases(quick: bool = False) -> dict[str, Case]:
                 "nervaluate": Tool("nervaluate strict (list loader)", labels_prep, _nervaluate),
                 "iescore_cli": Tool("`iescore score FILE`: the same tokens as a CoNLL file (written untimed), "
                                     "its table printed", lambda n: _tags_file(labels_prep(n)), _iescore_cli),
+                "iescore_confusion": Tool("iescore's text table with --confusion and the HTML report (report "
+                                          "scored untimed; the text table stops at 3,161 labels)",
+                                          _report_prep(labels_prep), _confusion_views, compare=False,
+                                          sizes=(4, 1_000)),
                 "iescore_bootstrap": Tool("iescore.stats.bootstrap, 1,000 resamples of the documents: micro and "
                                           "macro F1 (reports scored untimed)", _stats_prep(labels_prep), _bootstrap,
                                           compare=False),
