@@ -393,3 +393,155 @@ def test_stand_ins_exchanged_among_themselves_are_no_tie(monkeypatch, larger):
     assert (se["C"], se["S"], se["D"], se["I"]) == ((1, 0, 3, 0) if larger == "reference" else (1, 0, 0, 3))
     assert [x[2] for x in items[larger]] == [None, None, 0, None]
     assert calls == []
+
+
+@st.composite
+def any_hubs(draw):
+    """A function drawing any hub tokens for a slot (iescore.match.hubs): a subset of the
+    tokens its fillers hold beyond their floors, and one of the floors they lack. Whatever
+    they are, the certificate keeps a slot's hub pairs out only when no best alignment
+    uses one, so the alignment must be the reference's."""
+    from itertools import chain
+
+    data = draw(st.data())
+
+    def hubs(bd_r, bd_p, m_max, e_max):
+        out = []
+        for part in (0, 1):
+            tokens = sorted(frozenset(chain.from_iterable(x[part] for x in bd_r + bd_p)))
+            out.append(frozenset(data.draw(st.lists(st.sampled_from(tokens), unique=True)) if tokens else ()))
+        return out[0], out[1]
+
+    return hubs
+
+
+@settings(max_examples=400, deadline=None)
+@given(templates(), any_hubs(), st.one_of(st.none(), any_floors()),
+       st.sampled_from(["E", "C(1)", "O(1,1)", "O(0,2)", "O(inf,inf)"]), st.sampled_from(["any", "one-to-one"]),
+       st.booleans())
+def test_any_hub_tokens_give_the_reference_alignment(case, hubs, floors, rule, counting, sparse):
+    from iescore.match import fillers
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(fillers, "_hubs", hubs)
+        if floors is not None:
+            mp.setattr(fillers, "_floors", floors)
+        _compare(*case, rule=rule, counting=counting, sparse=sparse)
+
+
+@st.composite
+def hub_slots(draw):
+    """One document, one slot of 1 to 6 fillers a side: "the" or not, then 1 or 2 of four
+    other tokens (sometimes repeated, sometimes "the" twice), so that pairs sharing "the"
+    and pairs sharing another token tie often."""
+    filler = st.tuples(st.sampled_from(["", "the ", "the the "]),
+                       st.lists(st.sampled_from(["p", "q", "r", "s"]), min_size=1, max_size=2)).map(
+        lambda t: t[0] + " ".join(t[1]))
+    ref, pred = (tuple(draw(st.lists(filler, min_size=1, max_size=6))) for _ in range(2))
+    return [Template("d", {"s": ref})], [Template("d", {"s": pred})]
+
+
+@settings(max_examples=600, deadline=None)
+@given(hub_slots(), st.sampled_from(["E", "C(1)", "O(1,1)"]), st.sampled_from(["any", "one-to-one"]))
+def test_the_hub_token_gives_the_reference_alignment(case, rule, counting):
+    from iescore.match import fillers
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(fillers, "_hubs", lambda *a: (frozenset(["the"]), frozenset()))
+        _compare(*case, rule=rule, counting=counting)
+
+
+def test_a_hub_pair_in_a_tie_is_found(monkeypatch):
+    """Answers "the p", "q r", predictions "the r", "p q", "the" a hub, exact rule. By hand,
+    over all pairs: "the p" - "p q" with "q r" - "the r" share 1 + 1 tokens, and so do
+    "q r" - "p q" with "the p" - "the r" (a hub pair): a tie. Fillers rank by their tokens
+    (README, Definitions: ties), "q r" before "the p" and "p q" before "the r", so the tie
+    rule keeps "q r" - "p q" first, then the hub pair. Without the hub pairs the kept pairs'
+    only best matching is the first one. The certificate fails: "q r" - "p q" ties with
+    "the p" - "p q", so U("q r") >= U("the p"), above what each split leaves "q r"."""
+    from iescore.match import fillers
+
+    monkeypatch.setattr(fillers, "_hubs", lambda *a: (frozenset(["the"]), frozenset()))
+    d, items, _ = _compare([Template("t", {"s": ("the p", "q r")})], [Template("t", {"s": ("the r", "p q")})])
+    assert [x[2] for x in items["reference"]] == [0, 1]
+
+
+def test_a_hub_pair_in_a_tie_through_an_unmatched_prediction_is_found(monkeypatch):
+    """Answers "a p", "q", predictions "a q", "p", "q r", "a" a hub, exact rule. By hand,
+    over all pairs: "a p" - "p" with "q" - "a q" (or "q r") share 1 + 1 tokens, and so do
+    "a p" - "a q" (a hub pair) with "q" - "q r". In token order "a p" comes first and "a q"
+    is its earliest prediction: the tie rule keeps the hub pair, then "q" - "q r". Without
+    the hub pair: "a p" - "p", then "q" - "a q". The certificate fails because "q" could
+    take the unmatched "q r" (U("q") >= 2, doubled), which leaves "a q" no room for its
+    bound."""
+    from iescore.match import fillers
+
+    monkeypatch.setattr(fillers, "_hubs", lambda *a: (frozenset(["a"]), frozenset()))
+    d, items, _ = _compare([Template("t", {"s": ("a p", "q")})], [Template("t", {"s": ("a q", "p", "q r")})])
+    assert [x[2] for x in items["reference"]] == [0, 2]
+
+
+def test_a_hub_pair_in_a_tie_with_a_stand_in_is_found(monkeypatch):
+    """Answers "Dr the p", "Dr z", "q", predictions "Dr the q", "Dr x p", "Dr" given the
+    floor 1 and "the" a hub, exact rule. "q" lacks the floor: it gains 1 when left
+    unaligned (one answer is), through a stand-in. By hand, over all pairs: "Dr the p" -
+    "Dr x p" and "q" - "Dr the q" share 1 token each ("Dr z" unaligned, no gain): 2; so do
+    "Dr the p" - "Dr the q" (beyond the floor only "the": a hub pair) with "Dr z" -
+    "Dr x p" (0) and "q" unaligned (1). In token order "Dr the p" comes first and "Dr the
+    q" is its earliest prediction: the tie rule keeps the hub pair. Without it, "Dr the p"
+    - "Dr x p", then "Dr z" - "Dr the q". The certificate fails only through the stand-in:
+    "q" could take it (U("q") >= 2, doubled), which leaves "Dr the q" no room."""
+    from iescore.match import fillers
+
+    monkeypatch.setattr(fillers, "_floors", lambda *a: Counter({"Dr": 1}))
+    monkeypatch.setattr(fillers, "_hubs", lambda *a: (frozenset(["the"]), frozenset()))
+    d, items, _ = _compare([Template("t", {"s": ("Dr the p", "Dr z", "q")})],
+                           [Template("t", {"s": ("Dr the q", "Dr x p")})])
+    assert [x[2] for x in items["reference"]] == [0, 1, None]
+
+
+def _shared_the(n):
+    """n answers "s<k> x<k>" and n predictions "s<k> x<k>" (even k) or "s<k>" (odd k), "the "
+    before every third answer (k % 3 == 0) and every fourth prediction (k % 4 == 0)."""
+    ref = tuple(("the " if k % 3 == 0 else "") + f"s{k} x{k}" for k in range(n))
+    pred = tuple(("the " if k % 4 == 0 else "") + (f"s{k} x{k}" if k % 2 == 0 else f"s{k}") for k in range(n))
+    return [Template("t", {"s": ref})], [Template("t", {"s": pred})]
+
+
+def test_a_token_on_a_share_of_the_fillers_is_a_hub(monkeypatch):
+    """_shared_the(240), exact rule: "the" on 80 answers and 60 predictions, 4,800 pairs,
+    past _HUB_PAIRS (4,096) and four per filler (1,920): a hub. The pairs kept are answer k
+    with prediction k (s<k>): 240. By hand, answer k equals prediction k when k is even and
+    "the" is on both (k % 12 == 0: 20) or on neither (k = 2 mod 4 and k % 3 != 0: 40), so
+    C = 60, S = 180. The certificate (doubled weights, first split: an answer with "the"
+    bound 2, a prediction with it bound 1): every incorrect pair k shares 1 token or more,
+    2 or more when its prediction holds "the" (k % 4 == 0, even: s<k> x<k>), so each bound
+    fits under its pair's weight, and every hub pair gets U + V >= 3 > 2, its doubled
+    weight."""
+    sizes = _pairs_spy(monkeypatch)
+    ref, pred = _shared_the(240)
+    se = score_templates(reference=ref, prediction=pred).to_dict()["slot_errors"]
+    assert (se["C"], se["S"], se["D"], se["I"]) == (60, 180, 0, 0)
+    assert sizes == [240]
+    monkeypatch.undo()
+    _compare(ref, pred)
+
+
+def test_a_hub_pair_that_an_alignment_needs_keeps_every_hub_pair(monkeypatch):
+    """_shared_the(240) plus answers "a1" and "the y" and a prediction "the z", exact rule.
+    By hand: "the z" shares "the" with "the y" (1 token) and nothing with "a1"; taking it
+    from another answer holding "the" gains 1 and loses that answer's own pair (1 token or
+    more) while "the y" gains nothing: the only best alignment pairs "the z" with "the y",
+    "a1" left unaligned: C = 60, S = 181, D = 1. Without the hub pairs, the free fillers
+    would pair in position order, "a1" with "the z". The certificate fails ("the z" keeps
+    no pair, its V is 0, and "the y" none, its U is 0), so the slot keeps its hub pairs:
+    81 x 61 pairs share "the"."""
+    sizes = _pairs_spy(monkeypatch)
+    ref, pred = _shared_the(240)
+    ref = [Template("t", {"s": ref[0].slots["s"] + ("a1", "the y")})]
+    pred = [Template("t", {"s": pred[0].slots["s"] + ("the z",)})]
+    d, items, _ = _compare(ref, pred)
+    se = d["slot_errors"]
+    assert (se["C"], se["S"], se["D"], se["I"]) == (60, 181, 1, 0)
+    assert items["prediction"][240][2] == 241 and items["reference"][240][2] is None
+    assert sizes[0] > 81 * 61

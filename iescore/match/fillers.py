@@ -38,7 +38,15 @@ fillers beyond it on both sides, of those short of it on both sides and, on the 
 side, their pairs with the stand-ins of unaligned fillers (:mod:`iescore.match.slots`).
 "Dr" once in every filler but one answer of a slot of n a side gives no pair at all instead
 of n² - n. A floor only helps a token held by more than half of one side, so the choice
-is made for those few. The plain reference, every pair compared, is in tests/test_slots.py.
+is made for those few.
+
+A token on a share of both sides' fillers, less than most (or a floor lacked by such a
+share), still makes many pairs: in a large slot its holders on the two sides may make it
+a *hub* (:func:`_hubs`). A hub is left out of the index, so a pair that shares only hub
+tokens is not a candidate unless (2) or (3) finds it ((3) then counts the tokens beyond
+the floors that are not hubs); a certificate (:mod:`iescore.match.hubs`) checks that no
+best alignment of the slot uses such a pair, and a slot whose certificate fails gets
+those pairs back. The plain reference, every pair compared, is in tests/test_slots.py.
 """
 
 from __future__ import annotations
@@ -51,10 +59,13 @@ import numpy as np
 
 from ..config import Rule
 from ..summary import no_cycles_collected
+from .hubs import HubSlot, certificates
 from .rules import Pairs, sequence_match
 from .units import _I64, Units
 
 __all__ = ["obd_pairs"]
+
+_HUB_PAIRS = 4096  # a token's holders must make this many pairs to be a hub (iescore.match.hubs)
 
 Tokens: TypeAlias = "frozenset[str] | Counter[str]"  # a multiset of tokens: a set when none repeats
 
@@ -143,11 +154,57 @@ def _copies(t: str, held: Counter[str], more: dict[str, Counter[int]]) -> Counte
     return h
 
 
+def _split(k: tuple[str, ...], ks: frozenset[str], floor: Counter[str], fkeys: frozenset[str] | None) -> tuple[Tokens, Tokens]:
+    """A filler's tokens beyond the floors and its deficits (module docstring); ``fkeys``:
+    the floor tokens when every floor is 1, else None."""
+    if not floor:
+        return (ks if len(ks) == len(k) else Counter(k)), frozenset()
+    if len(ks) == len(k) and fkeys is not None:
+        return ks - fkeys, fkeys - ks
+    ck = Counter(k)
+    return ck - floor, floor - ck
+
+
+def _copies_of(x: Tokens, t: str) -> int:
+    return x[t] if isinstance(x, Counter) else 1
+
+
+def _hubs(bd_r: list[tuple[Tokens, Tokens]], bd_p: list[tuple[Tokens, Tokens]], m_max: float,
+          e_max: float) -> tuple[frozenset[str], frozenset[str]]:
+    """A slot's hub tokens (:mod:`iescore.match.hubs`): those beyond their floors, and the
+    floors lacked, whose holders on the two sides make at least ``_HUB_PAIRS`` pairs, four
+    per filler or more. None where the pairs the rule could accept through hub tokens alone (fillers with at most
+    ``m_max`` / ``e_max`` other tokens beyond the floors, all their pairs) would be half as
+    many as the pairs saved."""
+    none: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+    n_r, n_p = len(bd_r), len(bd_p)
+    if n_r * n_p < _HUB_PAIRS:
+        return none
+    least = max(_HUB_PAIRS, 4 * (n_r + n_p))
+    saved = 0
+    hubs = []
+    for part in (0, 1):
+        held_r = Counter(chain.from_iterable(x[part] for x in bd_r))
+        held_p = Counter(chain.from_iterable(x[part] for x in bd_p))
+        hub = frozenset(t for t, h in held_r.items() if h * held_p.get(t, 0) >= least)
+        saved += sum(held_r[t] * held_p[t] for t in hub)
+        hubs.append(hub)
+    if not saved:
+        return none
+    hub_b = hubs[0]
+    low_r = sum(1 for b, _ in bd_r if _size(b) - sum(_copies_of(b, t) for t in hub_b if t in b) <= m_max)
+    low_p = sum(1 for b, _ in bd_p if _size(b) - sum(_copies_of(b, t) for t in hub_b if t in b) <= e_max)
+    if 2 * low_r * low_p > saved:
+        return none
+    return hubs[0], hubs[1]
+
+
 def _candidates(R: Units, P: Units, rule: Rule) -> tuple[np.ndarray, np.ndarray, list[Tokens], list[Tokens],
-                                                         list[Tokens], list[Tokens]]:
-    """The same-document, same-slot pairs that can weigh anything (module docstring), sorted
-    by (prediction, answer), and every answer's and prediction's tokens beyond the floors and
-    deficits: (answers, predictions, beyond_r, beyond_p, short_r, short_p)."""
+                                                         list[Tokens], list[Tokens], list[HubSlot]]:
+    """The same-document, same-slot pairs that can weigh anything (module docstring), but
+    the hub pairs (:mod:`iescore.match.hubs`), sorted by (prediction, answer), every
+    answer's and prediction's tokens beyond the floors and deficits, and the slots with hub
+    tokens: (answers, predictions, beyond_r, beyond_p, short_r, short_p, hub slots)."""
     assert R.key is not None and P.key is not None
     slot_r: dict[tuple[int, int], list[int]] = {}
     slot_p: dict[tuple[int, int], list[int]] = {}
@@ -166,6 +223,7 @@ def _candidates(R: Units, P: Units, rule: Rule) -> tuple[np.ndarray, np.ndarray,
     eq_p: dict[object, list[int]] = {}
     few_l: list[int] = []
     few_r: list[int] = []
+    hub_slots: list[HubSlot] = []
     e_max = rule.e if rule.kind != "exact" else -1
     m_max = rule.m if rule.kind == "overlap" else 0
     for s, ps in slot_p.items():
@@ -175,64 +233,113 @@ def _candidates(R: Units, P: Units, rule: Rule) -> tuple[np.ndarray, np.ndarray,
         keys_r, keys_p = [R.key[i] for i in rs], [P.key[j] for j in ps]
         sets_r, sets_p = [frozenset(k) for k in keys_r], [frozenset(k) for k in keys_p]
         floor = _floors(keys_r, sets_r, keys_p, sets_p)
-        plain_floor = all(c == 1 for c in floor.values())
-        fkeys = frozenset(floor)
+        fkeys = frozenset(floor) if all(c == 1 for c in floor.values()) else None
+        bd_r = [_split(k, ks, floor, fkeys) for k, ks in zip(keys_r, sets_r)]
+        bd_p = [_split(k, ks, floor, fkeys) for k, ks in zip(keys_p, sets_p)]
+        hub_b, hub_d = _hubs(bd_r, bd_p, m_max, e_max)
+        held: dict[tuple[bool, str], tuple[list[int], list[int]]] = {}
+        sizes: tuple[list[int], list[int]] = ([], [])
         low_r: list[int] = []
         low_p: list[int] = []
-        for idx, keys, sets, beyond, short, tok, lack, eq, low, lim in (
-                (rs, keys_r, sets_r, beyond_r, short_r, tok_r, lack_r, eq_r, low_r, m_max),
-                (ps, keys_p, sets_p, beyond_p, short_p, tok_p, lack_p, eq_p, low_p, e_max)):
-            for i, k, ks in zip(idx, keys, sets):
-                b: Tokens
-                d: Tokens
-                if not floor:
-                    b, d = ks if len(ks) == len(k) else Counter(k), empty
-                elif len(ks) == len(k) and plain_floor:
-                    b, d = ks - fkeys, fkeys - ks
-                else:
-                    ck = Counter(k)
-                    b, d = ck - floor, floor - ck
+        for side, idx, keys, bd, beyond, short, tok, lack, eq, low, lim in (
+                (0, rs, keys_r, bd_r, beyond_r, short_r, tok_r, lack_r, eq_r, low_r, m_max),
+                (1, ps, keys_p, bd_p, beyond_p, short_p, tok_p, lack_p, eq_p, low_p, e_max)):
+            for i, k, (b, d) in zip(idx, keys, bd):
                 beyond[i], short[i] = b, d
-                if not b and not d:  # the floor itself (or empty): equal fillers share no index entry
-                    eq.setdefault((s, k), []).append(i)
+                hub_n = private_n = 0
+                private = False
                 for t in b:
-                    tok.setdefault((s, t), []).append(i)
+                    if t in hub_b:
+                        hub_n += _copies_of(b, t)
+                        held.setdefault((False, t), ([], []))[side].append(i)
+                    else:
+                        private_n += _copies_of(b, t)
+                        tok.setdefault((s, t), []).append(i)
+                        private = True
                 for t in d:
-                    lack.setdefault((s, t), []).append(i)
-                if floor and _size(b) <= lim:
+                    if t in hub_d:
+                        hub_n += _copies_of(d, t)
+                        held.setdefault((True, t), ([], []))[side].append(i)
+                    else:
+                        lack.setdefault((s, t), []).append(i)
+                        private = True
+                if not private:  # no other index entry: equal fillers are found by hashing
+                    eq.setdefault((s, k), []).append(i)
+                if (floor or hub_b or hub_d) and private_n <= lim:
                     low.append(i)
+                sizes[side].append(hub_n)
         for j in low_p:
             few_l.extend(low_r)
             few_r.extend([j] * len(low_r))
+        if held:
+            hub_slots.append(HubSlot(rs, ps, sizes[0], sizes[1], list(held.values())))
     l1, r1 = _join(tok_r, tok_p)
     l2, r2 = _join(lack_r, lack_p)
     l3, r3 = _join(eq_r, eq_p)
-    r = np.array(l1 + l2 + l3 + few_l, dtype=_I64)
-    p = np.array(r1 + r2 + r3 + few_r, dtype=_I64)
-    code = np.unique(p * max(len(R), 1) + r)  # sorted by (prediction, answer), each pair once
-    return code % max(len(R), 1), code // max(len(R), 1), beyond_r, beyond_p, short_r, short_p
+    r, p = _sorted_pairs(np.array(l1 + l2 + l3 + few_l, dtype=_I64), np.array(r1 + r2 + r3 + few_r, dtype=_I64),
+                         len(R))
+    return r, p, beyond_r, beyond_p, short_r, short_p, hub_slots
+
+
+def _sorted_pairs(r: np.ndarray, p: np.ndarray, n_r: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct pairs, sorted by (prediction, answer)."""
+    code = np.unique(p * max(n_r, 1) + r)
+    return code % max(n_r, 1), code // max(n_r, 1)
 
 
 def obd_pairs(R: Units, P: Units, rule: Rule) -> Pairs:
     """The same-document, same-slot filler pairs that can weigh anything (module docstring),
     with rule attributes (README, Definitions: matching rules (OBD)), shared tokens and
     weights, and every filler's gain when left unaligned. Every pair of a slot left out
-    satisfies no rule and weighs nothing: the slot alignment (:mod:`iescore.match.slots`)
-    treats the slot as complete."""
+    satisfies no rule and weighs nothing, or shares only hub tokens in a slot where no
+    best alignment uses such a pair (:mod:`iescore.match.hubs`): the slot alignment
+    (:mod:`iescore.match.slots`) treats the slot as complete."""
     assert R.key is not None and P.key is not None
     z = np.zeros(0, dtype=_I64)
     if len(R) == 0 or len(P) == 0:
         return Pairs(z, z, z.astype(bool), z.astype(bool), z.astype(bool), z, z, z,
                      (np.zeros(len(R), dtype=_I64), np.zeros(len(P), dtype=_I64)))
     with no_cycles_collected():  # many small sets, lists and dicts, no cycle
-        return _attributes(R, P, rule, *_candidates(R, P, rule))
+        r, p, beyond_r, beyond_p, short_r, short_p, hubs = _candidates(R, P, rule)
+        sides = (beyond_r, beyond_p, short_r, short_p)
+        alone = (np.array([_size(d) for d in short_r], dtype=_I64), np.array([_size(d) for d in short_p], dtype=_I64))
+        pairs = _attributes(R, P, rule, r, p, sides, alone)
+        failed = [h for h, ok in zip(hubs, certificates(pairs, hubs, len(R))) if not ok]
+        if failed:  # those slots keep every pair sharing a token
+            pairs = _with_hub_pairs(R, P, rule, pairs, failed, sides)
+        return pairs
 
 
-def _attributes(R: Units, P: Units, rule: Rule, r: np.ndarray, p: np.ndarray, beyond_r: list[Tokens],
-                beyond_p: list[Tokens], short_r: list[Tokens], short_p: list[Tokens]) -> Pairs:
-    """The candidate pairs' rule attributes, shared tokens and weights, and every filler's
-    gain when left unaligned."""
+def _with_hub_pairs(R: Units, P: Units, rule: Rule, pairs: Pairs, failed: list[HubSlot],
+                    sides: tuple[list[Tokens], ...]) -> Pairs:
+    """``pairs`` and the hub pairs of the ``failed`` slots, sorted by (prediction, answer)."""
+    assert pairs.weight is not None
+    left: list[int] = []
+    right: list[int] = []
+    for h in failed:
+        for hr, hp in h.holders:
+            for j in hp:
+                left.extend(hr)
+                right.extend([j] * len(hr))
+    r, p = _sorted_pairs(np.array(left, dtype=_I64), np.array(right, dtype=_I64), len(R))
+    n = max(len(R), 1)
+    fresh = ~np.isin(p * n + r, pairs.p * n + pairs.r)
+    extra = _attributes(R, P, rule, r.compress(fresh), p.compress(fresh), sides, pairs.alone)
+    assert extra.weight is not None
+    cols = [np.concatenate((x, y)) for x, y in zip(
+        (pairs.r, pairs.p, pairs.same, pairs.ok, pairs.exact, pairs.err, pairs.close, pairs.weight),
+        (extra.r, extra.p, extra.same, extra.ok, extra.exact, extra.err, extra.close, extra.weight))]
+    o = np.argsort(cols[1] * n + cols[0])
+    r, p, same, ok, exact, err, close, weight = (x.take(o) for x in cols)
+    return Pairs(r, p, same, ok, exact, err, close, weight, pairs.alone)
+
+
+def _attributes(R: Units, P: Units, rule: Rule, r: np.ndarray, p: np.ndarray, sides: tuple[list[Tokens], ...],
+                alone: tuple[np.ndarray, np.ndarray] | None) -> Pairs:
+    """The pairs' rule attributes, shared tokens and weights (``sides``: every answer's
+    and prediction's tokens beyond the floors, then their deficits), with ``alone``."""
     assert R.key is not None and P.key is not None
+    beyond_r, beyond_p, short_r, short_p = sides
     n = len(r)
     ok = np.zeros(n, dtype=bool)
     exact = np.zeros(n, dtype=bool)
@@ -249,5 +356,4 @@ def _attributes(R: Units, P: Units, rule: Rule, r: np.ndarray, p: np.ndarray, be
         else:
             close[i] = _shared(a, b)
         weight[i] = _common(x, y) + _common(short_r[ri], short_p[pi])
-    alone = (np.array([_size(d) for d in short_r], dtype=_I64), np.array([_size(d) for d in short_p], dtype=_I64))
     return Pairs(r, p, np.ones(n, dtype=bool), ok, exact, err, close, weight, alone)
