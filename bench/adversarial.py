@@ -247,6 +247,21 @@ def dense_templates(n: int):
     return [Template("t", {"speaker": ref})], [Template("t", {"speaker": pred})]
 
 
+def share_templates(n: int):
+    """One OBD template, one slot of ``n`` fillers a side: answer k is ``"s{k} x{k}"``,
+    predicted filler k the same for even k and ``"s{k}"`` for odd k (as :func:`templates`),
+    and ``"the "`` comes first on 3 answers in 10 (k % 10 < 3) and on 3 predictions in 10
+    ((7 k) % 10 < 3, another 30%): a token on a share of both sides, less than most, so
+    (0.3 n)² pairs share it and no floor helps; it is a hub, and the certificate leaves those
+    pairs out (iescore.match.hubs).
+    """
+    from iescore import Template
+
+    ref = tuple(("the " if k % 10 < 3 else "") + f"s{k} x{k}" for k in range(n))
+    pred = tuple(("the " if (7 * k) % 10 < 3 else "") + (f"s{k} x{k}" if k % 2 == 0 else f"s{k}") for k in range(n))
+    return [Template("t", {"speaker": ref})], [Template("t", {"speaker": pred})]
+
+
 def short_templates(n: int):
     """One OBD template, one slot of ``n`` answers and ``n - max(1, n // 1000)`` predictions:
     as :func:`templates`, but every hundredth answer is ``"Prof s{k} x{k}"`` (1% without
@@ -645,6 +660,9 @@ def make_cases(quick: bool = False) -> dict[str, Case]:
                 "iescore_short": Tool("iescore full report, exact, ONE slot of n answers (1% without the shared "
                                       "token) and n - n/1000 predictions", short_templates, _score_templates(),
                                       compare=False),
+                "iescore_share": Tool("iescore full report, exact, ONE slot whose token \"the\" is on 30% of the "
+                                      "fillers of each side ((0.3 n)² pairs share it)", share_templates,
+                                      _score_templates(), compare=False),
             },
         ),
     }
