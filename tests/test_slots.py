@@ -430,20 +430,33 @@ def test_any_hub_tokens_give_the_reference_alignment(case, hubs, floors, rule, c
 
 
 @st.composite
-def hub_slots(draw):
-    """One document, one slot of 1 to 6 fillers a side: "the" or not, then 1 or 2 of four
-    other tokens (sometimes repeated, sometimes "the" twice), so that pairs sharing "the"
-    and pairs sharing another token tie often."""
-    filler = st.tuples(st.sampled_from(["", "the ", "the the "]),
+def hub_slots(draw, twice=True):
+    """One document, one slot of 1 to 6 fillers a side (8 with ``twice=False``): "the" or
+    not, then 1 or 2 of four other tokens (sometimes repeated, sometimes "the" twice unless
+    ``twice`` is False), so that pairs sharing "the" and pairs sharing another token tie
+    often."""
+    filler = st.tuples(st.sampled_from(["", "the ", "the the "] if twice else ["", "the "]),
                        st.lists(st.sampled_from(["p", "q", "r", "s"]), min_size=1, max_size=2)).map(
         lambda t: t[0] + " ".join(t[1]))
-    ref, pred = (tuple(draw(st.lists(filler, min_size=1, max_size=6))) for _ in range(2))
+    ref, pred = (tuple(draw(st.lists(filler, min_size=1, max_size=6 if twice else 8))) for _ in range(2))
     return [Template("d", {"s": ref})], [Template("d", {"s": pred})]
 
 
 @settings(max_examples=600, deadline=None)
 @given(hub_slots(), st.sampled_from(["E", "C(1)", "O(1,1)"]), st.sampled_from(["any", "one-to-one"]))
 def test_the_hub_token_gives_the_reference_alignment(case, rule, counting):
+    from iescore.match import fillers
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(fillers, "_hubs", lambda *a: (frozenset(["the"]), frozenset()))
+        _compare(*case, rule=rule, counting=counting)
+
+
+@settings(max_examples=500, deadline=None)
+@given(hub_slots(twice=False), st.sampled_from(["E", "C(1)", "O(1,1)"]), st.sampled_from(["any", "one-to-one"]))
+def test_the_tight_hub_pairs_give_the_reference_alignment(case, rule, counting):
+    """"the" once on its holders: a slot whose certificate fails keeps only the hub pairs
+    an optimal dual leaves tight (iescore.match.hubs.tight_holders)."""
     from iescore.match import fillers
 
     with pytest.MonkeyPatch.context() as mp:
@@ -527,15 +540,16 @@ def test_a_token_on_a_share_of_the_fillers_is_a_hub(monkeypatch):
     _compare(ref, pred)
 
 
-def test_a_hub_pair_that_an_alignment_needs_keeps_every_hub_pair(monkeypatch):
+def test_a_hub_pair_that_an_alignment_needs_is_kept(monkeypatch):
     """_shared_the(240) plus answers "a1" and "the y" and a prediction "the z", exact rule.
     By hand: "the z" shares "the" with "the y" (1 token) and nothing with "a1"; taking it
     from another answer holding "the" gains 1 and loses that answer's own pair (1 token or
     more) while "the y" gains nothing: the only best alignment pairs "the z" with "the y",
     "a1" left unaligned: C = 60, S = 181, D = 1. Without the hub pairs, the free fillers
     would pair in position order, "a1" with "the z". The certificate fails ("the z" keeps
-    no pair, its V is 0, and "the y" none, its U is 0), so the slot keeps its hub pairs:
-    81 x 61 pairs share "the"."""
+    no pair, its V is 0, and "the y" none, its U is 0); "the" is the slot's one hub token,
+    so the dual of the hub's potential (iescore.match.hubs.tight_holders) keeps the hub
+    pairs it leaves tight: the two holders without a pair of their own, one pair."""
     sizes = _pairs_spy(monkeypatch)
     ref, pred = _shared_the(240)
     ref = [Template("t", {"s": ref[0].slots["s"] + ("a1", "the y")})]
@@ -544,4 +558,5 @@ def test_a_hub_pair_that_an_alignment_needs_keeps_every_hub_pair(monkeypatch):
     se = d["slot_errors"]
     assert (se["C"], se["S"], se["D"], se["I"]) == (60, 181, 1, 0)
     assert items["prediction"][240][2] == 241 and items["reference"][240][2] is None
-    assert sizes[0] > 81 * 61
+    assert sizes[0] == 240 + 1
+

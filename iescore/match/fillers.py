@@ -46,7 +46,7 @@ a *hub* (:func:`_hubs`). A hub is left out of the index, so a pair that shares o
 tokens is not a candidate unless (2) or (3) finds it ((3) then counts the tokens beyond
 the floors that are not hubs); a certificate (:mod:`iescore.match.hubs`) checks that no
 best alignment of the slot uses such a pair, and a slot whose certificate fails gets
-those pairs back. The plain reference, every pair compared, is in tests/test_slots.py.
+those pairs back (with one hub token, only those an optimal dual leaves tight). The plain reference, every pair compared, is in tests/test_slots.py.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ import numpy as np
 
 from ..config import Rule
 from ..summary import no_cycles_collected
-from .hubs import HubSlot, certificates
+from .hubs import HubSlot, hub_pairs_needed
 from .rules import Pairs, sequence_match
 from .units import _I64, Units
 
@@ -304,23 +304,23 @@ def obd_pairs(R: Units, P: Units, rule: Rule) -> Pairs:
         sides = (beyond_r, beyond_p, short_r, short_p)
         alone = (np.array([_size(d) for d in short_r], dtype=_I64), np.array([_size(d) for d in short_p], dtype=_I64))
         pairs = _attributes(R, P, rule, r, p, sides, alone)
-        failed = [h for h, ok in zip(hubs, certificates(pairs, hubs, len(R))) if not ok]
-        if failed:  # those slots keep every pair sharing a token
-            pairs = _with_hub_pairs(R, P, rule, pairs, failed, sides)
+        needed = hub_pairs_needed(pairs, hubs, len(R))
+        if needed:
+            pairs = _with_hub_pairs(R, P, rule, pairs, needed, sides)
         return pairs
 
 
-def _with_hub_pairs(R: Units, P: Units, rule: Rule, pairs: Pairs, failed: list[HubSlot],
+def _with_hub_pairs(R: Units, P: Units, rule: Rule, pairs: Pairs, groups: list[tuple[list[int], list[int]]],
                     sides: tuple[list[Tokens], ...]) -> Pairs:
-    """``pairs`` and the hub pairs of the ``failed`` slots, sorted by (prediction, answer)."""
+    """``pairs`` and every pair of each group's answers and predictions, sorted by
+    (prediction, answer)."""
     assert pairs.weight is not None
     left: list[int] = []
     right: list[int] = []
-    for h in failed:
-        for hr, hp in h.holders:
-            for j in hp:
-                left.extend(hr)
-                right.extend([j] * len(hr))
+    for hr, hp in groups:
+        for j in hp:
+            left.extend(hr)
+            right.extend([j] * len(hr))
     r, p = _sorted_pairs(np.array(left, dtype=_I64), np.array(right, dtype=_I64), len(R))
     n = max(len(R), 1)
     fresh = ~np.isin(p * n + r, pairs.p * n + pairs.r)

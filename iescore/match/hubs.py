@@ -42,7 +42,7 @@ from .paths import _shortest_paths
 from .rules import Pairs
 from .units import _I64
 
-__all__ = ["HubSlot", "certificates", "certified"]
+__all__ = ["HubSlot", "certified", "hub_pairs_needed", "tight_holders"]
 
 _BUDGET = 8  # the relaxation gives up after this many times (answers + pairs) steps
 
@@ -68,12 +68,14 @@ class HubSlot(NamedTuple):
     holders: list[tuple[list[int], list[int]]]
 
 
-def certificates(pairs: Pairs, hubs: list[HubSlot], n_r: int) -> list[bool]:
-    """For each slot with hub tokens, whether no best alignment uses a hub pair
-    (:func:`certified`, on the slot's pairs that weigh something and
-    the stand-ins of :mod:`iescore.match.slots`)."""
+def hub_pairs_needed(pairs: Pairs, hubs: list[HubSlot], n_r: int) -> list[tuple[list[int], list[int]]]:
+    """The hub pairs some best alignment may use, as groups of (answers, predictions)
+    whose pairs are all needed: none in a slot :func:`certified` (on the slot's pairs that
+    weigh something and the stand-ins of :mod:`iescore.match.slots`); in a slot with one
+    hub token held once by each holder, the :func:`tight_holders`; else all its holders."""
+    out: list[tuple[list[int], list[int]]] = []
     if not hubs:
-        return []
+        return out
     assert pairs.weight is not None and pairs.alone is not None
     which = np.full(n_r, -1, dtype=_I64)
     for k, h in enumerate(hubs):
@@ -81,7 +83,6 @@ def certificates(pairs: Pairs, hubs: list[HubSlot], n_r: int) -> list[bool]:
     of = which.take(pairs.r)
     o = np.argsort(of, kind="stable")
     bounds = np.searchsorted(of.take(o), np.arange(len(hubs) + 1)).tolist()
-    out = []
     for k, h in enumerate(hubs):
         at = o[bounds[k] : bounds[k + 1]]
         ok, w = pairs.ok.take(at), pairs.weight.take(at)
@@ -109,7 +110,15 @@ def certificates(pairs: Pairs, hubs: list[HubSlot], n_r: int) -> list[bool]:
                     b.extend(who)
                     size_r.append(0)
                 c.extend(2 * gain[i] for i in who)
-        out.append(certified(a, b, c, size_r, size_p))
+        if certified(a, b, c, size_r, size_p):
+            continue
+        tight = None
+        if len(h.holders) == 1 and max(size_r) <= 1 and max(size_p) <= 1:
+            tight = tight_holders(a, b, c, size_r, size_p)
+        if tight is None:
+            out.extend(h.holders)
+        else:
+            out.append(([h.rs[i] for i in tight[0]], [h.ps[j] for j in tight[1]]))
     return out
 
 
@@ -129,43 +138,119 @@ def certified(a: Sequence[int], b: Sequence[int], c: Sequence[int], size_r: Sequ
     >>> certified([0], [1], [2], [1], [1, 0])
     False
     """
-    n_r, n_p = len(size_r), len(size_p)
-    gains: list[dict[int, int]] = [{} for _ in range(n_r)]
-    for i, j, w in zip(a, b, c):
-        gains[i][j] = w
-    col_of = _shortest_paths(gains, n_p)[0]  # one optimal matching
-    row_of = [-1] * n_p
-    for i, j in enumerate(col_of):
-        if j >= 0:
-            row_of[j] = i
-    # U(k) >= U(i) + d for a pair (k, j) beside the matched (i, j); U(k) >= c for a pair
-    # with an unmatched prediction
-    after: list[list[tuple[int, int]]] = [[] for _ in range(n_r)]
-    floor = [0] * n_r
-    for i, j, w in zip(a, b, c):
-        m = row_of[j]
-        if m < 0:
-            floor[i] = max(floor[i], w)
-        elif m != i:
-            after[m].append((i, w - gains[m][j]))
+    m = _Matched(a, b, c, len(size_r), len(size_p))
     for low_x, low_y in _SPLITS:
-        if any(row_of[j] < 0 and s and low_y(s) > 0 for j, s in enumerate(size_p)):
+        if any(m.row_of[j] < 0 and s and low_y(s) > 0 for j, s in enumerate(size_p)):
             continue  # an unmatched prediction's V is 0
-        lo = [max(f, low_x(s) if s else 0) for f, s in zip(floor, size_r)]
-        hi = [gains[i][j] - (low_y(size_p[j]) if size_p[j] else 0) if j >= 0 else 0 for i, j in enumerate(col_of)]
-        if _least_fits(lo, hi, after):
+        lo = [max(f, low_x(s) if s else 0) for f, s in zip(m.floor, size_r)]
+        hi = [m.gains[i][j] - (low_y(size_p[j]) if size_p[j] else 0) if j >= 0 else 0 for i, j in enumerate(m.col_of)]
+        if _least(lo, hi, m.after) is not None:
             return True
     return False
 
 
-def _least_fits(lo: list[int], hi: list[int], after: list[list[tuple[int, int]]]) -> bool:
-    """Whether the least U with U >= ``lo`` and U(k) >= U(i) + d for every (k, d) in
-    ``after[i]`` stays within ``hi`` (U is raised in place of ``lo``). Bellman-Ford's
+def tight_holders(a: Sequence[int], b: Sequence[int], c: Sequence[int], size_r: Sequence[int],
+                  size_p: Sequence[int]) -> tuple[list[int], list[int]] | None:
+    """For a slot with one hub token that each holder holds once (arguments as
+    :func:`certified`): the holders, answers and predictions, between which an optimal dual
+    of all the pairs leaves the hub pairs tight, the only hub pairs a best alignment can
+    use; None when no such dual was found (module docstring).
+
+    >>> # answers "the a", "the x", predictions "the a", "the y": "the x" - "the y" is tight
+    >>> tight_holders([0], [0], [4], [1, 1], [1, 1])
+    ([1], [1])
+    """
+    hub_r = [i for i, s in enumerate(size_r) if s]
+    hub_p = [j for j, s in enumerate(size_p) if s]
+    best: tuple[list[int], list[int]] | None = None
+    for x in (0, 1, 2):  # the hub's potential: bounds U >= x on its answers, V >= 2 - x on its predictions
+        bound_r = [x * s for s in size_r]
+        bound_p = [(2 - x) * s for s in size_p]
+        cut = [(i, j, w - bound_r[i] - bound_p[j]) for i, j, w in zip(a, b, c)]
+        # the pairs left a positive weight, and those left none that cover a bound
+        cut = [e for e in cut if e[2] > 0 or (e[2] == 0 and (bound_r[e[0]] or bound_p[e[1]]))]
+        top = 2 * (len(size_r) + len(size_p)) + 1
+        for rank in (None, [top * w + (bound_r[i] > 0) + (bound_p[j] > 0) for i, j, w in cut]):
+            # an optimal matching of those (the second time, one that covers the most bounds)
+            m = _Matched([e[0] for e in cut], [e[1] for e in cut], [e[2] for e in cut], len(size_r), len(size_p),
+                         rank)
+            z = _tight(m, hub_r, hub_p, x)
+            if z is not None and (best is None or len(z[0]) * len(z[1]) < len(best[0]) * len(best[1])):
+                best = z
+    return best
+
+
+def _tight(m: _Matched, hub_r: list[int], hub_p: list[int], x: int) -> tuple[list[int], list[int]] | None:
+    """The holders whose potentials are 0 in an optimal dual for the hub's potential ``x``
+    and the reduced weights' optimal matching ``m``, if m, with the free holders paired by
+    the hub, is a matching of all the pairs of total D(x): covers every holder whose bound
+    is positive (:func:`tight_holders`)."""
+    free_r = sum(1 for i in hub_r if m.col_of[i] < 0)
+    free_p = sum(1 for j in hub_p if m.row_of[j] < 0)
+    if not (free_r <= free_p if x == 2 else free_p <= free_r if x == 0 else free_r == free_p):
+        return None
+    hi = [m.gains[i][j] if j >= 0 else 0 for i, j in enumerate(m.col_of)]
+    least, most = _least(list(m.floor), hi, m.after), _greatest(m.floor, hi, m.after)
+    if least is None or most is None:
+        return None
+    # their midpoint is an optimal dual too: a potential is 0 there only if it is 0 in both
+    # (an answer's U in the greatest, a prediction's V in the least)
+    z_r = [i for i in hub_r if most[i] == 0]
+    z_p = [j for j in hub_p if m.row_of[j] < 0 or m.gains[m.row_of[j]][j] == least[m.row_of[j]]]
+    return z_r, z_p
+
+
+class _Matched:
+    """One optimal matching of a slot's weighted pairs (``col_of``/``row_of``, -1: none),
+    the weights by answer (``gains``), and the conditions on the answers' potentials U of
+    the duals tight on it: U(k) >= U(i) + d for every (k, d) in ``after[i]`` (a pair (k, j)
+    beside the matched (i, j)), and U(k) >= ``floor[k]`` (pairs with unmatched predictions).
+    With ``rank`` (positive, ordering matchings as the weights ``c`` do, then further), the
+    matching is one that maximises ``rank``."""
+
+    def __init__(self, a: Sequence[int], b: Sequence[int], c: Sequence[int], n_r: int, n_p: int,
+                 rank: Sequence[int] | None = None) -> None:
+        self.gains: list[dict[int, int]] = [{} for _ in range(n_r)]
+        for i, j, w in zip(a, b, c):
+            self.gains[i][j] = w
+        by = self.gains
+        if rank is not None:
+            by = [{} for _ in range(n_r)]
+            for i, j, w in zip(a, b, rank):
+                by[i][j] = w
+        self.col_of = _shortest_paths(by, n_p)[0]
+        self.row_of = [-1] * n_p
+        for i, j in enumerate(self.col_of):
+            if j >= 0:
+                self.row_of[j] = i
+        self.after: list[list[tuple[int, int]]] = [[] for _ in range(n_r)]
+        self.floor = [0] * n_r
+        for i, j, w in zip(a, b, c):
+            m = self.row_of[j]
+            if m < 0:
+                self.floor[i] = max(self.floor[i], w)
+            elif m != i:
+                self.after[m].append((i, w - self.gains[m][j]))
+
+
+def _greatest(lo: list[int], hi: list[int], after: list[list[tuple[int, int]]]) -> list[int] | None:
+    """The greatest U within ``lo`` and ``hi`` meeting ``after`` (:func:`_least` on -U)."""
+    before: list[list[tuple[int, int]]] = [[] for _ in after]
+    for i, out in enumerate(after):
+        for k, d in out:
+            before[k].append((i, d))
+    x = _least([-h for h in hi], [-v for v in lo], before)
+    return None if x is None else [-v for v in x]
+
+
+def _least(lo: list[int], hi: list[int], after: list[list[tuple[int, int]]]) -> list[int] | None:
+    """The least U with U >= ``lo`` and U(k) >= U(i) + d for every (k, d) in ``after[i]``,
+    if it stays within ``hi`` (U is raised in place of ``lo``), else None. Bellman-Ford's
     first-in first-out relaxation; past ``_BUDGET`` passes' worth of work the answer is
-    no (the slot then keeps its hub pairs)."""
+    None too (the slot then keeps its hub pairs)."""
     x = lo
     if any(v > h for v, h in zip(x, hi)):
-        return False
+        return None
     todo = deque(i for i, out in enumerate(after) if out)
     waiting = [bool(out) for out in after]
     budget = _BUDGET * (len(x) + sum(map(len, after)))
@@ -174,14 +259,14 @@ def _least_fits(lo: list[int], hi: list[int], after: list[list[tuple[int, int]]]
         waiting[i] = False
         budget -= len(after[i]) + 1
         if budget < 0:
-            return False
+            return None
         xi = x[i]
         for k, d in after[i]:
             if xi + d > x[k]:
                 x[k] = xi + d
                 if x[k] > hi[k]:
-                    return False
+                    return None
                 if not waiting[k] and after[k]:
                     waiting[k] = True
                     todo.append(k)
-    return True
+    return x
