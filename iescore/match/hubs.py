@@ -26,8 +26,22 @@ it tries four splits (:data:`_SPLITS`). Optimal duals are those tight on one opt
 matching M and zero on the fillers M leaves unmatched; writing V(b) = c(M(b), b) - U(M(b)),
 every other condition is a difference between two answers' U or a bound on one, and the
 least U meeting the lower ones (a longest-path relaxation: M optimal, no cycle gains)
-must meet the upper ones. When no split passes, the slot keeps every pair sharing a
-token. The plain reference, every pair compared, is in tests/test_slots.py.
+must meet the upper ones.
+
+When no split passes, some hub pairs may be in best alignments (hub fillers left without
+a pair on both sides pair through the hub). With one hub token that every holder holds
+once (:func:`tight_holders`), the hub is a node every hub pair passes through: a dual of
+all the pairs is then a potential x for the hub and bounds U(a) >= x on its answers,
+V(b) >= 2 - x on its predictions (doubled weights; an integral optimum has x in 0, 1, 2),
+and D(x), the bounds' total plus the best matching of the weights less the bounds, is an
+upper bound of every alignment. A matching of those reduced weights reaches it, with the
+free holders paired through the hub, when it leaves no holder whose bound is positive
+unpaired (counts of free holders on the two sides); then that dual is optimal, and, by
+complementary slackness again, a best alignment can only use the hub pairs it leaves
+tight: between the holders whose reduced potentials are 0, taken in the midpoint of the
+least and the greatest dual on the matching. The slot keeps those pairs; when no x gets
+there, or with several hub tokens, every pair sharing a token. The plain reference,
+every pair compared, is in tests/test_slots.py.
 """
 
 from __future__ import annotations
