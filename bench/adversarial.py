@@ -262,6 +262,26 @@ def share_templates(n: int):
     return [Template("t", {"speaker": ref})], [Template("t", {"speaker": pred})]
 
 
+def share_wrong_templates(n: int):
+    """One OBD template, one slot of ``n`` fillers a side, drawn at random (seed 0): answer k
+    is ``"s{k} x{k}"``, predicted filler k the same for even k and ``"s{k}"`` for odd k,
+    but one prediction in 10 is wrong (``"y{k}"``), and ``"the "`` comes first on 30% of the
+    fillers of each side. Hub fillers are then left without a counterpart on both sides,
+    and the hub pairs between them do belong to best alignments, all tied: the slot keeps
+    the hub pairs an optimal dual leaves tight (iescore.match.hubs.tight_holders), and its
+    alignment solves their tie.
+    """
+    import random
+
+    from iescore import Template
+
+    rnd = random.Random(0)
+    ref = tuple(("the " if rnd.random() < 0.3 else "") + f"s{k} x{k}" for k in range(n))
+    pred = tuple(("the " if rnd.random() < 0.3 else "")
+                 + (f"y{k}" if rnd.random() < 0.1 else f"s{k} x{k}" if k % 2 == 0 else f"s{k}") for k in range(n))
+    return [Template("t", {"speaker": ref})], [Template("t", {"speaker": pred})]
+
+
 def short_templates(n: int):
     """One OBD template, one slot of ``n`` answers and ``n - max(1, n // 1000)`` predictions:
     as :func:`templates`, but every hundredth answer is ``"Prof s{k} x{k}"`` (1% without
@@ -663,6 +683,10 @@ def make_cases(quick: bool = False) -> dict[str, Case]:
                 "iescore_share": Tool("iescore full report, exact, ONE slot whose token \"the\" is on 30% of the "
                                       "fillers of each side ((0.3 n)² pairs share it)", share_templates,
                                       _score_templates(), compare=False),
+                "iescore_share_wrong": Tool("iescore full report, exact, ONE slot, \"the\" on 30% of each side and "
+                                            "10% of the predictions wrong, at random (hub fillers without a "
+                                            "counterpart on both sides tie)",
+                                            share_wrong_templates, _score_templates(), compare=False),
             },
         ),
     }

@@ -282,8 +282,8 @@ def any_floors(draw):
     floors: README, Definitions: slot errors; iescore.match.fillers)."""
     data = draw(st.data())
 
-    def floors(keys_r, sets_r, keys_p, sets_p):
-        tokens = sorted(frozenset().union(*sets_r, *sets_p))
+    def floors(n_r, n_p, hold_r, hold_p):
+        tokens = sorted(frozenset(hold_r[0]) | frozenset(hold_p[0]))
         chosen = data.draw(st.lists(st.sampled_from(tokens), unique=True)) if tokens else []
         return Counter({t: data.draw(st.integers(1, 3)) for t in chosen})
 
@@ -405,7 +405,7 @@ def any_hubs(draw):
 
     data = draw(st.data())
 
-    def hubs(bd_r, bd_p, m_max, e_max):
+    def hubs(bd_r, bd_p, *limits_and_holders):
         out = []
         for part in (0, 1):
             tokens = sorted(frozenset(chain.from_iterable(x[part] for x in bd_r + bd_p)))

@@ -46,7 +46,8 @@ a *hub* (:func:`_hubs`). A hub is left out of the index, so a pair that shares o
 tokens is not a candidate unless (2) or (3) finds it ((3) then counts the tokens beyond
 the floors that are not hubs); a certificate (:mod:`iescore.match.hubs`) checks that no
 best alignment of the slot uses such a pair, and a slot whose certificate fails gets
-those pairs back (with one hub token, only those an optimal dual leaves tight). The plain reference, every pair compared, is in tests/test_slots.py.
+those pairs back (with one hub token, only those an optimal dual leaves tight). The plain
+reference, every pair compared, is in tests/test_slots.py.
 """
 
 from __future__ import annotations
@@ -110,18 +111,21 @@ def _holders(keys: list[tuple[str, ...]], sets: list[frozenset[str]]) -> tuple[C
     return held, more
 
 
-def _floors(keys_r: list[tuple[str, ...]], sets_r: list[frozenset[str]], keys_p: list[tuple[str, ...]],
-            sets_p: list[frozenset[str]]) -> Counter[str]:
-    """Each token's floor in one slot (module docstring), the tokens without one left out.
+Held: TypeAlias = "tuple[Counter[str], dict[str, Counter[int]]]"  # one side's _holders
 
-    >>> _floors([("Dr", "a"), ("Dr", "b"), ("c",)], [frozenset(["Dr", "a"]), frozenset(["Dr", "b"]),
-    ...         frozenset(["c"])], [("Dr", "a"), ("Dr", "b"), ("Dr",)], [frozenset(["Dr", "a"]),
-    ...         frozenset(["Dr", "b"]), frozenset(["Dr"])])
+
+def _floors(n_r: int, n_p: int, hold_r: Held, hold_p: Held) -> Counter[str]:
+    """Each token's floor in one slot of ``n_r`` answers and ``n_p`` predictions whose
+    :func:`_holders` are ``hold_r`` and ``hold_p`` (module docstring), the tokens without
+    one left out.
+
+    >>> _floors(3, 3, _holders([("Dr", "a"), ("Dr", "b"), ("c",)], [frozenset(["Dr", "a"]),
+    ...         frozenset(["Dr", "b"]), frozenset(["c"])]), _holders([("Dr", "a"), ("Dr", "b"), ("Dr",)],
+    ...         [frozenset(["Dr", "a"]), frozenset(["Dr", "b"]), frozenset(["Dr"])]))
     Counter({'Dr': 1})
     """
-    n_r, n_p = len(keys_r), len(keys_p)
     extra = abs(n_r - n_p)  # fillers left unaligned on the larger side
-    (held_r, more_r), (held_p, more_p) = _holders(keys_r, sets_r), _holders(keys_p, sets_p)
+    (held_r, more_r), (held_p, more_p) = hold_r, hold_p
     # a floor leaves the fillers short of it on both sides: it helps only a token held by
     # more than half of one side
     wide = {t for t, h in held_r.items() if 2 * h > n_r} | {t for t, h in held_p.items() if 2 * h > n_p}
@@ -154,49 +158,68 @@ def _copies(t: str, held: Counter[str], more: dict[str, Counter[int]]) -> Counte
     return h
 
 
-def _split(k: tuple[str, ...], ks: frozenset[str], floor: Counter[str], fkeys: frozenset[str] | None) -> tuple[Tokens, Tokens]:
-    """A filler's tokens beyond the floors and its deficits (module docstring); ``fkeys``:
-    the floor tokens when every floor is 1, else None."""
+def _split(keys: list[tuple[str, ...]], sets: list[frozenset[str]], floor: Counter[str]) -> list[tuple[Tokens, Tokens]]:
+    """Each filler's tokens beyond the floors and its deficits (module docstring)."""
+    empty: Tokens = frozenset()
     if not floor:
-        return (ks if len(ks) == len(k) else Counter(k)), frozenset()
-    if len(ks) == len(k) and fkeys is not None:
-        return ks - fkeys, fkeys - ks
-    ck = Counter(k)
-    return ck - floor, floor - ck
+        return [(ks if len(ks) == len(k) else Counter(k), empty) for k, ks in zip(keys, sets)]
+    fkeys = frozenset(floor) if all(c == 1 for c in floor.values()) else None
+    out: list[tuple[Tokens, Tokens]] = []
+    for k, ks in zip(keys, sets):
+        if len(ks) == len(k) and fkeys is not None:
+            out.append((ks - fkeys, fkeys - ks))
+        else:
+            ck = Counter(k)
+            out.append((ck - floor, floor - ck))
+    return out
 
 
-def _copies_of(x: Tokens, t: str) -> int:
-    return x[t] if isinstance(x, Counter) else 1
-
-
-def _hubs(bd_r: list[tuple[Tokens, Tokens]], bd_p: list[tuple[Tokens, Tokens]], m_max: float,
-          e_max: float) -> tuple[frozenset[str], frozenset[str]]:
+def _hubs(bd_r: list[tuple[Tokens, Tokens]], bd_p: list[tuple[Tokens, Tokens]], m_max: float, e_max: float,
+          held_r: Counter[str], held_p: Counter[str], floor: Counter[str]) -> tuple[frozenset[str], frozenset[str]]:
     """A slot's hub tokens (:mod:`iescore.match.hubs`): those beyond their floors, and the
     floors lacked, whose holders on the two sides make at least ``_HUB_PAIRS`` pairs, four
-    per filler or more. None where the pairs the rule could accept through hub tokens alone (fillers with at most
-    ``m_max`` / ``e_max`` other tokens beyond the floors, all their pairs) would be half as
-    many as the pairs saved."""
+    per filler or more (``held_r``/``held_p``: the fillers holding each token at all, a
+    bound on those holding it beyond its floor). None where the pairs the rule could
+    accept through hub tokens alone (fillers with at most ``m_max`` / ``e_max`` other
+    tokens beyond the floors, all their pairs) would be half as many as the pairs saved."""
     none: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
     n_r, n_p = len(bd_r), len(bd_p)
     if n_r * n_p < _HUB_PAIRS:
         return none
     least = max(_HUB_PAIRS, 4 * (n_r + n_p))
+    # a hub's answers number at least least / n_p; only a floor is lacked
+    maybe = ([t for t in _frequent(held_r, -(-least // n_p)) if held_r[t] * held_p.get(t, 0) >= least], list(floor))
     saved = 0
     hubs = []
-    for part in (0, 1):
-        held_r = Counter(chain.from_iterable(x[part] for x in bd_r))
-        held_p = Counter(chain.from_iterable(x[part] for x in bd_p))
-        hub = frozenset(t for t, h in held_r.items() if h * held_p.get(t, 0) >= least)
-        saved += sum(held_r[t] * held_p[t] for t in hub)
-        hubs.append(hub)
+    for part, tokens in enumerate(maybe):
+        hub = []
+        for t in tokens:
+            pairs = sum(1 for x in bd_r if t in x[part]) * sum(1 for x in bd_p if t in x[part])
+            if pairs >= least:
+                hub.append(t)
+                saved += pairs
+        hubs.append(frozenset(hub))
     if not saved:
         return none
-    hub_b = hubs[0]
-    low_r = sum(1 for b, _ in bd_r if _size(b) - sum(_copies_of(b, t) for t in hub_b if t in b) <= m_max)
-    low_p = sum(1 for b, _ in bd_p if _size(b) - sum(_copies_of(b, t) for t in hub_b if t in b) <= e_max)
+    low_r = sum(1 for b, _ in bd_r if _size(_outside(b, hubs[0])) <= m_max)
+    low_p = sum(1 for b, _ in bd_p if _size(_outside(b, hubs[0])) <= e_max)
     if 2 * low_r * low_p > saved:
         return none
     return hubs[0], hubs[1]
+
+
+def _frequent(held: Counter[str], at_least: int) -> list[str]:
+    """The tokens ``held`` counts at least ``at_least`` times (one pass in numpy)."""
+    counts = np.fromiter(held.values(), dtype=np.int64, count=len(held))
+    keys = list(held)
+    return [keys[i] for i in np.flatnonzero(counts >= at_least).tolist()]
+
+
+def _outside(x: Tokens, hub: frozenset[str]) -> Tokens:
+    """The copies of ``x`` outside the tokens ``hub``."""
+    if isinstance(x, frozenset):
+        return x - hub
+    return Counter({t: c for t, c in x.items() if t not in hub})
 
 
 def _candidates(R: Units, P: Units, rule: Rule) -> tuple[np.ndarray, np.ndarray, list[Tokens], list[Tokens],
@@ -232,11 +255,11 @@ def _candidates(R: Units, P: Units, rule: Rule) -> tuple[np.ndarray, np.ndarray,
             continue
         keys_r, keys_p = [R.key[i] for i in rs], [P.key[j] for j in ps]
         sets_r, sets_p = [frozenset(k) for k in keys_r], [frozenset(k) for k in keys_p]
-        floor = _floors(keys_r, sets_r, keys_p, sets_p)
-        fkeys = frozenset(floor) if all(c == 1 for c in floor.values()) else None
-        bd_r = [_split(k, ks, floor, fkeys) for k, ks in zip(keys_r, sets_r)]
-        bd_p = [_split(k, ks, floor, fkeys) for k, ks in zip(keys_p, sets_p)]
-        hub_b, hub_d = _hubs(bd_r, bd_p, m_max, e_max)
+        hold_r, hold_p = _holders(keys_r, sets_r), _holders(keys_p, sets_p)
+        floor = _floors(len(rs), len(ps), hold_r, hold_p)
+        bd_r, bd_p = _split(keys_r, sets_r, floor), _split(keys_p, sets_p, floor)
+        hub_b, hub_d = _hubs(bd_r, bd_p, m_max, e_max, hold_r[0], hold_p[0], floor)
+        hubs = hub_b or hub_d
         held: dict[tuple[bool, str], tuple[list[int], list[int]]] = {}
         sizes: tuple[list[int], list[int]] = ([], [])
         low_r: list[int] = []
@@ -246,28 +269,22 @@ def _candidates(R: Units, P: Units, rule: Rule) -> tuple[np.ndarray, np.ndarray,
                 (1, ps, keys_p, bd_p, beyond_p, short_p, tok_p, lack_p, eq_p, low_p, e_max)):
             for i, k, (b, d) in zip(idx, keys, bd):
                 beyond[i], short[i] = b, d
-                hub_n = private_n = 0
-                private = False
-                for t in b:
-                    if t in hub_b:
-                        hub_n += _copies_of(b, t)
-                        held.setdefault((False, t), ([], []))[side].append(i)
-                    else:
-                        private_n += _copies_of(b, t)
-                        tok.setdefault((s, t), []).append(i)
-                        private = True
-                for t in d:
-                    if t in hub_d:
-                        hub_n += _copies_of(d, t)
-                        held.setdefault((True, t), ([], []))[side].append(i)
-                    else:
-                        lack.setdefault((s, t), []).append(i)
-                        private = True
-                if not private:  # no other index entry: equal fillers are found by hashing
+                if hubs:  # the hub tokens are indexed apart (their holders), the others as usual
+                    b_own, d_own = _outside(b, hub_b), _outside(d, hub_d)
+                    for part, x, hub in ((False, b, hub_b), (True, d, hub_d)):
+                        for t in hub.intersection(x):
+                            held.setdefault((part, t), ([], []))[side].append(i)
+                    sizes[side].append(_size(b) - _size(b_own) + _size(d) - _size(d_own))
+                else:
+                    b_own, d_own = b, d
+                if not b_own and not d_own:  # no index entry: equal fillers are found by hashing
                     eq.setdefault((s, k), []).append(i)
-                if (floor or hub_b or hub_d) and private_n <= lim:
+                for t in b_own:
+                    tok.setdefault((s, t), []).append(i)
+                for t in d_own:
+                    lack.setdefault((s, t), []).append(i)
+                if (floor or hubs) and _size(b_own) <= lim:
                     low.append(i)
-                sizes[side].append(hub_n)
         for j in low_p:
             few_l.extend(low_r)
             few_r.extend([j] * len(low_r))

@@ -90,7 +90,6 @@ def hub_pairs_needed(pairs: Pairs, hubs: list[HubSlot], n_r: int) -> list[tuple[
     out: list[tuple[list[int], list[int]]] = []
     if not hubs:
         return out
-    assert pairs.weight is not None and pairs.alone is not None
     which = np.full(n_r, -1, dtype=_I64)
     for k, h in enumerate(hubs):
         which[h.rs] = k
@@ -98,42 +97,51 @@ def hub_pairs_needed(pairs: Pairs, hubs: list[HubSlot], n_r: int) -> list[tuple[
     o = np.argsort(of, kind="stable")
     bounds = np.searchsorted(of.take(o), np.arange(len(hubs) + 1)).tolist()
     for k, h in enumerate(hubs):
-        at = o[bounds[k] : bounds[k + 1]]
-        ok, w = pairs.ok.take(at), pairs.weight.take(at)
-        at, ok, w = (x.compress(ok | (w > 0)) for x in (at, ok, w))
-        a = np.searchsorted(np.array(h.rs), pairs.r.take(at)).tolist()  # numbers within the slot
-        b = np.searchsorted(np.array(h.ps), pairs.p.take(at)).tolist()
-        gain_r, gain_p = (pairs.alone[0].take(h.rs).tolist(), pairs.alone[1].take(h.ps).tolist())
-        # correct pairs weigh more than any alignment's shared tokens and gains, hub pairs included
-        most = max(int(w.max(initial=0)), max(h.size_r), max(h.size_p), max(gain_r), max(gain_p))
-        top = 1 + max(len(h.rs), len(h.ps)) * most
-        c = [2 * (top * x + y) for x, y in zip(ok.tolist(), w.tolist())]
-        size_r, size_p = list(h.size_r), list(h.size_p)
-        # the stand-ins of the larger side's unaligned fillers (iescore.match.slots), no hub copies
-        n_r_, n_p_ = len(size_r), len(size_p)
-        if n_r_ != n_p_:
-            gain = gain_r if n_r_ > n_p_ else gain_p
-            who = [i for i, g in enumerate(gain) if g > 0]
-            for t in range(min(len(who), abs(n_r_ - n_p_))):
-                if n_r_ > n_p_:
-                    a.extend(who)
-                    b.extend([n_p_ + t] * len(who))
-                    size_p.append(0)
-                else:
-                    a.extend([n_r_ + t] * len(who))
-                    b.extend(who)
-                    size_r.append(0)
-                c.extend(2 * gain[i] for i in who)
-        if certified(a, b, c, size_r, size_p):
+        graph = _weighted(pairs, o[bounds[k] : bounds[k + 1]], h)
+        if certified(*graph):
             continue
         tight = None
-        if len(h.holders) == 1 and max(size_r) <= 1 and max(size_p) <= 1:
-            tight = tight_holders(a, b, c, size_r, size_p)
+        if len(h.holders) == 1 and max(graph[3]) <= 1 and max(graph[4]) <= 1:
+            tight = tight_holders(*graph)
         if tight is None:
             out.extend(h.holders)
         else:
             out.append(([h.rs[i] for i in tight[0]], [h.ps[j] for j in tight[1]]))
     return out
+
+
+def _weighted(pairs: Pairs, at: np.ndarray, h: HubSlot) -> tuple[list[int], list[int], list[int], list[int],
+                                                                 list[int]]:
+    """One slot's pairs ``at`` that weigh something and the edges of its stand-ins
+    (:mod:`iescore.match.slots`), numbered within the slot, stand-ins after the fillers,
+    with their doubled weights, and every node's hub copies (none on a stand-in):
+    (answers, predictions, weights, size_r, size_p)."""
+    assert pairs.weight is not None and pairs.alone is not None
+    ok, w = pairs.ok.take(at), pairs.weight.take(at)
+    at, ok, w = (x.compress(ok | (w > 0)) for x in (at, ok, w))
+    a = np.searchsorted(np.array(h.rs), pairs.r.take(at)).tolist()
+    b = np.searchsorted(np.array(h.ps), pairs.p.take(at)).tolist()
+    gain_r, gain_p = pairs.alone[0].take(h.rs).tolist(), pairs.alone[1].take(h.ps).tolist()
+    # correct pairs weigh more than any alignment's shared tokens and gains, hub pairs included
+    most = max(int(w.max(initial=0)), max(h.size_r), max(h.size_p), max(gain_r), max(gain_p))
+    top = 1 + max(len(h.rs), len(h.ps)) * most
+    c = [2 * (top * x + y) for x, y in zip(ok.tolist(), w.tolist())]
+    size_r, size_p = list(h.size_r), list(h.size_p)
+    n_r, n_p = len(size_r), len(size_p)
+    if n_r != n_p:  # the larger side's fillers with a gain, each with each stand-in
+        gain = gain_r if n_r > n_p else gain_p
+        who = [i for i, g in enumerate(gain) if g > 0]
+        for t in range(min(len(who), abs(n_r - n_p))):
+            if n_r > n_p:
+                a.extend(who)
+                b.extend([n_p + t] * len(who))
+                size_p.append(0)
+            else:
+                a.extend([n_r + t] * len(who))
+                b.extend(who)
+                size_r.append(0)
+            c.extend(2 * gain[i] for i in who)
+    return a, b, c, size_r, size_p
 
 
 def certified(a: Sequence[int], b: Sequence[int], c: Sequence[int], size_r: Sequence[int],
