@@ -192,13 +192,12 @@ def _hubs(bd_r: list[tuple[Tokens, Tokens]], bd_p: list[tuple[Tokens, Tokens]], 
     saved = 0
     hubs = []
     for part, tokens in enumerate(maybe):
-        hub = []
-        for t in tokens:
-            pairs = sum(1 for x in bd_r if t in x[part]) * sum(1 for x in bd_p if t in x[part])
-            if pairs >= least:
-                hub.append(t)
-                saved += pairs
-        hubs.append(frozenset(hub))
+        want = frozenset(tokens)  # their holders beyond the floors (part 0), or short of them (1)
+        h_r = Counter(chain.from_iterable(want.intersection(x[part]) for x in bd_r)) if want else Counter()
+        h_p = Counter(chain.from_iterable(want.intersection(x[part]) for x in bd_p)) if want else Counter()
+        hub = frozenset(t for t, h in h_r.items() if h * h_p[t] >= least)
+        saved += sum(h_r[t] * h_p[t] for t in hub)
+        hubs.append(hub)
     if not saved:
         return none
     low_r = sum(1 for b, _ in bd_r if _size(_outside(b, hubs[0])) <= m_max)
