@@ -560,3 +560,57 @@ def test_a_hub_pair_that_an_alignment_needs_is_kept(monkeypatch):
     assert items["prediction"][240][2] == 241 and items["reference"][240][2] is None
     assert sizes[0] == 240 + 1
 
+
+
+def test_a_floor_lacked_by_a_share_of_the_fillers_is_a_hub(monkeypatch):
+    """240 answers "s<k>" with "Dr " first unless k % 5 < 2, 240 predictions "s<k>" with
+    "Dr " first unless (3 k) % 5 < 2 (k % 5 in {0, 2}), exact rule. "Dr" is on 144 of
+    each side: its floor 1 costs 96 x 96 pairs short of it, against 144 x 144 holding it,
+    so it gets one; the 96 x 96 = 9,216 pairs that lack it (>= 4,096 and four per filler)
+    make the lacked floor a hub. By hand: answer k equals prediction k when both hold "Dr"
+    or both lack it, k % 5 in {0, 3, 4}: C = 144, S = 96. The certificate (first split:
+    an answer lacking "Dr" bound 2, a prediction lacking it 1, doubled weights): k % 5 == 1
+    (the answer lacks it) shares s<k>, weight 2 >= 2; k % 5 == 2 (the prediction lacks it)
+    leaves 2 - 1 >= 0 for the answer; every hub pair then gets U + V >= 3 > 2. Kept: the
+    240 pairs of answer k with prediction k."""
+    sizes = _pairs_spy(monkeypatch)
+    ref = tuple(("" if k % 5 < 2 else "Dr ") + f"s{k}" for k in range(240))
+    pred = tuple(("" if (3 * k) % 5 < 2 else "Dr ") + f"s{k}" for k in range(240))
+    ref_t, pred_t = [Template("t", {"s": ref})], [Template("t", {"s": pred})]
+    se = score_templates(reference=ref_t, prediction=pred_t).to_dict()["slot_errors"]
+    assert (se["C"], se["S"], se["D"], se["I"]) == (144, 96, 0, 0)
+    assert sizes == [240]
+    monkeypatch.undo()
+    _compare(ref_t, pred_t)
+
+
+def test_hubs_are_chosen_by_their_pairs_and_not_where_the_rule_accepts_them_anyway():
+    """_shared_the(240)'s fillers, no floor: "the" on 80 answers and 60 predictions makes
+    4,800 pairs (>= 4,096 and >= 4 x 480): a hub under the exact rule. Under O(inf,inf)
+    every filler may be accepted through "the" alone (at most inf other tokens), so the
+    rule's pairs would be 240 x 240, more than half the 4,800 saved: no hub. With only the
+    40 answers k % 6 == 0 holding it, 40 x 60 = 2,400 pairs: four per filler (1,920) but
+    fewer than 4,096: no hub."""
+    from collections import Counter as C
+
+    from iescore.match import fillers
+
+    def hubs(ref, pred, m_max, e_max):
+        keys_r, keys_p = [tuple(f) for f in ref], [tuple(f) for f in pred]  # token tuples
+        sets_r, sets_p = [frozenset(k) for k in keys_r], [frozenset(k) for k in keys_p]
+        bd_r, bd_p = fillers._split(keys_r, sets_r, C()), fillers._split(keys_p, sets_p, C())
+        held_r, held_p = fillers._holders(keys_r, sets_r)[0], fillers._holders(keys_p, sets_p)[0]
+        return fillers._hubs(bd_r, bd_p, m_max, e_max, held_r, held_p, C())
+
+    ref, pred = (t[0].slots["s"] for t in _shared_the(240))
+    assert hubs(ref, pred, 0, -1) == (frozenset(["the"]), frozenset())
+    assert hubs(ref, pred, float("inf"), float("inf")) == (frozenset(), frozenset())
+    fewer = tuple(f if k % 6 == 0 or f[0] != "the" else f[1:] for k, f in enumerate(ref))
+    assert sum(f[0] == "the" for f in fewer) == 40
+    assert hubs(fewer, pred, 0, -1) == (frozenset(), frozenset())
+    # 600 fillers a side, "the" on 70 answers and 65 predictions: 4,550 pairs, past 4,096
+    # but fewer than four per filler (4,800): no hub; on 75 answers, 4,875 pairs: a hub
+    big_p = tuple(("the", f"p{k}") if k < 65 else (f"p{k}",) for k in range(600))
+    for n_the, hub in ((70, frozenset()), (75, frozenset(["the"]))):
+        big_r = tuple(("the", f"r{k}") if k < n_the else (f"r{k}",) for k in range(600))
+        assert hubs(big_r, big_p, 0, -1) == (hub, frozenset())
