@@ -54,6 +54,7 @@ import numpy as np
 
 from .paths import _shortest_paths
 from .rules import Pairs
+from .slots import _stand_ins
 from .units import _I64
 
 __all__ = ["HubSlot", "certified", "hub_pairs_needed", "tight_holders"]
@@ -129,18 +130,14 @@ def _weighted(pairs: Pairs, at: np.ndarray, h: HubSlot) -> tuple[list[int], list
     size_r, size_p = list(h.size_r), list(h.size_p)
     n_r, n_p = len(size_r), len(size_p)
     if n_r != n_p:  # the larger side's fillers with a gain, each with each stand-in
-        gain = gain_r if n_r > n_p else gain_p
-        who = [i for i, g in enumerate(gain) if g > 0]
-        for t in range(min(len(who), abs(n_r - n_p))):
-            if n_r > n_p:
-                a.extend(who)
-                b.extend([n_p + t] * len(who))
-                size_p.append(0)
-            else:
-                a.extend([n_r + t] * len(who))
-                b.extend(who)
-                size_r.append(0)
-            c.extend(2 * gain[i] for i in who)
+        gain = np.array(gain_r if n_r > n_p else gain_p, dtype=_I64)
+        slot_x, unit, number = _stand_ins(np.zeros(max(n_r, n_p), dtype=_I64), np.zeros(min(n_r, n_p), dtype=_I64),
+                                          gain)
+        bigger, extra = (a, b) if n_r > n_p else (b, a)
+        bigger.extend(unit.tolist())
+        extra.extend((min(n_r, n_p) + number).tolist())
+        (size_p if n_r > n_p else size_r).extend([0] * len(slot_x))
+        c.extend((2 * gain.take(unit)).tolist())
     return a, b, c, size_r, size_p
 
 
