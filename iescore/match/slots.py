@@ -4,7 +4,8 @@ Definitions: slot errors; ties), without the pairs of a slot that weigh nothing.
 In OBD every answer and prediction of one slot (document and label) may align, so a
 slot is a complete bipartite graph. Its alignment maximises correct pairs, then aligned
 pairs, then shared tokens, ties broken by the earliest pairs (:mod:`iescore.match.assign`).
-:func:`iescore.match.fillers.obd_pairs` hands over only the pairs that can weigh anything,
+:func:`iescore.match.fillers.obd_pairs` hands over only the pairs that can weigh anything
+(but the hub pairs that a certificate shows no best alignment uses: :mod:`iescore.match.hubs`),
 with their *weights* (shared tokens, counted from the slot's floors), and what each filler
 gains when left unaligned (copies of floors it lacks): the alignments rank the same under
 those (:mod:`iescore.match.fillers`).
