@@ -154,9 +154,9 @@ def _count_general(monkeypatch) -> list[int]:
     calls: list[int] = []
     real = assign._general
 
-    def spy(a, p, w):
+    def spy(a, p, w, *rest):
         calls.append(len(w))
-        return real(a, p, w)
+        return real(a, p, w, *rest)
 
     monkeypatch.setattr(assign, "_general", spy)
     return calls
@@ -182,6 +182,31 @@ def test_nested_and_overlapping_spans_match_the_brute_force(case):
 @given(slot_cases())
 def test_dense_slots_match_the_brute_force(case):
     _check(*case)
+
+
+@settings(max_examples=300, deadline=None)
+@given(slot_cases())
+def test_without_the_tie_rule_a_matching_of_the_optimum(case):
+    """``tie_rule=False`` (for callers that only learn what an optimum holds): a one-to-one
+    subset whose level sums are those of the brute-force optimum."""
+    u, v, levels, n_u, n_v, rank_u, rank_v = case
+    chosen = match(np.array(u, dtype=np.int64), np.array(v, dtype=np.int64),
+                   [np.array(lv, dtype=np.int64) for lv in levels], n_u, n_v,
+                   lambda: np.array(rank_u), lambda: np.array(rank_v), tie_rule=False)
+    sel = set(np.flatnonzero(chosen).tolist())
+    assert len({u[k] for k in sel}) == len({v[k] for k in sel}) == len(sel)
+    assert _totals(sel, levels) == max(_totals(m, levels) for m in _matchings(u, v))
+
+
+def test_without_the_tie_rule_on_a_square():
+    """The square a0-p0, a0-p1, a1-p0, a1-p1 with a1-p0 heavier: {a0-p1, a1-p0} (weight
+    1 + 2 = 3 against 2) is the only optimum, with or without the tie rule; all equal,
+    either diagonal weighs 2."""
+    u, v = np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1])
+    got = match(u, v, [np.array([1, 1, 2, 1])], 2, 2, tie_rule=False)
+    assert got.tolist() == [False, True, True, False]
+    got = match(u, v, [np.ones(4, dtype=np.int64)], 2, 2, tie_rule=False)
+    assert got.sum() == 2 and sorted(u[got].tolist()) == [0, 1] and sorted(v[got].tolist()) == [0, 1]
 
 
 def test_crossing_components_go_to_the_general_solver(monkeypatch):

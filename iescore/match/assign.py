@@ -115,8 +115,9 @@ def _weights(levels: Sequence[np.ndarray], idx: np.ndarray, n_match: int) -> lis
     return w
 
 
-def _general(a: list[int], p: list[int], w: list[int]) -> list[bool]:
-    """Tie-ruled maximum-weight matching of one component of any shape.
+def _general(a: list[int], p: list[int], w: list[int], tie_rule: bool = True) -> list[bool]:
+    """Tie-ruled maximum-weight matching of one component of any shape (without
+    ``tie_rule``: the first optimum found, one of the optimal matchings).
 
     ``a``/``p`` are the edges' node keys (their ranks) and ``w`` their positive weights,
     edges given in (answer, prediction) order. First the optimum for ``w`` alone, with
@@ -139,6 +140,16 @@ def _general(a: list[int], p: list[int], w: list[int]) -> list[bool]:
         if wk > g.get(c, 0):
             g[c] = wk
     col_of, u, v = _shortest_paths(gains, len(cols))
+    if not tie_rule:
+        taken: dict[int, int] = {}  # row -> its edge to its column, the heaviest (first of equals)
+        for k, (x, y, wk) in enumerate(zip(a, p, w)):
+            i = rows[x]
+            if col_of[i] == cols[y] and (i not in taken or wk > w[taken[i]]):
+                taken[i] = k
+        chosen = [False] * len(w)
+        for k in taken.values():
+            chosen[k] = True
+        return chosen
     tight = [k for k, (x, y, wk) in enumerate(zip(a, p, w)) if -wk == u[rows[x]] + v[cols[y]]]
     if len(tight) == len(w):
         keep = _sweep(a, p, w, _optimal_rules(u, v))
@@ -212,6 +223,8 @@ def match(
     n_v: int,
     rank_u: Callable[[], np.ndarray] | None = None,
     rank_v: Callable[[], np.ndarray] | None = None,
+    *,
+    tie_rule: bool = True,
 ) -> np.ndarray:
     """Choose a one-to-one subset of edges maximising the lexicographic sum of ``levels``.
 
@@ -221,7 +234,9 @@ def match(
     docstring over (answer rank, prediction rank). ``levels`` are non-negative integer
     (or boolean) arrays, one value per edge, most important first; every edge must have
     a positive weight in some level (callers pass a level of ones). Returns a boolean
-    mask over the edges.
+    mask over the edges. Without ``tie_rule``, a component whose edges cross gets one of
+    its optimal matchings, not necessarily the tie rule's: enough to learn what an optimum
+    holds (every optimum gives each component the same level sums).
 
     >>> # answer 0 overlaps predictions 0 and 1, answer 1 prediction 1: all weigh the same,
     >>> # so the matching of two edges {a0-p0, a1-p1} is the only largest one
@@ -279,6 +294,6 @@ def match(
             edges = rest.take(o.take(hard[s:e]))
             a_k, p_k = a_o.take(hard[s:e]).tolist(), p_o.take(hard[s:e]).tolist()
             n_match = min(len(set(a_k)), len(set(p_k)))
-            keep_k = _general(a_k, p_k, _weights(levels, edges, n_match))
+            keep_k = _general(a_k, p_k, _weights(levels, edges, n_match), tie_rule)
             chosen[edges.compress(keep_k)] = True
     return chosen

@@ -82,7 +82,7 @@ def _tied_components(u: np.ndarray, v: np.ndarray, ok: np.ndarray, red: np.ndarr
     has[n_u + c_mv.compress(c_mu >= n_r)] = True
     other[to_p] = ~has.take(mu.compress(to_p))
     other[to_r] = ~has.take(n_u + mv.compress(to_r))
-    again = match(mu, mv, [ok.take(multi), red.take(multi), other], n_u, n_v)
+    again = match(mu, mv, [ok.take(multi), red.take(multi), other], n_u, n_v, tie_rule=False)
     # components whose best matchings include one with such an edge
     bad = np.unique(comp.take(multi.compress(again & other)))
     tied[np.isin(comp, bad)] = True
@@ -219,7 +219,9 @@ def align_slots(pairs: Pairs, R: Units, P: Units, rank_r: Callable[[], np.ndarra
     full = slot_ids.compress(np.bincount(su, minlength=len(slot_ids)) >= _FULL_SHARE * (n_rs * n_ps))
     sparse = np.flatnonzero(~np.isin(sr.take(u), full))
     su_, sv, sok, sred = u.take(sparse), v.take(sparse), ok.take(sparse), red.take(sparse)
-    chosen = match(su_, sv, [sok, sred], N_r, N_p, rank_r, rank_p) if len(su_) else np.zeros(0, dtype=bool)
+    # any best matching: a component with one has it, and _tied_components finds the others
+    chosen = (match(su_, sv, [sok, sred], N_r, N_p, rank_r, rank_p, tie_rule=False) if len(su_)
+              else np.zeros(0, dtype=bool))
     tied = _tied_components(su_, sv, sok, sred, chosen, N_r, N_p, n_r, n_p)
     dense = np.union1d(full, sr.take(su_.compress(tied)))  # slots solved over all their pairs
     in_r, in_p = ~np.isin(sr, dense), ~np.isin(sp, dense)
