@@ -8,6 +8,7 @@ solver), and long chains whose counts and statuses are derived by hand."""
 from __future__ import annotations
 
 import itertools
+import math
 import random
 
 import numpy as np
@@ -16,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from iescore import Document, Span, score, score_tags
-from iescore.match import assign, intervals, paths, sweep
+from iescore.match import assign, intervals, paths, sweep, twins
 from iescore.match.assign import match
 
 
@@ -550,22 +551,49 @@ def crossing_graphs(draw):
             _ranks(a_spans, ida), _ranks(p_spans, idp))
 
 
-# (search budget, largest integers allowed, sweep states): the digit-per-answer
+@st.composite
+def twin_graphs(draw):
+    """Classes of twin answers and twin predictions (up to 6 classes of up to 5 nodes a
+    side), each two classes joined by every pair or by none, a few pairs added or taken
+    away (nodes that are almost twins), nodes ranked in any order, levels equal within a
+    pair of classes or not: the twin-class searches' inputs (iescore.match.twins)."""
+    sizes_a = draw(st.lists(st.integers(1, 5), min_size=1, max_size=6))
+    sizes_p = draw(st.lists(st.integers(1, 5), min_size=1, max_size=6))
+    cls_a = [c for c, k in enumerate(sizes_a) for _ in range(k)]
+    cls_p = [c for c, k in enumerate(sizes_p) for _ in range(k)]
+    joined = {(x, y) for x in range(len(sizes_a)) for y in range(len(sizes_p)) if draw(st.integers(0, 2))}
+    flip = set(draw(st.lists(st.tuples(st.integers(0, len(cls_a) - 1), st.integers(0, len(cls_p) - 1)),
+                             max_size=3)))
+    edges = [(i, j) for i in range(len(cls_a)) for j in range(len(cls_p))
+             if ((cls_a[i], cls_p[j]) in joined) != ((i, j) in flip)]
+    by_class = draw(st.booleans())
+    weight = {(x, y): draw(st.integers(0, 2)) for x in range(len(sizes_a)) for y in range(len(sizes_p))}
+    n = len(edges)
+    red = ([weight[(cls_a[i], cls_p[j])] for i, j in edges] if by_class
+           else draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)))
+    levels = [[1] * n, red]
+    return ([i for i, _ in edges], [j for _, j in edges], levels, len(cls_a), len(cls_p),
+            draw(st.permutations(range(len(cls_a)))), draw(st.permutations(range(len(cls_p)))))
+
+
+# (search budget, largest integers allowed, sweep states, twin share): the digit-per-answer
 # optimisation as soon as a search runs; searches alone; searches alone because the
-# integers would be too large; the sweep as soon as a search runs
-SOLVERS = [(0, 2**31, 0), (10**9, 2**31, 0), (0, 0, 0), (0, 0, 10**6)]
+# integers would be too large; the sweep as soon as a search runs; the searches on twin
+# classes as soon as a search runs, however many classes
+SOLVERS = [(0, 2**31, 0, 0), (10**9, 2**31, 0, 0), (0, 0, 0, 0), (0, 0, 10**6, 0), (0, 0, 0, math.inf)]
 
 
-def _solvers(mp, budget, bits, states):
+def _solvers(mp, budget, bits, states, share):
     mp.setattr(paths, "_SEARCH_BUDGET", budget)
     mp.setattr(paths, "_TIE_RULED_BITS", bits)
     mp.setattr(sweep, "_MAX_STATES", states)
+    mp.setattr(twins, "_TWIN_SHARE", share)
 
 
-@pytest.mark.parametrize("budget,bits,states", SOLVERS)
+@pytest.mark.parametrize("budget,bits,states,share", SOLVERS)
 @settings(max_examples=100, deadline=None)
-@given(case=crossing_graphs())
-def test_crossing_graphs_match_the_dense_reference(case, budget, bits, states):
+@given(case=st.one_of(crossing_graphs(), twin_graphs()))
+def test_crossing_graphs_match_the_dense_reference(case, budget, bits, states, share):
     """Up to 30 answers and 30 predictions (too many for the brute force): the sparse
     two-phase solver keeps exactly the pairs of the dense Hungarian on the tie-ruled weights,
     whether a fully tight component gets the tie rule by searches, by the weights with a
@@ -574,17 +602,17 @@ def test_crossing_graphs_match_the_dense_reference(case, budget, bits, states):
     if not u:
         return
     with pytest.MonkeyPatch.context() as mp:
-        _solvers(mp, budget, bits, states)
+        _solvers(mp, budget, bits, states, share)
         got = _run(u, v, levels, n_u, n_v, ru, rv)
     assert got == reference_match(u, v, levels, ru, rv)
 
 
-@pytest.mark.parametrize("budget,bits,states", SOLVERS)
+@pytest.mark.parametrize("budget,bits,states,share", SOLVERS)
 @settings(max_examples=200, deadline=None)
 @given(case=st.one_of(nested_cases(), slot_cases()))
-def test_all_tie_rule_solvers_match_the_brute_force(case, budget, bits, states):
+def test_all_tie_rule_solvers_match_the_brute_force(case, budget, bits, states, share):
     with pytest.MonkeyPatch.context() as mp:
-        _solvers(mp, budget, bits, states)
+        _solvers(mp, budget, bits, states, share)
         _check(*case)
 
 

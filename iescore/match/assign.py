@@ -36,7 +36,9 @@ Two solvers implement that rule:
   that fits: a dynamic programme sweeping the answers in order
   (:func:`~iescore.match.sweep._sweep`, linear while few predictions are open at a time); from
   the optimum found, alternating-path searches deciding each try
-  (:func:`~iescore.match.paths._lex_first`, while no search runs long); one exact
+  (:func:`~iescore.match.paths._lex_first`, while no search runs long); the same searches
+  over classes of twin nodes (:func:`~iescore.match.twins._lex_first_twins`, when the
+  classes are joined by few pairs, as in a dense OBD slot); one exact
   optimisation (:func:`~iescore.match.paths._tie_ruled`: a digit per answer added to the
   weights, while its integers stay small); the searches without a limit.
 
@@ -55,6 +57,7 @@ from .intervals import _interval_dp, _interval_dp_vec, _limbs
 from . import paths
 from .paths import _lex_first, _numbered, _optimal_rules, _shortest_paths, _tie_ruled, _tie_ruled_fits
 from .sweep import _sweep
+from .twins import _lex_first_twins
 
 __all__ = ["match", "components"]
 
@@ -129,7 +132,8 @@ def _general(a: list[int], p: list[int], w: list[int], tie_rule: bool = True) ->
     pieces, or no longer cross and go to the interval DP. When every edge is tight, the
     tie rule is applied to the whole component by the sweep
     (:func:`~iescore.match.sweep._sweep`), or, when too many states arise, from the optimum
-    found by searches (:func:`~iescore.match.paths._lex_first`), the digit-per-answer
+    found by searches (:func:`~iescore.match.paths._lex_first`), the searches over twin
+    classes (:func:`~iescore.match.twins._lex_first_twins`), the digit-per-answer
     optimisation or the searches without a limit, the first of them that fits.
     """
     rows, cols = _numbered(a), _numbered(p)
@@ -157,6 +161,8 @@ def _general(a: list[int], p: list[int], w: list[int], tie_rule: bool = True) ->
             return keep
         ra, cp = [rows[x] for x in a], [cols[y] for y in p]  # the searches' row and column numbers
         keep = _lex_first(a, p, ra, cp, col_of, u, v, paths._SEARCH_BUDGET)
+        if keep is None:
+            keep = _lex_first_twins(a, p, ra, cp, col_of, u, v)
         if keep is None:
             keep = _tie_ruled(a, p, w) if _tie_ruled_fits(a) else _lex_first(a, p, ra, cp, col_of, u, v, None)
         assert keep is not None  # without a limit, the searches always finish

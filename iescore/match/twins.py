@@ -1,0 +1,212 @@
+"""Stage 3 of the pipeline (count), a solver :func:`iescore.match.assign._general` uses
+for a component whose edges are all tight and whose nodes fall into few classes of
+*twins*: the tie rule (README, Definitions: ties) by the searches of
+:func:`~iescore.match.paths._lex_first`, run on the classes instead of the nodes.
+
+Two answers are twins when they have the same partners and the same rule (must be
+matched, must stay unmatched, free); two predictions likewise. A class of answers is
+then joined to a class of predictions by every pair or by none, so a matching is
+described by how many pairs join each two classes, and an alternating path by the
+classes it passes through: a search visits classes, not nodes. An OBD slot whose
+fillers share one common token and nothing else (:mod:`iescore.match.hubs`), together
+with the slot's free fillers, has a handful of classes and a few hundred thousand pairs.
+
+Twins also shorten the tie rule itself: an answer that can take one prediction of a
+class can take any (exchange them in the completing matching), so it takes the class's
+earliest prediction still undecided, and a class that fails is not tried again for that
+answer. The reference is the brute force and the dense Hungarian of tests/test_assign.py.
+"""
+
+from __future__ import annotations
+
+from .paths import _optimal_rules
+
+__all__: list[str] = []
+
+_TWIN_SHARE = 0.25  # used when the classes are joined by at most this share of the component's edges
+
+
+def _classes(adj: list[list[int]], rule: list[tuple[bool, ...]]) -> list[int]:
+    """Each node's class: nodes with the same partners and the same rule share one,
+    numbered by first sight."""
+    ids: dict[tuple[tuple[int, ...], tuple[bool, ...]], int] = {}
+    return [ids.setdefault((tuple(sorted(nb)), r), len(ids)) for nb, r in zip(adj, rule)]
+
+
+def _lex_first_twins(a: list[int], p: list[int], ra: list[int], cp: list[int], col_of: list[int], u: list[int],
+                     v: list[int]) -> list[bool] | None:
+    """The tie rule's matching of a component whose edges are all tight (arguments as
+    :func:`~iescore.match.paths._lex_first`; ``p`` holds the predictions' ranks), or None
+    when its twin classes are joined by more than ``_TWIN_SHARE`` of its edges.
+
+    State: per pair of classes the number of pairs joining them (``f``/``g``), and per
+    class how many of its nodes are still undecided. Answer by answer in rank order, the
+    classes of its partners are tried in the order of their earliest undecided
+    prediction; a try decides that pair, takes one undecided node out of each of the two
+    classes (a class whose nodes are all matched gives up one of its pairs) and repairs,
+    by a breadth-first search over the classes, the class left short of a partner that
+    must have one; a failed try is undone. With no partner possible, the answer stays
+    unmatched.
+    """
+    n_r, n_c = len(u), len(v) - len(u)
+    must_r, ban_r, must_c = _optimal_rules(u, v)
+    adj_r: list[list[int]] = [[] for _ in range(n_r)]
+    adj_c: list[list[int]] = [[] for _ in range(n_c)]
+    edge: dict[tuple[int, int], int] = {}
+    rank_c = [0] * n_c
+    for k, (i, j) in enumerate(zip(ra, cp)):
+        if (i, j) not in edge:
+            edge[(i, j)] = k
+            adj_r[i].append(j)
+            adj_c[j].append(i)
+            rank_c[j] = p[k]
+    cls_r = _classes(adj_r, list(zip(must_r, ban_r)))
+    cls_c = _classes(adj_c, [(m,) for m in must_c])
+    n_x, n_y = max(cls_r) + 1, max(cls_c) + 1
+    first_r = {x: i for i, x in reversed(list(enumerate(cls_r)))}
+    nb_x = [sorted({cls_c[j] for j in adj_r[first_r[x]]}) for x in range(n_x)]
+    nb_y: list[list[int]] = [[] for _ in range(n_y)]
+    for x, ys in enumerate(nb_x):
+        for y in ys:
+            nb_y[y].append(x)
+    if sum(map(len, nb_x)) > _TWIN_SHARE * len(edge):
+        return None
+    must_x = [must_r[first_r[x]] for x in range(n_x)]
+    first_c = {y: j for j, y in reversed(list(enumerate(cls_c)))}
+    must_y = [must_c[first_c[y]] for y in range(n_y)]
+    # each prediction class's nodes in rank order; ``head[y]``: its earliest undecided one
+    members: list[list[int]] = [[] for _ in range(n_y)]
+    for j in sorted(range(n_c), key=rank_c.__getitem__):
+        members[cls_c[j]].append(j)
+    head = [0] * n_y
+    left_x, left_y = [0] * n_x, [len(m) for m in members]  # undecided nodes per class
+    for i in range(n_r):
+        if not ban_r[i]:
+            left_x[cls_r[i]] += 1
+    f: list[dict[int, int]] = [{} for _ in range(n_x)]  # f[x][y] == g[y][x]: pairs joining x and y
+    g: list[dict[int, int]] = [{} for _ in range(n_y)]
+    on_x, on_y = [0] * n_x, [0] * n_y  # matched nodes per class
+    log: list[tuple[int, int, int]] = []  # (x, y, change) of a try; (-1, x or ~y, change) for left counts
+
+    def move(x: int, y: int, d: int) -> None:
+        f[x][y] = g[y][x] = f[x].get(y, 0) + d
+        on_x[x] += d
+        on_y[y] += d
+
+    def join(x: int, y: int, d: int) -> None:
+        move(x, y, d)
+        log.append((x, y, d))
+
+    def leave(x: int | None, y: int | None) -> None:
+        """One undecided node less in class x or y."""
+        if x is not None:
+            left_x[x] -= 1
+            log.append((-1, x, 1))
+        if y is not None:
+            left_y[y] -= 1
+            log.append((-1, ~y, 1))
+
+    def undo() -> None:
+        for x, y, d in reversed(log):
+            if x >= 0:
+                move(x, y, -d)
+            elif y >= 0:
+                left_x[y] += d
+            else:
+                left_y[~y] += d
+        log.clear()
+
+    def drop_x(x: int) -> int:
+        """Unjoin one pair of class x; the prediction class that loses it."""
+        y = next(y for y, n in f[x].items() if n > 0)
+        join(x, y, -1)
+        return y
+
+    def drop_y(y: int) -> int:
+        """Unjoin one pair of class y; the answer class that loses it."""
+        x = next(x for x, n in g[y].items() if n > 0)
+        join(x, y, -1)
+        return x
+
+    back: dict[int, int] = {}  # a queued class -> the class of the other side it was reached through
+
+    def repair(s: int, rows_side: bool) -> bool:
+        """An alternating path of classes giving class s (answers when ``rows_side``) one
+        more pair: it ends at a class of the other side with an undecided node unmatched,
+        or by unjoining a pair of a class that need not keep it."""
+        back.clear()
+        if rows_side:
+            nb, on_o, left_o, pairs_o, must_s = nb_x, on_y, left_y, g, must_x
+        else:
+            nb, on_o, left_o, pairs_o, must_s = nb_y, on_x, left_x, f, must_y
+        via: dict[int, int] = {}
+        seen = {s}
+        queue = [s]
+        for z in queue:
+            for o in nb[z]:
+                if o in via:
+                    continue
+                via[o] = z
+                end = None
+                if on_o[o] < left_o[o]:
+                    end = -1  # a free node of o
+                else:
+                    for z2, n in pairs_o[o].items():
+                        if n > 0 and z2 not in seen:
+                            if not must_s[z2]:
+                                end = z2
+                                break
+                            seen.add(z2)
+                            back[z2] = o
+                            queue.append(z2)
+                if end is None:
+                    continue
+                if end >= 0:  # z2 gives up its pair with o
+                    join(*((end, o) if rows_side else (o, end)), -1)
+                while True:  # augment back to s
+                    z = via[o]
+                    join(*((z, o) if rows_side else (o, z)), 1)
+                    if z == s:
+                        return True
+                    o = back[z]
+                    join(*((z, o) if rows_side else (o, z)), -1)
+        return False
+
+    for i, j in enumerate(col_of):
+        if 0 <= j < n_c:
+            join(cls_r[i], cls_c[j], 1)
+    log.clear()
+    mate = [-1] * n_r
+    for i in range(n_r):
+        if ban_r[i]:
+            continue
+        x = cls_r[i]
+        tries = sorted((rank_c[members[y][head[y]]], y) for y in nb_x[x] if head[y] < len(members[y]))
+        for _, y in tries:
+            if f[x].get(y, 0) > 0:  # the pairs already join x and y: decide one of them
+                join(x, y, -1)
+                leave(x, y)
+                ok = True
+            else:
+                y0 = drop_x(x) if on_x[x] == left_x[x] else None  # the answer gives up its partner
+                x1 = drop_y(y) if on_y[y] == left_y[y] else None  # the prediction gives up its partner
+                leave(x, y)
+                ok = ((x1 is None or not must_x[x1] or on_x[x1] == left_x[x1] or repair(x1, True))
+                      and (y0 is None or not must_y[y0] or on_y[y0] == left_y[y0] or repair(y0, False)))
+            if ok:
+                log.clear()
+                mate[i] = members[y][head[y]]
+                head[y] += 1
+                break
+            undo()
+        else:  # no partner: the answer stays unmatched
+            y0 = drop_x(x) if on_x[x] == left_x[x] else None
+            leave(x, None)
+            ok = y0 is None or not must_y[y0] or on_y[y0] == left_y[y0] or repair(y0, False)
+            assert ok, "the tie rule's state always has a valid completion"
+            log.clear()
+    keep = [False] * len(a)
+    for i, j in enumerate(mate):
+        if j >= 0:
+            keep[edge[(i, j)]] = True
+    return keep
