@@ -7,9 +7,10 @@ Two answers are twins when they have the same partners and the same rule (must b
 matched, must stay unmatched, free); two predictions likewise. A class of answers is
 then joined to a class of predictions by every pair or by none, so a matching is
 described by how many pairs join each two classes, and an alternating path by the
-classes it passes through: a search visits classes, not nodes. An OBD slot whose
-fillers share one common token and nothing else (:mod:`iescore.match.hubs`), together
-with the slot's free fillers, has a handful of classes and a few hundred thousand pairs.
+classes it passes through: a search visits classes, not nodes. A dense OBD slot (the
+tied hub pairs of :mod:`iescore.match.hubs` and the slot's free fillers, every pair
+between them) has few: 6,000 fillers of the bench's ``share_wrong`` shape give 1,138
+answers in 527 classes, joined by 1,580 pairs of classes for 623,000 pairs.
 
 Twins also shorten the tie rule itself: an answer that can take one prediction of a
 class can take any (exchange them in the completing matching), so it takes the class's
