@@ -74,14 +74,7 @@ def _lex_first(a: list[int], p: list[int], ra: list[int], cp: list[int], col_of:
     """
     n_r, n_c = len(u), len(v) - len(u)
     must_r, ban_r, must_c = _optimal_rules(u, v)
-    adj_r: list[list[int]] = [[] for _ in range(n_r)]
-    adj_c: list[list[int]] = [[] for _ in range(n_c)]
-    edge: dict[tuple[int, int], int] = {}
-    for k, (i, j) in enumerate(zip(ra, cp)):
-        if (i, j) not in edge:
-            edge[(i, j)] = k
-            adj_r[i].append(j)
-            adj_c[j].append(i)
+    adj_r, adj_c, edge = _adjacency(ra, cp, n_r, n_c)
     mate_r = list(col_of)
     mate_c = [-1] * n_c
     for i, j in enumerate(mate_r):
@@ -163,7 +156,27 @@ def _lex_first(a: list[int], p: list[int], ra: list[int], cp: list[int], col_of:
         fix_r[i] = True
         if mate_r[i] >= 0:
             fix_c[mate_r[i]] = True
-    keep = [False] * len(a)
+    return _kept(edge, mate_r, len(a))
+
+
+def _adjacency(ra: list[int], cp: list[int], n_r: int,
+               n_c: int) -> tuple[list[list[int]], list[list[int]], dict[tuple[int, int], int]]:
+    """Each row's columns and each column's rows in the edges' order, and each (row, column)
+    pair's first edge (a repeated pair counted once)."""
+    adj_r: list[list[int]] = [[] for _ in range(n_r)]
+    adj_c: list[list[int]] = [[] for _ in range(n_c)]
+    edge: dict[tuple[int, int], int] = {}
+    for k, (i, j) in enumerate(zip(ra, cp)):
+        if (i, j) not in edge:
+            edge[(i, j)] = k
+            adj_r[i].append(j)
+            adj_c[j].append(i)
+    return adj_r, adj_c, edge
+
+
+def _kept(edge: dict[tuple[int, int], int], mate_r: list[int], n_edges: int) -> list[bool]:
+    """Edge mask of a matching given as each row's column (-1: none)."""
+    keep = [False] * n_edges
     for i, j in enumerate(mate_r):
         if j >= 0:
             keep[edge[(i, j)]] = True

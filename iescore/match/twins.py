@@ -20,7 +20,7 @@ answer. The reference is the brute force and the dense Hungarian of tests/test_a
 
 from __future__ import annotations
 
-from .paths import _optimal_rules
+from .paths import _adjacency, _kept, _optimal_rules
 
 __all__: list[str] = []
 
@@ -51,30 +51,28 @@ def _lex_first_twins(a: list[int], p: list[int], ra: list[int], cp: list[int], c
     """
     n_r, n_c = len(u), len(v) - len(u)
     must_r, ban_r, must_c = _optimal_rules(u, v)
-    adj_r: list[list[int]] = [[] for _ in range(n_r)]
-    adj_c: list[list[int]] = [[] for _ in range(n_c)]
-    edge: dict[tuple[int, int], int] = {}
+    adj_r, adj_c, edge = _adjacency(ra, cp, n_r, n_c)
     rank_c = [0] * n_c
-    for k, (i, j) in enumerate(zip(ra, cp)):
-        if (i, j) not in edge:
-            edge[(i, j)] = k
-            adj_r[i].append(j)
-            adj_c[j].append(i)
-            rank_c[j] = p[k]
+    for (_, j), k in edge.items():
+        rank_c[j] = p[k]
     cls_r = _classes(adj_r, list(zip(must_r, ban_r)))
     cls_c = _classes(adj_c, [(m,) for m in must_c])
     n_x, n_y = max(cls_r) + 1, max(cls_c) + 1
-    first_r = {x: i for i, x in reversed(list(enumerate(cls_r)))}
-    nb_x = [sorted({cls_c[j] for j in adj_r[first_r[x]]}) for x in range(n_x)]
+    # per class, one member's partners and rule stand for all of them
+    must_x, must_y = [False] * n_x, [False] * n_y
+    nb_x: list[list[int]] = [[] for _ in range(n_x)]
+    for i, x in enumerate(cls_r):
+        must_x[x] = must_r[i]
+        nb_x[x] = adj_r[i]
+    for j, y in enumerate(cls_c):
+        must_y[y] = must_c[j]
+    nb_x = [sorted({cls_c[j] for j in nb}) for nb in nb_x]
     nb_y: list[list[int]] = [[] for _ in range(n_y)]
     for x, ys in enumerate(nb_x):
         for y in ys:
             nb_y[y].append(x)
     if sum(map(len, nb_x)) > _TWIN_SHARE * len(edge):
         return None
-    must_x = [must_r[first_r[x]] for x in range(n_x)]
-    first_c = {y: j for j, y in reversed(list(enumerate(cls_c)))}
-    must_y = [must_c[first_c[y]] for y in range(n_y)]
     # each prediction class's nodes in rank order; ``head[y]``: its earliest undecided one
     members: list[list[int]] = [[] for _ in range(n_y)]
     for j in sorted(range(n_c), key=rank_c.__getitem__):
@@ -206,8 +204,4 @@ def _lex_first_twins(a: list[int], p: list[int], ra: list[int], cp: list[int], c
             ok = y0 is None or not must_y[y0] or on_y[y0] == left_y[y0] or repair(y0, False)
             assert ok, "the tie rule's state always has a valid completion"
             log.clear()
-    keep = [False] * len(a)
-    for i, j in enumerate(mate):
-        if j >= 0:
-            keep[edge[(i, j)]] = True
-    return keep
+    return _kept(edge, mate, len(a))
