@@ -21,6 +21,10 @@ Cases (``CASES``):
   CoNLL file for ``iescore score``; two, bootstrap intervals and a paired test over its
   documents; one, the confusion views up to 1k labels; one, ``ids_floor``, only maps the
   tags to integers: the least any scorer of string tags does); sizes in labels.
+* ``calls``: the sentences of the synthetic corpus added to a streaming ``Scorer`` one
+  ``add_tags`` call per sentence (with ``scheme="IOB2"``, and under the default, which
+  reads each call's scheme from its own tags), beside one call over all of them; sizes
+  in sentences.
 * ``cli``: ``iescore score FILE`` on generated CoNLL files of 20 MB, 200 MB and 2 GB
   (written to the temporary folder and deleted after); sizes in bytes.
 * ``templates``: one OBD template with two slots of n fillers each, half of the predicted
@@ -296,6 +300,13 @@ def short_templates(n: int):
     return [Template("t", {"speaker": ref})], [Template("t", {"speaker": pred})]
 
 
+def sentences(n: int) -> tuple[list[list[str]], list[list[str]]]:
+    """The first ``n`` sentences of ``bench/data.py``'s corpus (about 14 tokens each)."""
+    g, p = corpus(max(1000, 20 * n), 0)
+    assert len(g) >= n
+    return g[:n], p[:n]
+
+
 def write_conll(path: Path, n_bytes: int, seed: int = 0) -> dict:
     """Write a CoNLL file (``token gold pred`` lines, blank lines between sentences) of about
     ``n_bytes``: a block of about 20 MB (or ``n_bytes`` when smaller) of the synthetic corpus,
@@ -328,6 +339,18 @@ def _score_tags(**options) -> Callable:
         import iescore
 
         return _report_counts(iescore.score_tags(reference=st[0], prediction=st[1], scheme="IOB2", **options))
+
+    return run
+
+
+def _stream_calls(**options) -> Callable:
+    def run(st):
+        import iescore
+
+        s = iescore.Scorer(**options)
+        for r, p in zip(*st):
+            s.add_tags(reference=[r], prediction=[p])
+        return _report_counts(s.report())
 
     return run
 
@@ -670,6 +693,21 @@ def make_cases(quick: bool = False) -> dict[str, Case]:
                    if _peers_pl() else {}),
             },
             fixed=f"{(LABELS_TOKENS_QUICK if quick else LABELS_TOKENS):,} tokens",
+        ),
+        "calls": Case(
+            "one add_tags call per sentence to a streaming Scorer",
+            "sentences", (1_000, 10_000, 100_000), (10, 100),
+            {
+                "iescore_calls": Tool("iescore Scorer(scheme='IOB2'), one add_tags call per sentence, then the full "
+                                      "report", sentences, _stream_calls(scheme="IOB2")),
+                "iescore_calls_auto": Tool("the same with the default scheme (each call's scheme read from its "
+                                           "own tags)", sentences, _stream_calls()),
+                "iescore_one_call": Tool("iescore full report, one call over all the sentences", sentences,
+                                         _score_tags()),
+                "seqeval_f1": Tool("seqeval f1_score, one call over all the sentences", sentences, _seqeval_f1),
+                "conlleval_standin": Tool("conlleval.pl's chunk rules in Python (a stand-in, not conlleval.pl)",
+                                          sentences, _conlleval_standin),
+            },
         ),
         "cli": Case(
             "`iescore score FILE` on a big CoNLL file (token gold pred)",
@@ -1065,6 +1103,11 @@ def merge(old: dict, new: dict) -> dict:
             old["cases"][name] = case
             continue
         prev = old["cases"][name]
+        if set(prev["tools"]) <= set(case["tools"]):  # every row rerun: the new run replaces the case
+            case.setdefault("notes", []).append(f"rerun on {new['when']}, the other cases are from the run of "
+                                                f"{old['when']}")
+            old["cases"][name] = case
+            continue
         prev["tools"].update(case["tools"])
         prev["sizes"] = sorted(set(prev["sizes"]) | set(case["sizes"]))
         if case.get("files"):
@@ -1082,7 +1125,7 @@ def merge(old: dict, new: dict) -> dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="tiny sizes (a few seconds)")
-    ap.add_argument("--cases", default="chain,nested,crossing,labels,cli,templates")
+    ap.add_argument("--cases", default="chain,nested,crossing,labels,calls,cli,templates")
     ap.add_argument("--tools", default="", help="comma-separated tool names to keep (default: all)")
     ap.add_argument("--limit", type=float, default=100.0, help="seconds per timed call before it is killed")
     ap.add_argument("--cli-limit", type=float, default=600.0, help="the same for the cli case")

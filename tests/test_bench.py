@@ -32,7 +32,8 @@ def test_quick_adversarial_benchmark_runs_and_counts_by_hand(tmp_path):
 
     # seqeval is left out here (importing it takes seconds in every child); run.py's test has it
     tools = "iescore_full,iescore_overlap,iescore_early,iescore_loose,iescore_wide,iescore_tie,iescore_dense,iescore_short,iescore_long,iescore_prf,nervaluate,conlleval_standin,iescore_cli"
-    assert adversarial.main(["--quick", "--out", str(tmp_path), "--cases", "chain,nested,crossing,templates,cli",
+    tools += ",iescore_calls,iescore_calls_auto,iescore_one_call"
+    assert adversarial.main(["--quick", "--out", str(tmp_path), "--cases", "chain,nested,crossing,templates,cli,calls",
                              "--tools", tools, "--tmp", str(tmp_path)]) == 0
     res = json.loads((tmp_path / "adversarial.json").read_text())
 
@@ -128,6 +129,13 @@ def test_quick_adversarial_benchmark_runs_and_counts_by_hand(tmp_path):
     assert set(cli["tools"]["iescore_cli"]["runs"]) == {str(s) for s in cli["sizes"]}
     assert not list(tmp_path.glob("*.conll"))
 
+    # 100 sentences added a call each (explicit scheme and "auto") count what one call and
+    # conlleval.pl's chunk rules (the stand-in) count
+    peer = result("calls", "conlleval_standin", 100)
+    for tool in ("iescore_calls", "iescore_calls_auto", "iescore_one_call"):
+        got = result("calls", tool, 100)
+        assert (got["tp"], got["gold"], got["pred"]) == (peer["tp"], peer["gold"], peer["pred"]) and peer["gold"] > 0
+
     table = (tmp_path / "adversarial.md").read_text()
     assert "### `chain`" in table and "### Targets" in table and "b 20→200" in table
 
@@ -182,6 +190,11 @@ def test_adversarial_merge_replaces_only_the_rerun_tools():
                               "the other rows are from the run of day 1"]
     assert out["when"] == "day 1"
     # a third run of the same tool: the note of the second goes, its rows being replaced
-    out = adversarial.merge(out, {"when": "day 3", "cases": {"chain": case({"mine": 0.4, "peer": 4.0}, 0.2)}})
-    assert out["cases"]["chain"]["notes"] == ["`mine`, `peer` rerun on day 3 (load average 0.20 before, 0.20 after); "
+    out = adversarial.merge(out, {"when": "day 3", "cases": {"chain": case({"mine": 0.4}, 0.2)}})
+    assert out["cases"]["chain"]["notes"] == ["`mine` rerun on day 3 (load average 0.20 before, 0.20 after); "
                                               "the other rows are from the run of day 1"]
+    # every tool of the case rerun: the new run is the case, its load in its header
+    out = adversarial.merge(out, {"when": "day 4", "cases": {"chain": case({"mine": 0.3, "peer": 4.0}, 0.3)}})
+    chain = out["cases"]["chain"]
+    assert chain["notes"] == ["rerun on day 4, the other cases are from the run of day 1"]
+    assert chain["load_before"] == [0.3] and chain["tools"]["peer"]["runs"]["10"]["seconds"] == 4.0

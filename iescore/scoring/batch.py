@@ -4,7 +4,8 @@
 and position of what is wrong) and flattens them into a :class:`TaggedBatch` of
 :class:`~iescore.decode.TagArrays` over one :class:`~iescore.decode.Vocabulary`;
 readers (:mod:`iescore.io.conll`, :mod:`iescore.adapters.hf`) build the batch
-directly. Decoding starts from here (:mod:`iescore.scoring.tags`).
+directly; :func:`end_to_end` builds one from documents put end to end (the streaming
+scorer's held input). Decoding starts from here (:mod:`iescore.scoring.tags`).
 """
 
 from __future__ import annotations
@@ -66,10 +67,74 @@ def tagged_batch(
     into a list); so is a 2-D numpy array (a row per document). A single sequence of
     tags, a tag that is not a string (e.g. sequences nested one level too deep) and
     documents of different lengths are errors naming the document and position."""
+    return built(*checked(reference, prediction, doc_ids, tokens, id_offset), vocab)
+
+
+def built(
+    reference: Sequence[Sequence[str]],
+    prediction: Sequence[Sequence[str]],
+    ids: Sequence[str],
+    lengths: list[int],
+    tokens: Sequence[Sequence[str]] | None,
+    vocab: Vocabulary | None = None,
+) -> TaggedBatch:
+    """:func:`tagged_batch` of input that :func:`checked` returned: the tags coded (a tag
+    that is not a string is an error naming where it is), the positions laid out."""
     from itertools import chain
 
     from ..decode import flatten
 
+    vocab = vocab or Vocabulary()
+    try:
+        ref, _ = flatten(reference, vocab, lengths)
+        pred, _ = flatten(prediction, vocab, lengths)
+    except (InputError, TypeError):
+        _check_tag_types(reference, prediction, ids)
+        raise
+    ends = np.cumsum(lengths, dtype=_I64)
+    offsets = ends - np.array(lengths, dtype=_I64)
+    flat_tokens = list(chain.from_iterable(tokens)) if tokens is not None else None
+    return TaggedBatch(vocab, ref, TagArrays(pred.ids, segments=ref.segments), offsets, ids, flat_tokens, None,
+                       _where(ids, offsets))
+
+
+def end_to_end(reference: list[str], prediction: list[str], lengths: list[int], ids: Sequence[str],
+               tokens: list[str] | None) -> TaggedBatch:
+    """A batch of documents given end to end: each side's tags (strings) in one list, cut
+    into documents by ``lengths``; the tokens, if any, in one list too.
+
+    >>> b = end_to_end(["B-A", "O", "O"], ["B-A", "O", "B-A"], [2, 1], ("x", "y"), None)
+    >>> b.doc_offsets.tolist(), b.where(2, "prediction")
+    ([0, 2], "document 'y' (prediction), token 0")
+    """
+    vocab = Vocabulary()
+    lens = np.array(lengths, dtype=_I64)
+    offsets = np.cumsum(lens) - lens
+    segments = offsets[lens > 0]
+    ref = TagArrays(vocab.encode(reference, count=len(reference)), segments=segments)
+    pred = TagArrays(vocab.encode(prediction, count=len(prediction)), segments=segments)
+    return TaggedBatch(vocab, ref, pred, offsets, ids, tokens, None, _where(ids, offsets))
+
+
+def _where(ids: Sequence[str], offsets: np.ndarray) -> Callable[[int, str], str]:
+    """A batch's ``where``: the document and the token of a flat position."""
+
+    def where(i: int, side: str) -> str:
+        k = int(np.searchsorted(offsets, i, "right")) - 1
+        return f"document {ids[k]!r} ({side}), token {i - int(offsets[k])}"
+
+    return where
+
+
+def checked(
+    reference: Sequence[Sequence[str]],
+    prediction: Sequence[Sequence[str]],
+    doc_ids: Sequence[str] | None = None,
+    tokens: Sequence[Sequence[str]] | None = None,
+    id_offset: int = 0,
+) -> tuple[Sequence[Sequence[str]], Sequence[Sequence[str]], Sequence[str], list[int], Sequence[Sequence[str]] | None]:
+    """The shape checks of :func:`tagged_batch` (all but the tags' types): the sequences
+    (generators read into lists), the document ids, the lengths and the tokens."""
     reference, prediction = _sequences(reference, "reference"), _sequences(prediction, "prediction")
     if len(reference) != len(prediction):
         raise InputError(
@@ -80,7 +145,6 @@ def tagged_batch(
         raise InputError(f"{len(ids)} document ids for {len(reference)} sequences")
     if doc_ids is not None:
         check_unique(ids)
-    vocab = vocab or Vocabulary()
     for side, seqs in (("reference", reference), ("prediction", prediction)):
         if any(issubclass(t, (str, bytes)) for t in set(map(type, seqs))):  # one C-level pass
             k = next(k for k, x in enumerate(seqs) if isinstance(x, (str, bytes)))
@@ -91,25 +155,11 @@ def tagged_batch(
         raise InputError(
             f"document {ids[k]!r}: reference has {ref_lengths[k]} tags but prediction has {pred_lengths[k]}"
         )
-    try:
-        ref, lengths = flatten(reference, vocab, ref_lengths)
-        pred, _ = flatten(prediction, vocab, pred_lengths)
-    except (InputError, TypeError):
-        _check_tag_types(reference, prediction, ids)
-        raise
-    offsets = np.concatenate(([0], np.cumsum(lengths)[:-1])).astype(_I64) if len(lengths) else np.zeros(0, _I64)
-    flat_tokens = None
     if tokens is not None:
         tokens, token_lengths = _lengths(_sequences(tokens, "tokens"))
-        if len(tokens) != len(reference) or token_lengths != lengths.tolist():
+        if len(tokens) != len(reference) or token_lengths != ref_lengths:
             raise InputError("tokens must have the same shape as the tag sequences")
-        flat_tokens = list(chain.from_iterable(tokens))
-
-    def where(i: int, side: str) -> str:
-        k = int(np.searchsorted(offsets, i, "right")) - 1
-        return f"document {ids[k]!r} ({side}), token {i - int(offsets[k])}"
-
-    return TaggedBatch(vocab, ref, TagArrays(pred.ids, segments=ref.segments), offsets, ids, flat_tokens, None, where)
+    return reference, prediction, ids, ref_lengths, tokens
 
 
 def _sequences(x: Any, side: str) -> Any:

@@ -74,6 +74,16 @@ def _keys(tokens_of: Callable[[int], Sequence[str]], n: int, cfg: Config) -> lis
     return out
 
 
+def _check_prf(cfg: Config, disjoint: bool) -> None:
+    """Raise the ConfigError of ``detail="prf"`` outside its one case: exact counts of
+    disjoint (tag) units under AO, rule E, match-all."""
+    if not (disjoint and cfg.setting == "AO" and cfg.rule.kind == "exact" and cfg.mode == "match-all"):
+        raise ConfigError(
+            "detail='prf' computes exact-match counts of tag input only "
+            "(setting='AO', rule='E', mode='match-all'); use detail='full' for the rest"
+        )
+
+
 def _score_units(
     R: Units,
     P: Units,
@@ -119,11 +129,7 @@ def _score_units(
                              check_multi_instance(P, labels, "prediction", doc_ids)) if x]
         ts_error = min(found, key=lambda x: x[0])[1] if found else None
     if cfg.detail == "prf":
-        if not (disjoint and cfg.setting == "AO" and cfg.rule.kind == "exact" and cfg.mode == "match-all"):
-            raise ConfigError(
-                "detail='prf' computes exact-match counts of tag input only "
-                "(setting='AO', rule='E', mode='match-all'); use detail='full' for the rest"
-            )
+        _check_prf(cfg, disjoint)
         # no alignment, so no confusion table (exact_disjoint's is empty)
         res = exact_disjoint(R, P, n_cells, 0, n_fields=_PRF_FIELDS, dtype=_CELL, hits=hits)
         # tp, fp, fn: the only counts computed

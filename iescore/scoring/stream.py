@@ -10,6 +10,7 @@ was prepared, fixes the scheme under ``scheme="auto"``, and assembles the report
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 
@@ -20,11 +21,16 @@ from ..ids import IdRegistry, NumberedIds
 from ..model import Document, Span, Template
 from ..report import Report
 from .assemble import _assemble, _warn_label_sets
-from .batch import TaggedBatch, tagged_batch
+from .batch import TaggedBatch, built, checked, tagged_batch
+from .held import Held, TagFacts
 from .part import _Part
 from .spans import _documents_part, _templates_part
-from .tags import _tags_part
+from .tags import _check_config, _tags_part
 from .totals import Totals
+
+# small batches of tags are held and scored together once they hold this many tokens (the
+# pipeline costs about a millisecond a call, however few the tokens): see Scorer.add_tags
+_GATHER_TOKENS = 1 << 16
 
 if TYPE_CHECKING:
     from ..options import Options, Unpack
@@ -55,8 +61,10 @@ class Scorer:
         if config.unit_weights is not None:  # a digest of the data this scorer is given
             config = config.with_(unit_weights=None)
         self.config = config
-        self._parts: list[_Part] = []
-        self._totals = Totals.empty() if totals_only else None
+        self._scored: list[_Part] = []  # the parts of the batches scored (read through _parts)
+        self._sums = Totals.empty() if totals_only else None  # (read through _totals)
+        self._held: Held | None = None  # add_tags input checked and counted in, not yet scored
+        self._facts = TagFacts()  # what the held calls' tags are
         self._n_docs = 0
         self._ids = IdRegistry()
         self._notes: dict[str, int] = {}
@@ -66,6 +74,18 @@ class Scorer:
         self._auto = config.scheme in ("auto", "spans")
         self._fixed: tuple[str, str] | None = None if self._auto else (config.scheme, "the scheme= option")
         self._batches = 0
+
+    @property
+    def _parts(self) -> list[_Part]:
+        """The parts of all batches added (held ones scored first)."""
+        self._flush()
+        return self._scored
+
+    @property
+    def _totals(self) -> Totals | None:
+        """Under ``totals_only``, the totals of all batches added (held ones scored first)."""
+        self._flush()
+        return self._sums
 
     def note(self, kind: str, n: int = 1) -> None:
         """Count an adapter event (a span dropped or moved while mapping input);
@@ -81,6 +101,7 @@ class Scorer:
         >>> s = Scorer(); s.use(misaligned="contract"); s.config.misaligned
         'contract'
         """
+        self._flush()
         self.config = _prepared(self.config, options, "this scorer")
 
     # --- adding data -----------------------------------------------------------------
@@ -92,6 +113,7 @@ class Scorer:
     ) -> None:
         """Add documents: reference Documents with predicted Documents (same ids and
         tokens) or per-document span lists; or, in OBD, Templates on both sides."""
+        self._flush()
         reference = list(reference)  # type: ignore[assignment]
         prediction = list(prediction)  # type: ignore[assignment]
         if len(reference) != len(prediction):
@@ -113,8 +135,74 @@ class Scorer:
         doc_ids: Sequence[str] | None = None,
         tokens: Sequence[Sequence[str]] | None = None,
     ) -> None:
-        """Add tag sequences, one sequence per document."""
-        self.add_batch(tagged_batch(reference, prediction, doc_ids=doc_ids, tokens=tokens, id_offset=self._n_docs))
+        """Add tag sequences, one sequence per document.
+
+        Batches of fewer than 65,536 tokens are held and scored together once they
+        reach that many, or when anything reads or changes the scorer (``report``,
+        ``merge``, ``to_state``, ``add``, ``add_batch``, ``use``): adding a sentence at a
+        time then costs 10 to 20 microseconds a call, not the millisecond a batch takes
+        through the pipeline. Every document is scored on its own, so the numbers are
+        those of one batch per call. What can fail is decided at once, in the call given
+        the input, which then adds nothing: the shape of the input, each tag against the
+        scheme, the document ids, the options and, under ``scheme="auto"``, the scheme
+        read from the call's own tags (see :meth:`add_batch`). Under ``repair="strict"``,
+        where an ill-formed chunk is an error found while decoding, every call is scored
+        at once.
+
+        >>> s = Scorer(scheme="IOB2")
+        >>> for tags in (["B-PER", "I-PER"], ["O", "B-LOC"]):
+        ...     s.add_tags(reference=[tags], prediction=[tags])
+        >>> s.report().overall.tp
+        2
+        """
+        if self.config.repair == "strict":  # an ill-formed chunk is an error found while decoding
+            self.add_batch(tagged_batch(reference, prediction, doc_ids=doc_ids, tokens=tokens, id_offset=self._n_docs))
+            return
+        ref, pred, ids, lengths, toks = checked(reference, prediction, doc_ids, tokens, self._n_docs)
+        n_tokens = sum(lengths)
+        if n_tokens >= _GATHER_TOKENS:  # a large batch: scored at once, after the held ones
+            self._flush()
+            self._add_tagged(built(ref, pred, ids, lengths, toks))
+            return
+        try:
+            tags = set(chain.from_iterable(ref))
+            tags.update(chain.from_iterable(pred))
+            if not all(isinstance(t, str) for t in tags):
+                raise TypeError
+        except TypeError:  # a tag that is not a string: built() names it
+            built(ref, pred, ids, lengths, toks)
+            raise AssertionError("built() accepted a tag that is not a string") from None
+        n = self._batches + 1
+        config, fixes, scheme = self.config, self._fixed, self.config.scheme
+        if self._auto:  # as _add_tagged decides, from facts learnt once per tag
+            self._facts.learn(tags)
+            found = self._facts.detect(tags, ref)
+            scheme = self._decoding(found)
+        self._facts.check(tags, scheme, lambda: built(ref, pred, ids, lengths, toks))
+        _check_config(self.config, toks is not None)
+        if self._auto:
+            # a tag other than the outside one makes a chunk, or a repaired or discarded one
+            evidence = bool(tags - {"O"})
+            config, fixes = self._settle(config, found, scheme, evidence, ids, n)
+        held = self._held
+        if held is not None and not held.takes(scheme, isinstance(ids, NumberedIds), toks is not None):
+            self._flush()
+        self._register(ids)
+        if self._held is None:
+            self._held = Held(scheme, self._n_docs - len(ids), None if isinstance(ids, NumberedIds) else [],
+                              None if toks is None else [])
+        self._held.add(ref, pred, ids, lengths, toks)
+        self.config, self._fixed, self._batches = config, fixes, n
+        if len(self._held.ref) >= _GATHER_TOKENS:
+            self._flush()
+
+    def _flush(self) -> None:
+        """Score the held input as one batch."""
+        held = self._held
+        if held is not None:
+            part, _ = _tags_part(held.batch(), self.config.with_(scheme=held.scheme))
+            self._add_part(part, registered=True)
+            self._held = None
 
     def add_batch(self, batch: TaggedBatch) -> None:
         """Add an integer-coded :class:`TaggedBatch` (the fast path).
@@ -125,6 +213,11 @@ class Scorer:
         :class:`~iescore.errors.ConfigError` (scoring all batches in one call would
         decode them differently) -- except a batch that looks like IOB2 after an IOB1
         one, which one call would also decode as IOB1."""
+        self._flush()
+        self._add_tagged(batch)
+
+    def _add_tagged(self, batch: TaggedBatch, registered: bool = False) -> None:
+        """Score ``batch`` and add its part (``registered``: its document ids are counted in already)."""
         n = self._batches + 1
         config = _prepared(self.config, batch.options, f"batch {n}")
         fixes = self._fixed
@@ -132,39 +225,54 @@ class Scorer:
             part, _ = _tags_part(batch, config)
         else:
             found = detect_scheme(batch.reference, batch.vocab)
-            fixed = self._fixed[0] if self._fixed is not None else None
-            # detect_scheme calls B/I tags IOB2 unless a chunk starts with I-; once a batch had
-            # such a chunk, one call over all batches would say IOB1 for them all
-            same = fixed is not None and (found == fixed or (fixed, found) == ("IOB1", "IOB2"))
-            part, _ = _tags_part(batch, config.with_(scheme=fixed if same else found))
+            scheme = self._decoding(found)
+            part, _ = _tags_part(batch, config.with_(scheme=scheme))
             evidence = len(part.ref) > 0 or len(part.pred) > 0 or any(
                 v for rep in part.repairs.values() for v in rep.values()
             )
-            if evidence and fixed is not None and not same:
-                assert self._fixed is not None
-                raise ConfigError(
-                    f"scheme='auto': batch {n} ({_describe(batch.doc_ids)}) has tags of scheme {found}, but "
-                    f"{self._fixed[1]} fixed scheme {fixed}; scoring them in one call would decode them "
-                    f"differently: pass scheme= explicitly (e.g. scheme={found!r} or scheme={fixed!r})"
-                )
-            if evidence and fixed is None:
-                fixes = (found, f"batch {n} ({_describe(batch.doc_ids)})")
-            # the scheme one call would record: the fixed one, else the first batch's
-            scheme = fixes[0] if fixes is not None else (
-                config.scheme if config.scheme not in ("auto", "spans") else found)
-            config = config.with_(scheme=scheme)
-        self._add_part(part)
+            config, fixes = self._settle(config, found, scheme, evidence, batch.doc_ids, n)
+        self._add_part(part, registered)
         self.config, self._fixed, self._batches = config, fixes, n
 
-    def _add_part(self, part: _Part) -> None:
-        if self._totals is not None:
-            if isinstance(part.doc_ids, NumberedIds):  # named ids are not kept: checked within a batch only
-                self._ids.add(part.doc_ids)
-            self._totals = self._totals.plus(Totals.of_part(part))
+    def _decoding(self, found: str) -> str:
+        """Under ``scheme="auto"``, the scheme that decodes a batch whose tags look like
+        ``found``: the fixed one when the two agree, else ``found``. detect_scheme calls B/I
+        tags IOB2 unless a chunk starts with I-; once a batch had such a chunk, one call
+        over all batches would say IOB1 for them all."""
+        fixed = self._fixed[0] if self._fixed is not None else None
+        return fixed if fixed is not None and (found == fixed or (fixed, found) == ("IOB1", "IOB2")) else found
+
+    def _settle(self, config: Config, found: str, scheme: str, evidence: bool, doc_ids: Sequence[str],
+                n: int) -> tuple[Config, tuple[str, str] | None]:
+        """Under ``scheme="auto"``, after batch ``n`` decoded under ``scheme`` (its tags
+        look like ``found``; ``evidence``: it has chunks or repairs): the config and the
+        fixed scheme that follow, or the ConfigError of a batch that disagrees with it."""
+        fixes = self._fixed
+        if evidence and fixes is not None and scheme != fixes[0]:
+            raise ConfigError(
+                f"scheme='auto': batch {n} ({_describe(doc_ids)}) has tags of scheme {found}, but "
+                f"{fixes[1]} fixed scheme {fixes[0]}; scoring them in one call would decode them "
+                f"differently: pass scheme= explicitly (e.g. scheme={found!r} or scheme={fixes[0]!r})"
+            )
+        if evidence and fixes is None:
+            fixes = (found, f"batch {n} ({_describe(doc_ids)})")
+        # the scheme one call would record: the fixed one, else the first batch's
+        scheme = fixes[0] if fixes is not None else (config.scheme if config.scheme not in ("auto", "spans") else found)
+        return (config if scheme == config.scheme else config.with_(scheme=scheme)), fixes
+
+    def _add_part(self, part: _Part, registered: bool = False) -> None:
+        if not registered:
+            self._register(part.doc_ids)
+        if self._sums is not None:
+            self._sums = self._sums.plus(Totals.of_part(part))
         else:
-            self._ids.add(part.doc_ids)
-            self._parts.append(part)
-        self._n_docs += len(part.doc_ids)
+            self._scored.append(part)
+
+    def _register(self, ids: Sequence[str]) -> None:
+        """Check and count in a batch's document ids."""
+        if self._sums is None or isinstance(ids, NumberedIds):  # under totals_only named ids are
+            self._ids.add(ids)  # not kept: checked within a batch only
+        self._n_docs += len(ids)
 
     def merge(self, other: Scorer) -> Scorer:
         """A new scorer holding both scorers' documents (e.g. shards of a distributed run).

@@ -22,7 +22,7 @@ from ..decode import PAIR_TAGS, PairChunks, Scheme, decode_arrays, decode_pair, 
 from ..errors import ConfigError
 from ..match import Units
 from .batch import TaggedBatch, _locator
-from .part import _CELL, _I64, _keys, _label_space, _Part, _score_units
+from .part import _CELL, _I64, _check_prf, _keys, _label_space, _Part, _score_units
 
 _TOKEN_WINDOW = 1 << 17
 
@@ -121,6 +121,20 @@ def _repair_sites(batch: TaggedBatch, side: str, ch: Any, *, relative: bool) -> 
     return out
 
 
+def _check_config(cfg: Config, has_tokens: bool) -> bool:
+    """Raise the ConfigError :func:`_tags_part` would raise for ``cfg`` whatever the tags,
+    before any batch is scored (:meth:`~iescore.scoring.stream.Scorer.add_tags` scores small
+    batches later, together). Returns whether the units need their strings (keys)."""
+    need_keys = cfg.setting == "OBD" or cfg.mode == "one-per-string"
+    if need_keys and not has_tokens:
+        raise ConfigError(
+            f"setting={cfg.setting!r}, mode={cfg.mode!r} compares strings and needs the tokens; pass tokens="
+        )
+    if cfg.detail == "prf":
+        _check_prf(cfg, True)  # tags decode to disjoint units
+    return need_keys
+
+
 def _tags_part(batch: TaggedBatch, cfg: Config) -> tuple[_Part, str]:
     vocab = batch.vocab
     scheme_name = cfg.scheme
@@ -198,11 +212,7 @@ def _tags_part(batch: TaggedBatch, cfg: Config) -> tuple[_Part, str]:
 
         return texts
 
-    need_keys = cfg.setting == "OBD" or cfg.mode == "one-per-string"
-    if need_keys and toks is None:
-        raise ConfigError(
-            f"setting={cfg.setting!r}, mode={cfg.mode!r} compares strings and needs the tokens; pass tokens="
-        )
+    need_keys = _check_config(cfg, toks is not None)
     texts_r = texts_p = None
     if toks is not None:
         tok_r, tok_p = span_tokens(R), span_tokens(P)

@@ -1,0 +1,120 @@
+"""Stage 1 of the pipeline for tag input, before decoding: the small batches that the
+streaming :class:`~iescore.scoring.stream.Scorer` holds to score together.
+
+A batch costs about a millisecond through the pipeline however few its tokens, so
+``Scorer.add_tags`` holds small ones (:class:`Held`: the tags end to end, no object per
+document) and scores them as one batch later. What a call must decide at once, it
+decides from facts about each distinct tag, learnt once (:class:`TagFacts`): whether the
+tag is valid under a scheme, and what :func:`~iescore.decode.detect_scheme` reads of it.
+The reference for both is the per-call path, one batch per call (tests/test_gather.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from itertools import chain
+
+from ..decode import Vocabulary, get_scheme
+from ..decode.decoder import scheme_from_evidence
+from ..decode.tables import SCHEMES, I, O
+from .batch import TaggedBatch, _locator, end_to_end
+
+_IOB1 = SCHEMES["IOB1"]
+
+
+class Held:
+    """The input of ``add_tags`` calls that a scorer checked and counted in but has not
+    scored, all to be decoded under ``scheme``: the tags of their documents end to end
+    (one list a side, and each document's length), the documents' ids (numbered from
+    ``start``, or ``names``) and tokens. One list per side, not one per document: a
+    million held documents are not a million objects for the garbage collector to walk.
+
+    >>> h = Held("IOB2", 0, None, None)
+    >>> h.add([["B-A", "O"]], [["O", "O"]], ("0",), [2], None)
+    >>> b = h.batch(); b.n_tokens, list(b.doc_ids)
+    (2, ['0'])
+    """
+
+    def __init__(self, scheme: str, start: int, names: list[str] | None, tokens: list[str] | None) -> None:
+        self.scheme, self.start, self.names, self.tokens = scheme, start, names, tokens
+        self.ref: list[str] = []
+        self.pred: list[str] = []
+        self.lengths: list[int] = []
+
+    def takes(self, scheme: str, numbered: bool, tokens: bool) -> bool:
+        """Can a call decoded under ``scheme`` join (numbered or named ids, with tokens or not)?"""
+        return scheme == self.scheme and numbered == (self.names is None) and tokens == (self.tokens is not None)
+
+    def add(self, ref: Sequence[Sequence[str]], pred: Sequence[Sequence[str]], ids: Sequence[str],
+            lengths: list[int], tokens: Sequence[Sequence[str]] | None) -> None:
+        self.ref += chain.from_iterable(ref)
+        self.pred += chain.from_iterable(pred)
+        self.lengths += lengths
+        if self.names is not None:
+            self.names += ids
+        if self.tokens is not None and tokens is not None:
+            self.tokens += chain.from_iterable(tokens)
+
+    def batch(self) -> TaggedBatch:
+        """The held documents as one batch."""
+        from ..ids import NumberedIds
+
+        n = len(self.lengths)
+        ids = NumberedIds(self.start, self.start + n) if self.names is None else self.names
+        return end_to_end(self.ref, self.pred, self.lengths, ids, self.tokens)
+
+
+class TagFacts:
+    """What a scorer has learnt of each distinct tag, for the calls it holds: the prefixes
+    :meth:`~iescore.decode.Vocabulary.prefixes` reads of it, its role and label under IOB1
+    read without checks (what :func:`~iescore.decode.detect_scheme` looks at for chunks
+    that start with ``I-``), and the schemes it is valid under. Each is learnt from a
+    vocabulary of that tag alone: a vocabulary's prefixes are the union of its tags'."""
+
+    def __init__(self) -> None:
+        self._prefixes: dict[str, frozenset[str]] = {}
+        self._iob1: dict[str, tuple[bool, str | None]] = {}  # tag -> (an I- tag, its label; None: outside)
+        self._valid: dict[str, set[str]] = {}  # scheme -> the tags checked valid under it
+
+    def learn(self, tags: Iterable[str]) -> None:
+        """Learn the facts of the tags not seen before (strings)."""
+        for tag in tags:
+            if tag in self._prefixes:
+                continue
+            v = Vocabulary()
+            v.encode([tag])
+            role, label = v.roles(_IOB1, check=False)
+            self._prefixes[tag] = v.prefixes()
+            r = int(role[0])
+            self._iob1[tag] = (r == I, v.labels[int(label[0])] if r != O else None)
+
+    def detect(self, tags: set[str], reference: Sequence[Sequence[str]]) -> str:
+        """:func:`~iescore.decode.detect_scheme` of a batch of these documents, whose
+        tags (both sides) are ``tags``, all learnt."""
+        prefixes = frozenset().union(*map(self._prefixes.__getitem__, tags))
+        if scheme_from_evidence(prefixes, False) == scheme_from_evidence(prefixes, True):
+            return scheme_from_evidence(prefixes, False)
+        return scheme_from_evidence(prefixes, self._i_starts(reference))
+
+    def _i_starts(self, reference: Sequence[Sequence[str]]) -> bool:
+        """Does some chunk start with ``I-`` (at a document's start, after ``O`` or after
+        another label)?"""
+        facts = self._iob1
+        for doc in reference:
+            prev: str | None = None  # the label of the token before (None: outside, or none)
+            for tag in doc:
+                is_i, label = facts[tag]
+                if is_i and label != prev:
+                    return True
+                prev = label
+        return False
+
+    def check(self, tags: set[str], scheme: str, batch: Callable[[], TaggedBatch]) -> None:
+        """Raise the InputError of the first tag not valid under ``scheme`` (where
+        ``batch()``, the call's documents, has it); else remember them as valid."""
+        valid = self._valid.setdefault(scheme, set())
+        new = tags - valid
+        if new:
+            b = batch()
+            b.vocab.roles(get_scheme(scheme), locate=_locator(b))
+            valid |= new
