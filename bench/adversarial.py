@@ -22,9 +22,9 @@ Cases (``CASES``):
   documents; one, the confusion views up to 1k labels; one, ``ids_floor``, only maps the
   tags to integers: the least any scorer of string tags does); sizes in labels.
 * ``calls``: the sentences of the synthetic corpus added to a streaming ``Scorer`` one
-  ``add_tags`` call per sentence (with ``scheme="IOB2"``, and under the default, which
-  reads each call's scheme from its own tags), beside one call over all of them; sizes
-  in sentences.
+  call per sentence (``add_tags`` with ``scheme="IOB2"`` and under the default, which
+  reads each call's scheme from its own tags; ``add`` of a Document with Spans), beside
+  one call over all of them; sizes in sentences.
 * ``cli``: ``iescore score FILE`` on generated CoNLL files of 20 MB, 200 MB and 2 GB
   (written to the temporary folder and deleted after); sizes in bytes.
 * ``templates``: one OBD template with two slots of n fillers each, half of the predicted
@@ -307,6 +307,17 @@ def sentences(n: int) -> tuple[list[list[str]], list[list[str]]]:
     return g[:n], p[:n]
 
 
+def sentence_documents(n: int):
+    """The sentences of :func:`sentences` as Documents (gold chunks as Spans, as conlleval.pl
+    delimits them) and their predicted Span lists."""
+    from iescore import Document, Span
+
+    g, p = sentences(n)
+    docs = [Document(str(k), (f"w{k}",) * len(t), tuple(Span(*c) for c in conlleval_chunks(t)))
+            for k, t in enumerate(g)]
+    return docs, [[Span(*c) for c in conlleval_chunks(t)] for t in p]
+
+
 def write_conll(path: Path, n_bytes: int, seed: int = 0) -> dict:
     """Write a CoNLL file (``token gold pred`` lines, blank lines between sentences) of about
     ``n_bytes``: a block of about 20 MB (or ``n_bytes`` when smaller) of the synthetic corpus,
@@ -353,6 +364,15 @@ def _stream_calls(**options) -> Callable:
         return _report_counts(s.report())
 
     return run
+
+
+def _stream_documents(st):
+    import iescore
+
+    s = iescore.Scorer()
+    for d, p in zip(*st):
+        s.add(reference=[d], prediction=[p])
+    return _report_counts(s.report())
 
 
 def _score_prf(st):
@@ -695,13 +715,16 @@ def make_cases(quick: bool = False) -> dict[str, Case]:
             fixed=f"{(LABELS_TOKENS_QUICK if quick else LABELS_TOKENS):,} tokens",
         ),
         "calls": Case(
-            "one add_tags call per sentence to a streaming Scorer",
+            "one call per sentence to a streaming Scorer",
             "sentences", (1_000, 10_000, 100_000), (10, 100),
             {
                 "iescore_calls": Tool("iescore Scorer(scheme='IOB2'), one add_tags call per sentence, then the full "
                                       "report", sentences, _stream_calls(scheme="IOB2")),
                 "iescore_calls_auto": Tool("the same with the default scheme (each call's scheme read from its "
                                            "own tags)", sentences, _stream_calls()),
+                "iescore_calls_docs": Tool("iescore Scorer(), one add call per sentence as a Document with Spans "
+                                           "(the spaCy Doc path), then the full report", sentence_documents,
+                                           _stream_documents),
                 "iescore_one_call": Tool("iescore full report, one call over all the sentences", sentences,
                                          _score_tags()),
                 "seqeval_f1": Tool("seqeval f1_score, one call over all the sentences", sentences, _seqeval_f1),

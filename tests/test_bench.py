@@ -32,7 +32,7 @@ def test_quick_adversarial_benchmark_runs_and_counts_by_hand(tmp_path):
 
     # seqeval is left out here (importing it takes seconds in every child); run.py's test has it
     tools = "iescore_full,iescore_overlap,iescore_early,iescore_loose,iescore_wide,iescore_tie,iescore_dense,iescore_short,iescore_long,iescore_prf,nervaluate,conlleval_standin,iescore_cli"
-    tools += ",iescore_calls,iescore_calls_auto,iescore_one_call"
+    tools += ",iescore_calls,iescore_calls_auto,iescore_calls_docs,iescore_one_call"
     assert adversarial.main(["--quick", "--out", str(tmp_path), "--cases", "chain,nested,crossing,templates,cli,calls",
                              "--tools", tools, "--tmp", str(tmp_path)]) == 0
     res = json.loads((tmp_path / "adversarial.json").read_text())
@@ -129,10 +129,10 @@ def test_quick_adversarial_benchmark_runs_and_counts_by_hand(tmp_path):
     assert set(cli["tools"]["iescore_cli"]["runs"]) == {str(s) for s in cli["sizes"]}
     assert not list(tmp_path.glob("*.conll"))
 
-    # 100 sentences added a call each (explicit scheme and "auto") count what one call and
+    # 100 sentences added a call each (tags with a scheme and under "auto", Documents) count what one call and
     # conlleval.pl's chunk rules (the stand-in) count
     peer = result("calls", "conlleval_standin", 100)
-    for tool in ("iescore_calls", "iescore_calls_auto", "iescore_one_call"):
+    for tool in ("iescore_calls", "iescore_calls_auto", "iescore_calls_docs", "iescore_one_call"):
         got = result("calls", tool, 100)
         assert (got["tp"], got["gold"], got["pred"]) == (peer["tp"], peer["gold"], peer["pred"]) and peer["gold"] > 0
 

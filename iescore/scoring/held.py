@@ -1,12 +1,13 @@
-"""Stage 1 of the pipeline for tag input, before decoding: the small batches that the
-streaming :class:`~iescore.scoring.stream.Scorer` holds to score together.
+"""The start of the pipeline, held: the small batches that the streaming
+:class:`~iescore.scoring.stream.Scorer` keeps to score together.
 
 A batch costs about a millisecond through the pipeline however few its tokens, so
 ``Scorer.add_tags`` holds small ones (:class:`Held`: the tags end to end, no object per
-document) and scores them as one batch later. What a call must decide at once, it
-decides from facts about each distinct tag, learnt once (:class:`TagFacts`): whether the
-tag is valid under a scheme, and what :func:`~iescore.decode.detect_scheme` reads of it.
-The reference for both is the per-call path, one batch per call (tests/test_gather.py).
+document) and scores them as one batch later; ``Scorer.add`` holds small batches of
+Documents (:class:`HeldDocuments`). What a call must decide at once, it decides from
+facts about each distinct tag, learnt once (:class:`TagFacts`): whether the tag is valid
+under a scheme, and what :func:`~iescore.decode.detect_scheme` reads of it. The
+reference for all of it is the per-call path, one batch per call (tests/test_gather.py).
 """
 
 from __future__ import annotations
@@ -14,10 +15,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from itertools import chain
 
+from ..config import Config
 from ..decode import Vocabulary, get_scheme
 from ..decode.decoder import scheme_from_evidence
 from ..decode.tables import SCHEMES, I, O
+from ..ids import NumberedIds
+from ..model import Document, Span
 from .batch import TaggedBatch, _locator, end_to_end
+from .part import _Part
+from .spans import _documents_part
+from .tags import _tags_part
 
 _IOB1 = SCHEMES["IOB1"]
 
@@ -57,11 +64,32 @@ class Held:
 
     def batch(self) -> TaggedBatch:
         """The held documents as one batch."""
-        from ..ids import NumberedIds
-
         n = len(self.lengths)
         ids = NumberedIds(self.start, self.start + n) if self.names is None else self.names
         return end_to_end(self.ref, self.pred, self.lengths, ids, self.tokens)
+
+    def part(self, config: Config) -> _Part:
+        """The held documents scored, as one batch."""
+        return _tags_part(self.batch(), config.with_(scheme=self.scheme))[0]
+
+
+class HeldDocuments:
+    """The Documents of ``add`` calls that a scorer checked and counted in but has not
+    scored, each with its predicted spans, and their tokens in all."""
+
+    def __init__(self) -> None:
+        self.reference: list[Document] = []
+        self.prediction: list[tuple[Span, ...]] = []
+        self.tokens = 0
+
+    def add(self, reference: Sequence[Document], prediction: Sequence[tuple[Span, ...]], tokens: int) -> None:
+        self.reference += reference
+        self.prediction += prediction
+        self.tokens += tokens
+
+    def part(self, config: Config) -> _Part:
+        """The held documents scored, as one batch."""
+        return _documents_part(self.reference, self.prediction, config)
 
 
 class TagFacts:

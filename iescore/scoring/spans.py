@@ -26,13 +26,17 @@ from .part import _I64, _keys, _label_space, _Part, _scaled_ts, _score_units
 
 _LABEL, _START, _END, _SCORE = (attrgetter(a) for a in ("label", "start", "end", "score"))
 
-def _documents_part(reference: list[Document], prediction: list[Any], cfg: Config) -> _Part:
+
+def checked_documents(reference: Sequence[Any], prediction: Sequence[Any]) -> tuple[list[str], list[tuple[Span, ...]]]:
+    """The checks of :func:`_documents_part` (documents and their ids, predictions that fit
+    them): the ids, and each document's predicted spans (tuples made Spans)."""
+    for k, ref in enumerate(reference):
+        if not isinstance(ref, Document):
+            raise InputError(f"reference #{k} is {type(ref).__name__}, not a Document")
     ids = [d.id for d in reference]
     check_unique(ids)
     pred_spans: list[tuple[Span, ...]] = []
     for k, (ref, pred) in enumerate(zip(reference, prediction)):
-        if not isinstance(ref, Document):
-            raise InputError(f"reference #{k} is {type(ref).__name__}, not a Document")
         if isinstance(pred, Document):
             if pred.id != ref.id:
                 raise InputError(f"prediction #{k} has document id {pred.id!r} but the reference has {ref.id!r}")
@@ -53,6 +57,30 @@ def _documents_part(reference: list[Document], prediction: list[Any], cfg: Confi
                     f"is outside the document's {len(ref.tokens)} tokens"
                 )
         pred_spans.append(spans)
+    return ids, pred_spans
+
+
+def multi_instance(spans: Sequence[Span]) -> bool:
+    """Do two spans of one label overlap (what makes the token & separator model reject a
+    batch: :func:`~iescore.ts.check_multi_instance`)?
+
+    >>> multi_instance([Span("A", 0, 2), Span("B", 1, 3)]), multi_instance([Span("A", 0, 2), Span("A", 1, 3)])
+    (False, True)
+    >>> multi_instance([Span("A", 2, 3), Span("A", 0, 2)])  # adjacent, not overlapping
+    False
+    """
+    if len(spans) < 2:
+        return False
+    end: dict[str, int] = {}  # per label, the furthest end of the spans before
+    for sp in sorted(spans, key=attrgetter("label", "start")):
+        if sp.start < end.get(sp.label, -1):
+            return True
+        end[sp.label] = max(end.get(sp.label, -1), sp.end)
+    return False
+
+
+def _documents_part(reference: list[Document], prediction: list[Any], cfg: Config) -> _Part:
+    ids, pred_spans = checked_documents(reference, prediction)
     names = set(map(_LABEL, chain.from_iterable(d.spans for d in reference)))
     names.update(map(_LABEL, chain.from_iterable(pred_spans)))
     labels, remap = _label_space(names, cfg)

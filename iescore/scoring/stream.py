@@ -22,9 +22,9 @@ from ..model import Document, Span, Template
 from ..report import Report
 from .assemble import _assemble, _warn_label_sets
 from .batch import TaggedBatch, built, checked, tagged_batch
-from .held import Held, TagFacts
+from .held import Held, HeldDocuments, TagFacts
 from .part import _Part
-from .spans import _documents_part, _templates_part
+from .spans import _documents_part, _templates_part, checked_documents, multi_instance
 from .tags import _check_config, _tags_part
 from .totals import Totals
 
@@ -63,7 +63,7 @@ class Scorer:
         self.config = config
         self._scored: list[_Part] = []  # the parts of the batches scored (read through _parts)
         self._sums = Totals.empty() if totals_only else None  # (read through _totals)
-        self._held: Held | None = None  # add_tags input checked and counted in, not yet scored
+        self._held: Held | HeldDocuments | None = None  # input checked and counted in, not yet scored
         self._facts = TagFacts()  # what the held calls' tags are
         self._n_docs = 0
         self._ids = IdRegistry()
@@ -112,15 +112,43 @@ class Scorer:
         prediction: Sequence[Document] | Sequence[Sequence[Span]] | Sequence[Template],
     ) -> None:
         """Add documents: reference Documents with predicted Documents (same ids and
-        tokens) or per-document span lists; or, in OBD, Templates on both sides."""
-        self._flush()
+        tokens) or per-document span lists; or, in OBD, Templates on both sides.
+
+        As in :meth:`add_tags`, Documents of fewer than 65,536 tokens in all are checked
+        and counted in at once and scored together later, unless the scoring itself
+        depends on the batch: under ``mode="match-best"`` (every prediction of a batch
+        has a confidence, or none has), for Documents with per-token weights, and for a
+        call with two overlapping spans of one label on a side (the token & separator
+        model then rejects its batch)."""
         reference = list(reference)  # type: ignore[assignment]
         prediction = list(prediction)  # type: ignore[assignment]
         if len(reference) != len(prediction):
             raise InputError(f"{len(reference)} reference documents but {len(prediction)} predictions")
         if reference and isinstance(reference[0], Template):
+            self._flush()
             self._add_part(_templates_part(reference, prediction, self.config))  # type: ignore[arg-type]
             return
+        refs: list[Any] = list(reference)
+        n_tokens = sum(len(d.tokens) for d in refs if isinstance(d, Document))
+        if (n_tokens < _GATHER_TOKENS and self.config.mode != "match-best" and self.config.detail != "prf"
+                and not any(isinstance(d, Document) and (d.token_weights is not None or d.separator_weights is not None)
+                            for d in refs)):
+            ids, spans = checked_documents(refs, prediction)
+            if any(multi_instance(d.spans) or multi_instance(p) for d, p in zip(refs, spans)):
+                # the TS model rejects the whole batch such documents are in: scored on their own
+                self._flush()
+                self._add_part(_documents_part(refs, list(spans), self.config))
+                return
+            if not isinstance(self._held, HeldDocuments):
+                self._flush()
+            self._register(ids)
+            docs = self._held if isinstance(self._held, HeldDocuments) else HeldDocuments()
+            docs.add(refs, spans, n_tokens)
+            self._held = docs
+            if docs.tokens >= _GATHER_TOKENS:
+                self._flush()
+            return
+        self._flush()
         part = _documents_part(reference, prediction, self.config)  # type: ignore[arg-type]
         self._add_part(part)
         if part.unit_digest is not None:
@@ -185,12 +213,14 @@ class Scorer:
             evidence = bool(tags - {"O"})
             config, fixes = self._settle(config, found, scheme, evidence, ids, n)
         held = self._held
-        if held is not None and not held.takes(scheme, isinstance(ids, NumberedIds), toks is not None):
+        if held is not None and not (isinstance(held, Held) and held.takes(scheme, isinstance(ids, NumberedIds),
+                                                                           toks is not None)):
             self._flush()
         self._register(ids)
         if self._held is None:
             self._held = Held(scheme, self._n_docs - len(ids), None if isinstance(ids, NumberedIds) else [],
                               None if toks is None else [])
+        assert isinstance(self._held, Held)
         self._held.add(ref, pred, ids, lengths, toks)
         self.config, self._fixed, self._batches = config, fixes, n
         if len(self._held.ref) >= _GATHER_TOKENS:
@@ -200,8 +230,7 @@ class Scorer:
         """Score the held input as one batch."""
         held = self._held
         if held is not None:
-            part, _ = _tags_part(held.batch(), self.config.with_(scheme=held.scheme))
-            self._add_part(part, registered=True)
+            self._add_part(held.part(self.config), registered=True)
             self._held = None
 
     def add_batch(self, batch: TaggedBatch) -> None:
