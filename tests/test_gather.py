@@ -188,7 +188,7 @@ def test_held_input_is_scored_before_a_state_merge_or_batch():
 def document_calls(draw):
     """A stream of add calls of Documents (spans that may nest or overlap; predictions as
     span lists or Documents), a tag call now and then, an id used twice now and then."""
-    options = dict(draw(st.sampled_from(CONFIGS[2:] + [{}, {"rule": "C(1)"}, {"mode": "match-best"}])))
+    options = dict(draw(st.sampled_from(CONFIGS[2:] + [{}, {"rule": "C(1)"}, {"mode": "match-best"}, {"supertags": "B=A"}])))
     out = []
     used = 0
     for k in range(draw(st.integers(1, 6))):
@@ -246,3 +246,16 @@ def test_a_document_per_call_is_held_and_its_errors_raised_in_the_call():
     r = s.report()
     # by hand: P found in "a", Q missed in "c"; the failed calls added nothing
     assert list(r.doc_ids) == ["a", "c"] and (r.overall.tp, r.overall.fp, r.overall.fn) == (1, 0, 1)
+
+
+def test_a_call_the_ts_model_rejects_is_scored_on_its_own():
+    # "b" has two overlapping spans once B is merged into A: the token & separator model
+    # rejects its batch, so it must not share one with "a", whose TS counts stand
+    s = Scorer(supertags="B=A")
+    s.add(reference=[Document("a", ("x", "y"), ())], prediction=[[Span("A", 0, 1)]])
+    s.add(reference=[Document("b", ("x", "y", "z"), (Span("A", 0, 2), Span("B", 1, 3)))], prediction=[[]])
+    r = s.report()
+    # by hand: "a" predicts token 0 where the reference has nothing: one token false positive
+    a = r.per_document()["a"]
+    assert (a.tok_tp, a.tok_fp, a.tok_fn, a.tok_n) == (0, 1, 0, 2)
+    assert "multi-instance" in (r.ts_error or "")

@@ -10,7 +10,7 @@ OBD templates, whose fillers have no positions.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from itertools import chain, repeat
 from operator import attrgetter
 from typing import Any
@@ -60,22 +60,24 @@ def checked_documents(reference: Sequence[Any], prediction: Sequence[Any]) -> tu
     return ids, pred_spans
 
 
-def multi_instance(spans: Sequence[Span]) -> bool:
-    """Do two spans of one label overlap (what makes the token & separator model reject a
-    batch: :func:`~iescore.ts.check_multi_instance`)?
+def multi_instance(spans: Sequence[Span], supertags: Mapping[str, str]) -> bool:
+    """Do two spans of one label (after ``supertags`` merge labels) overlap? What makes the
+    token & separator model reject a batch (:func:`~iescore.ts.check_multi_instance`).
 
-    >>> multi_instance([Span("A", 0, 2), Span("B", 1, 3)]), multi_instance([Span("A", 0, 2), Span("A", 1, 3)])
+    >>> multi_instance([Span("A", 0, 2), Span("B", 1, 3)], {}), multi_instance([Span("A", 0, 2), Span("A", 1, 3)], {})
     (False, True)
-    >>> multi_instance([Span("A", 2, 3), Span("A", 0, 2)])  # adjacent, not overlapping
+    >>> multi_instance([Span("A", 0, 2), Span("B", 1, 3)], {"B": "A"})
+    True
+    >>> multi_instance([Span("A", 2, 3), Span("A", 0, 2)], {})  # adjacent, not overlapping
     False
     """
     if len(spans) < 2:
         return False
     end: dict[str, int] = {}  # per label, the furthest end of the spans before
-    for sp in sorted(spans, key=attrgetter("label", "start")):
-        if sp.start < end.get(sp.label, -1):
+    for start, label, stop in sorted((sp.start, supertags.get(sp.label, sp.label), sp.end) for sp in spans):
+        if start < end.get(label, -1):
             return True
-        end[sp.label] = max(end.get(sp.label, -1), sp.end)
+        end[label] = max(end.get(label, -1), stop)
     return False
 
 

@@ -134,7 +134,8 @@ class Scorer:
                 and not any(isinstance(d, Document) and (d.token_weights is not None or d.separator_weights is not None)
                             for d in refs)):
             ids, spans = checked_documents(refs, prediction)
-            if any(multi_instance(d.spans) or multi_instance(p) for d, p in zip(refs, spans)):
+            sup = self.config.supertag_map()
+            if any(multi_instance(d.spans, sup) or multi_instance(p, sup) for d, p in zip(refs, spans)):
                 # the TS model rejects the whole batch such documents are in: scored on their own
                 self._flush()
                 self._add_part(_documents_part(refs, list(spans), self.config))
