@@ -23,8 +23,8 @@ Cases (``CASES``):
   tags to integers: the least any scorer of string tags does); sizes in labels.
 * ``calls``: the sentences of the synthetic corpus added to a streaming ``Scorer`` one
   call per sentence (``add_tags`` with ``scheme="IOB2"`` and under the default, which
-  reads each call's scheme from its own tags; ``add`` of a Document with Spans), beside
-  one call over all of them; sizes in sentences.
+  reads each call's scheme from its own tags; ``add`` of a Document with Spans; ``add``
+  of an OBD Template), beside one call over all of them; sizes in sentences.
 * ``cli``: ``iescore score FILE`` on generated CoNLL files of 20 MB, 200 MB and 2 GB
   (written to the temporary folder and deleted after); sizes in bytes.
 * ``templates``: one OBD template with two slots of n fillers each, half of the predicted
@@ -316,6 +316,30 @@ def sentence_documents(n: int):
     docs = [Document(str(k), (f"w{k}",) * len(t), tuple(Span(*c) for c in conlleval_chunks(t)))
             for k, t in enumerate(g)]
     return docs, [[Span(*c) for c in conlleval_chunks(t)] for t in p]
+
+
+def sentence_templates(n: int):
+    """The sentences of :func:`sentences` as OBD Templates: per label, the texts (the tokens
+    ``w0 w1 ...`` of the chunk's positions) of its chunks, on each side."""
+    from iescore import Template
+
+    def template(k: int, tags: list[str]) -> Template:
+        slots: dict[str, list[str]] = {}
+        for label, a, b in conlleval_chunks(tags):
+            slots.setdefault(label, []).append(" ".join(f"w{i}" for i in range(a, b)))
+        return Template(str(k), {lab: tuple(f) for lab, f in slots.items()})
+
+    g, p = sentences(n)
+    return [template(k, t) for k, t in enumerate(g)], [template(k, t) for k, t in enumerate(p)]
+
+
+def _stream_templates(st):
+    import iescore
+
+    s = iescore.Scorer(setting="OBD")
+    for r, p in zip(*st):
+        s.add(reference=[r], prediction=[p])
+    return _report_counts(s.report())
 
 
 def write_conll(path: Path, n_bytes: int, seed: int = 0) -> dict:
@@ -725,6 +749,11 @@ def make_cases(quick: bool = False) -> dict[str, Case]:
                 "iescore_calls_docs": Tool("iescore Scorer(), one add call per sentence as a Document with Spans "
                                            "(the spaCy Doc path), then the full report", sentence_documents,
                                            _stream_documents),
+                "iescore_calls_templates": Tool("iescore Scorer(setting='OBD'), one add call per sentence as a "
+                                                "Template (per label, its chunks' texts), then the full report",
+                                                sentence_templates, _stream_templates, compare=False),
+                "iescore_templates_one_call": Tool("iescore full OBD report, one call over the same Templates",
+                                                   sentence_templates, _score_templates(), compare=False),
                 "iescore_one_call": Tool("iescore full report, one call over all the sentences", sentences,
                                          _score_tags()),
                 "seqeval_f1": Tool("seqeval f1_score, one call over all the sentences", sentences, _seqeval_f1),

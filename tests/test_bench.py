@@ -32,7 +32,7 @@ def test_quick_adversarial_benchmark_runs_and_counts_by_hand(tmp_path):
 
     # seqeval is left out here (importing it takes seconds in every child); run.py's test has it
     tools = "iescore_full,iescore_overlap,iescore_early,iescore_loose,iescore_wide,iescore_tie,iescore_dense,iescore_short,iescore_long,iescore_prf,nervaluate,conlleval_standin,iescore_cli"
-    tools += ",iescore_calls,iescore_calls_auto,iescore_calls_docs,iescore_one_call"
+    tools += ",iescore_calls,iescore_calls_auto,iescore_calls_docs,iescore_calls_templates,iescore_templates_one_call,iescore_one_call"
     assert adversarial.main(["--quick", "--out", str(tmp_path), "--cases", "chain,nested,crossing,templates,cli,calls",
                              "--tools", tools, "--tmp", str(tmp_path)]) == 0
     res = json.loads((tmp_path / "adversarial.json").read_text())
@@ -135,6 +135,8 @@ def test_quick_adversarial_benchmark_runs_and_counts_by_hand(tmp_path):
     for tool in ("iescore_calls", "iescore_calls_auto", "iescore_calls_docs", "iescore_one_call"):
         got = result("calls", tool, 100)
         assert (got["tp"], got["gold"], got["pred"]) == (peer["tp"], peer["gold"], peer["pred"]) and peer["gold"] > 0
+    # as Templates (OBD counts, not comparable with the chunks'), a call each equals one call
+    assert result("calls", "iescore_calls_templates", 100) == result("calls", "iescore_templates_one_call", 100)
 
     table = (tmp_path / "adversarial.md").read_text()
     assert "### `chain`" in table and "### Targets" in table and "b 20→200" in table

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from iescore import ConfigError, Document, InputError, Scorer, Span, score_tags
+from iescore import ConfigError, Document, InputError, Scorer, Span, Template, score_tags
 from iescore.scoring import stream
 from iescore.scoring.batch import tagged_batch
 
@@ -259,3 +259,56 @@ def test_a_call_the_ts_model_rejects_is_scored_on_its_own():
     a = r.per_document()["a"]
     assert (a.tok_tp, a.tok_fp, a.tok_fn, a.tok_n) == (0, 1, 0, 2)
     assert "multi-instance" in (r.ts_error or "")
+
+
+@st.composite
+def template_calls(draw):
+    """A stream of add calls of Templates (fillers of two slots from a few words), an id
+    used twice now and then."""
+    options = dict(draw(st.sampled_from([{}, {"rule": "O(1,2)"}, {"counting": "one-to-one"}, {"rule": "C(1)"},
+                                         {"mode": "match-best"}])))
+    words = st.lists(st.sampled_from(["Dr", "Al", "Roth", "room", "5"]), min_size=1, max_size=3).map(" ".join)
+    slots = st.dictionaries(st.sampled_from(["speaker", "location"]), st.lists(words, max_size=3).map(tuple))
+    out, used = [], 0
+    for _ in range(draw(st.integers(1, 6))):
+        calls = []
+        for _ in range(draw(st.integers(0, 3))):
+            doc_id = f"t{used - 1}" if used and draw(st.integers(0, 9)) == 0 else f"t{used}"
+            used += 1
+            calls.append((doc_id, draw(slots), draw(slots)))
+        out.append(calls)
+    return options, out
+
+
+def _run_templates(options, stream_calls, gather):
+    seen = []
+    with mock.patch.object(stream, "_GATHER_TOKENS", gather):
+        s = Scorer(setting="OBD", **options)
+        for call in stream_calls:
+            try:
+                s.add(reference=[Template(i, r) for i, r, _ in call], prediction=[Template(i, p) for i, _, p in call])
+            except (InputError, ConfigError) as exc:
+                seen.append(f"{type(exc).__name__}: {exc}")
+        seen.append(_everything(s.report(), False))
+        seen.append(s.config.signature())
+    return seen
+
+
+@settings(max_examples=150, deadline=None)
+@given(template_calls(), st.sampled_from([3, 1 << 16]))
+def test_held_templates_score_like_one_batch_per_call(case, gather):
+    options, stream_calls = case
+    assert _run_templates(options, stream_calls, gather) == _run_templates(options, stream_calls, 0)
+
+
+def test_a_template_per_call_is_held():
+    s = Scorer(setting="OBD")
+    for k in range(3):
+        s.add(reference=[Template(f"d{k}", {"speaker": ("Al Roth",)})],
+              prediction=[Template(f"d{k}", {"speaker": ("Al Roth",) if k else ("Ido",)})])
+    assert isinstance(s._held, stream.HeldDocuments) and s._held.templates
+    with pytest.raises(InputError, match="duplicate document id 'd1'"):
+        s.add(reference=[Template("d1", {})], prediction=[Template("d1", {})])
+    r = s.report()
+    # by hand: "Al Roth" found in d1 and d2, replaced by "Ido" in d0
+    assert list(r.doc_ids) == ["d0", "d1", "d2"] and (r.overall.tp, r.overall.fp, r.overall.fn) == (2, 1, 1)

@@ -4,7 +4,7 @@
 A batch costs about a millisecond through the pipeline however few its tokens, so
 ``Scorer.add_tags`` holds small ones (:class:`Held`: the tags end to end, no object per
 document) and scores them as one batch later; ``Scorer.add`` holds small batches of
-Documents (:class:`HeldDocuments`). What a call must decide at once, it decides from
+Documents or Templates (:class:`HeldDocuments`). What a call must decide at once, it decides from
 facts about each distinct tag, learnt once (:class:`TagFacts`): whether the tag is valid
 under a scheme, and what :func:`~iescore.decode.detect_scheme` reads of it. The
 reference for all of it is the per-call path, one batch per call (tests/test_gather.py).
@@ -20,10 +20,10 @@ from ..decode import Vocabulary, get_scheme
 from ..decode.decoder import scheme_from_evidence
 from ..decode.tables import SCHEMES, I, O
 from ..ids import NumberedIds
-from ..model import Document, Span
+from ..model import Document, Span, Template
 from .batch import TaggedBatch, _locator, end_to_end
 from .part import _Part
-from .spans import _documents_part
+from .spans import _documents_part, _templates_part
 from .tags import _tags_part
 
 _IOB1 = SCHEMES["IOB1"]
@@ -74,22 +74,27 @@ class Held:
 
 
 class HeldDocuments:
-    """The Documents of ``add`` calls that a scorer checked and counted in but has not
-    scored, each with its predicted spans, and their tokens in all."""
+    """The Documents (each with its predicted spans) or the Templates of ``add`` calls that
+    a scorer checked and counted in but has not scored, and their size in all (tokens, or
+    fillers)."""
 
-    def __init__(self) -> None:
-        self.reference: list[Document] = []
-        self.prediction: list[tuple[Span, ...]] = []
-        self.tokens = 0
+    def __init__(self, templates: bool) -> None:
+        self.templates = templates
+        self.reference: list[Document | Template] = []
+        self.prediction: list[tuple[Span, ...] | Template] = []
+        self.size = 0
 
-    def add(self, reference: Sequence[Document], prediction: Sequence[tuple[Span, ...]], tokens: int) -> None:
+    def add(self, reference: Sequence[Document | Template], prediction: Sequence[tuple[Span, ...] | Template],
+            size: int) -> None:
         self.reference += reference
         self.prediction += prediction
-        self.tokens += tokens
+        self.size += size
 
     def part(self, config: Config) -> _Part:
         """The held documents scored, as one batch."""
-        return _documents_part(self.reference, self.prediction, config)
+        if self.templates:
+            return _templates_part(self.reference, self.prediction, config)  # type: ignore[arg-type]
+        return _documents_part(self.reference, self.prediction, config)  # type: ignore[arg-type]
 
 
 class TagFacts:

@@ -157,7 +157,9 @@ def _weights_hash(doc: Document) -> int:
     return string_hash(doc.id, b"weights:" + raw(doc.token_weights) + b":" + raw(doc.separator_weights) + b":")
 
 
-def _templates_part(reference: list[Template], prediction: list[Template], cfg: Config) -> _Part:
+def checked_templates(reference: Sequence[Template], prediction: Sequence[Any], cfg: Config) -> list[str]:
+    """The checks of :func:`_templates_part` (the setting, the ids, predictions that are the
+    reference's templates): the ids."""
     if cfg.setting != "OBD":
         raise ConfigError("templates are position-free: score them with setting='OBD'")
     ids = [t.id for t in reference]
@@ -167,6 +169,11 @@ def _templates_part(reference: list[Template], prediction: list[Template], cfg: 
             raise InputError(f"prediction #{k} is {type(b).__name__}, not a Template")
         if a.id != b.id:
             raise InputError(f"prediction #{k} has template id {b.id!r} but the reference has {a.id!r}")
+    return ids
+
+
+def _templates_part(reference: list[Template], prediction: list[Template], cfg: Config) -> _Part:
+    ids = checked_templates(reference, prediction, cfg)
     names = {lab for t in list(reference) + list(prediction) for lab in t.slots}
     labels, remap = _label_space(names, cfg)
     norm = get_normaliser(cfg.normaliser)

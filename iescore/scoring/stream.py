@@ -24,7 +24,7 @@ from .assemble import _assemble, _warn_label_sets
 from .batch import TaggedBatch, built, checked, tagged_batch
 from .held import Held, HeldDocuments, TagFacts
 from .part import _Part
-from .spans import _documents_part, _templates_part, checked_documents, multi_instance
+from .spans import _documents_part, _templates_part, checked_documents, checked_templates, multi_instance
 from .tags import _check_config, _tags_part
 from .totals import Totals
 
@@ -114,47 +114,56 @@ class Scorer:
         """Add documents: reference Documents with predicted Documents (same ids and
         tokens) or per-document span lists; or, in OBD, Templates on both sides.
 
-        As in :meth:`add_tags`, Documents of fewer than 65,536 tokens in all are checked
-        and counted in at once and scored together later, unless the scoring itself
-        depends on the batch: under ``mode="match-best"`` (every prediction of a batch
-        has a confidence, or none has), for Documents with per-token weights, and for a
-        call with two overlapping spans of one label on a side (the token & separator
-        model then rejects its batch)."""
-        reference = list(reference)  # type: ignore[assignment]
-        prediction = list(prediction)  # type: ignore[assignment]
-        if len(reference) != len(prediction):
-            raise InputError(f"{len(reference)} reference documents but {len(prediction)} predictions")
-        if reference and isinstance(reference[0], Template):
-            self._flush()
-            self._add_part(_templates_part(reference, prediction, self.config))  # type: ignore[arg-type]
-            return
+        As in :meth:`add_tags`, Documents of fewer than 65,536 tokens in all (Templates:
+        fillers) are checked and counted in at once and scored together later, unless the
+        scoring itself depends on the batch: under ``mode="match-best"`` (every prediction
+        of a batch has a confidence, or none has), for Documents with per-token weights,
+        and for a call with two overlapping spans of one label on a side (the token &
+        separator model then rejects its batch)."""
         refs: list[Any] = list(reference)
+        preds: list[Any] = list(prediction)
+        if len(refs) != len(preds):
+            raise InputError(f"{len(refs)} reference documents but {len(preds)} predictions")
+        if refs and isinstance(refs[0], Template):
+            n_fillers = sum(len(f) for t in refs if isinstance(t, Template) for f in t.slots.values())
+            if n_fillers < _GATHER_TOKENS and self.config.mode != "match-best" and self.config.detail != "prf":
+                ids = checked_templates(refs, preds, self.config)
+                self._hold(True, ids, refs, preds, n_fillers)
+                return
+            self._flush()
+            self._add_part(_templates_part(refs, preds, self.config))
+            return
         n_tokens = sum(len(d.tokens) for d in refs if isinstance(d, Document))
         if (n_tokens < _GATHER_TOKENS and self.config.mode != "match-best" and self.config.detail != "prf"
                 and not any(isinstance(d, Document) and (d.token_weights is not None or d.separator_weights is not None)
                             for d in refs)):
-            ids, spans = checked_documents(refs, prediction)
+            ids, spans = checked_documents(refs, preds)
             sup = self.config.supertag_map()
             if any(multi_instance(d.spans, sup) or multi_instance(p, sup) for d, p in zip(refs, spans)):
                 # the TS model rejects the whole batch such documents are in: scored on their own
                 self._flush()
                 self._add_part(_documents_part(refs, list(spans), self.config))
                 return
-            if not isinstance(self._held, HeldDocuments):
-                self._flush()
-            self._register(ids)
-            docs = self._held if isinstance(self._held, HeldDocuments) else HeldDocuments()
-            docs.add(refs, spans, n_tokens)
-            self._held = docs
-            if docs.tokens >= _GATHER_TOKENS:
-                self._flush()
+            self._hold(False, ids, refs, spans, n_tokens)
             return
         self._flush()
-        part = _documents_part(reference, prediction, self.config)  # type: ignore[arg-type]
+        part = _documents_part(refs, preds, self.config)
         self._add_part(part)
         if part.unit_digest is not None:
             self._unit = _add_digests(self._unit, part.unit_digest)
             self.config = self.config.with_(unit_weights=f"{self._unit:016x}")
+
+    def _hold(self, templates: bool, ids: list[str], reference: list[Any], prediction: list[Any], size: int) -> None:
+        """Count in checked Documents (their predicted spans) or Templates and hold them."""
+        held = self._held
+        if not (isinstance(held, HeldDocuments) and held.templates == templates):
+            self._flush()
+            held = HeldDocuments(templates)
+        self._register(ids)
+        held.add(reference, prediction, size)
+        self._held = held
+        if held.size >= _GATHER_TOKENS:
+            self._flush()
 
     def add_tags(
         self,
