@@ -38,6 +38,10 @@ if TYPE_CHECKING:
 class Scorer:
     """A streaming scorer: ``add`` batches, ``merge`` shards, then ``report()``.
 
+    A call per sentence or document is cheap: small batches are checked in their call and
+    scored together later (:meth:`add_tags`, :meth:`add`), with the numbers of one batch
+    per call.
+
     Args:
         config: a :class:`Config`; or give its fields as keyword arguments
             (``rule="O(1,1)"``, ``counting="one-to-one"``, ``scheme="IOB1"``...).
