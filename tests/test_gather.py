@@ -34,11 +34,13 @@ def calls(draw, auto=False):
     """A stream of add_tags calls: each a few documents, numbered or named, with tokens or
     without (all with tokens when the options compare strings), and reports read between.
     Under "auto" each call draws its tags from its own alphabet: only "O" (no evidence of a
-    scheme), B/I tags (IOB2, or IOB1 when a chunk starts with I-), E/S tags, all of them."""
+    scheme), B/I tags (IOB2, or IOB1 when a chunk starts with I-), E/S tags, bare labels,
+    all of them and a tag of no scheme."""
     scheme = "auto" if auto else draw(st.sampled_from(sorted(TAGS)))
     options = dict(draw(st.sampled_from(CONFIGS)))
     strings = options.get("mode") == "one-per-string" or options.get("setting") == "OBD"
-    alphabets = [["O"], TAGS["IOB2"], TAGS["IOBES"], sorted({t for ts in TAGS.values() for t in ts})]
+    alphabets = [["O"], TAGS["IOB2"], TAGS["IOBES"], ["O", "A", "B", "I-A"],  # bare labels: IO
+                 sorted({t for ts in TAGS.values() for t in ts} | {"X-A", "A"})]  # X-A: of no scheme
     out = []
     for k in range(draw(st.integers(1, 8))):
         tags = draw(st.sampled_from(alphabets)) if auto else TAGS[scheme]

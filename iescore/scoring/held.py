@@ -18,7 +18,8 @@ from itertools import chain
 from ..config import Config
 from ..decode import Vocabulary, get_scheme
 from ..decode.decoder import scheme_from_evidence
-from ..decode.tables import SCHEMES, I, O
+from ..decode.tables import PREFIX_LETTERS, SCHEMES, I, O
+from ..errors import InputError
 from ..ids import NumberedIds
 from ..model import Document, Span, Template
 from .batch import TaggedBatch, _locator, end_to_end
@@ -110,16 +111,26 @@ class TagFacts:
         self._valid: dict[str, set[str]] = {}  # scheme -> the tags checked valid under it
 
     def learn(self, tags: Iterable[str]) -> None:
-        """Learn the facts of the tags not seen before (strings)."""
-        for tag in tags:
-            if tag in self._prefixes:
-                continue
-            v = Vocabulary()
-            v.encode([tag])
-            role, label = v.roles(_IOB1, check=False)
-            self._prefixes[tag] = v.prefixes()
-            r = int(role[0])
-            self._iob1[tag] = (r == I, v.labels[int(label[0])] if r != O else None)
+        """Learn the facts of the tags not seen before (strings): their roles in one
+        vocabulary of them all; a tag's prefixes are its head when that is a prefix letter
+        (the outside tag has none), else read from a vocabulary of that tag alone."""
+        new = [t for t in tags if t not in self._prefixes]
+        if not new:
+            return
+        v = Vocabulary()
+        v.encode(new)  # distinct: tag k has id k
+        role, label = v.roles(_IOB1, check=False)
+        for tag, r, lab in zip(new, role.tolist(), label.tolist()):
+            self._iob1[tag] = (r == I, v.labels[lab] if r != O else None)
+            head = tag.partition(v.delimiter)[0]
+            if tag == v.outside:
+                self._prefixes[tag] = frozenset()
+            elif head in PREFIX_LETTERS:
+                self._prefixes[tag] = frozenset((head,))
+            else:
+                one = Vocabulary()
+                one.encode([tag])
+                self._prefixes[tag] = one.prefixes()
 
     def detect(self, tags: set[str], reference: Sequence[Sequence[str]]) -> str:
         """:func:`~iescore.decode.detect_scheme` of a batch of these documents, whose
@@ -148,6 +159,12 @@ class TagFacts:
         valid = self._valid.setdefault(scheme, set())
         new = tags - valid
         if new:
-            b = batch()
-            b.vocab.roles(get_scheme(scheme), locate=_locator(b))
+            v = Vocabulary()
+            v.encode(list(new))
+            try:
+                v.roles(get_scheme(scheme))  # each tag on its own
+            except InputError:
+                b = batch()  # raises the same error, saying where the tag is
+                b.vocab.roles(get_scheme(scheme), locate=_locator(b))
+                raise
             valid |= new
