@@ -102,8 +102,9 @@ class TagFacts:
     """What a scorer has learnt of each distinct tag, for the calls it holds: the prefixes
     :meth:`~iescore.decode.Vocabulary.prefixes` reads of it, its role and label under IOB1
     read without checks (what :func:`~iescore.decode.detect_scheme` looks at for chunks
-    that start with ``I-``), and the schemes it is valid under. Each is learnt from a
-    vocabulary of that tag alone: a vocabulary's prefixes are the union of its tags'."""
+    that start with ``I-``), and the schemes it is valid under. They are learnt from a
+    vocabulary of a call's new tags: a tag's role, label and validity do not depend on the
+    other tags, and a vocabulary's prefixes are the union of its tags'."""
 
     def __init__(self) -> None:
         self._prefixes: dict[str, frozenset[str]] = {}
