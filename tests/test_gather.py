@@ -210,23 +210,33 @@ def document_calls(draw):
     return options, out
 
 
-def _run_documents(options, stream_calls, gather):
+def _run_adds(scorer, stream_calls, add, gather):
+    """The report's views and signature after ``add(s, call)`` for every call on a new
+    ``scorer()``, and every error a call raised."""
     seen = []
     with mock.patch.object(stream, "_GATHER_TOKENS", gather):
-        s = Scorer(scheme="IOB2", **options)
-        for kind, docs in stream_calls:
+        s = scorer()
+        for call in stream_calls:
             try:
-                if kind == "tags":
-                    s.add_tags(reference=[r for r, _ in docs], prediction=[p for _, p in docs])
-                else:
-                    refs = [Document(i, toks, tuple(r)) for i, toks, r, _, _ in docs]
-                    preds = [Document(i, toks, tuple(p)) if as_doc else p for i, toks, _, p, as_doc in docs]
-                    s.add(reference=refs, prediction=preds)
+                add(s, call)
             except (InputError, ConfigError) as exc:
                 seen.append(f"{type(exc).__name__}: {exc}")
         seen.append(_everything(s.report(), False))
         seen.append(s.config.signature())
     return seen
+
+
+def _add_documents(s, call):
+    kind, docs = call
+    if kind == "tags":
+        s.add_tags(reference=[r for r, _ in docs], prediction=[p for _, p in docs])
+        return
+    refs = [Document(i, toks, tuple(r)) for i, toks, r, _, _ in docs]
+    s.add(reference=refs, prediction=[Document(i, toks, tuple(p)) if as_doc else p for i, toks, _, p, as_doc in docs])
+
+
+def _run_documents(options, stream_calls, gather):
+    return _run_adds(lambda: Scorer(scheme="IOB2", **options), stream_calls, _add_documents, gather)
 
 
 @settings(max_examples=200, deadline=None)
@@ -283,17 +293,10 @@ def template_calls(draw):
 
 
 def _run_templates(options, stream_calls, gather):
-    seen = []
-    with mock.patch.object(stream, "_GATHER_TOKENS", gather):
-        s = Scorer(setting="OBD", **options)
-        for call in stream_calls:
-            try:
-                s.add(reference=[Template(i, r) for i, r, _ in call], prediction=[Template(i, p) for i, _, p in call])
-            except (InputError, ConfigError) as exc:
-                seen.append(f"{type(exc).__name__}: {exc}")
-        seen.append(_everything(s.report(), False))
-        seen.append(s.config.signature())
-    return seen
+    def add(s, call):
+        s.add(reference=[Template(i, r) for i, r, _ in call], prediction=[Template(i, p) for i, _, p in call])
+
+    return _run_adds(lambda: Scorer(setting="OBD", **options), stream_calls, add, gather)
 
 
 @settings(max_examples=150, deadline=None)
