@@ -81,21 +81,24 @@ class HeldDocuments:
 
     def __init__(self, templates: bool) -> None:
         self.templates = templates
+        self.ids: list[str] = []
         self.reference: list[Document | Template] = []
         self.prediction: list[tuple[Span, ...] | Template] = []
         self.size = 0
 
-    def add(self, reference: Sequence[Document | Template], prediction: Sequence[tuple[Span, ...] | Template],
-            size: int) -> None:
+    def add(self, ids: Sequence[str], reference: Sequence[Document | Template],
+            prediction: Sequence[tuple[Span, ...] | Template], size: int) -> None:
+        self.ids += ids
         self.reference += reference
         self.prediction += prediction
         self.size += size
 
     def part(self, config: Config) -> _Part:
-        """The held documents scored, as one batch."""
+        """The held documents scored, as one batch (checked when they were added)."""
         if self.templates:
-            return _templates_part(self.reference, self.prediction, config)  # type: ignore[arg-type]
-        return _documents_part(self.reference, self.prediction, config)  # type: ignore[arg-type]
+            return _templates_part(self.reference, self.prediction, config, self.ids)  # type: ignore[arg-type]
+        return _documents_part(self.reference, self.prediction, config,  # type: ignore[arg-type]
+                               (self.ids, self.prediction))  # type: ignore[arg-type]
 
 
 class TagFacts:

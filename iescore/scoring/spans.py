@@ -81,8 +81,11 @@ def multi_instance(spans: Sequence[Span], supertags: Mapping[str, str]) -> bool:
     return False
 
 
-def _documents_part(reference: list[Document], prediction: list[Any], cfg: Config) -> _Part:
-    ids, pred_spans = checked_documents(reference, prediction)
+def _documents_part(reference: list[Document], prediction: list[Any], cfg: Config,
+                    checked: tuple[list[str], list[tuple[Span, ...]]] | None = None) -> _Part:
+    """The part of a batch of Documents; ``checked``: what :func:`checked_documents`
+    returned for them, when the caller ran it already."""
+    ids, pred_spans = checked if checked is not None else checked_documents(reference, prediction)
     names = set(map(_LABEL, chain.from_iterable(d.spans for d in reference)))
     names.update(map(_LABEL, chain.from_iterable(pred_spans)))
     labels, remap = _label_space(names, cfg)
@@ -172,8 +175,12 @@ def checked_templates(reference: Sequence[Template], prediction: Sequence[Any], 
     return ids
 
 
-def _templates_part(reference: list[Template], prediction: list[Template], cfg: Config) -> _Part:
-    ids = checked_templates(reference, prediction, cfg)
+def _templates_part(reference: list[Template], prediction: list[Template], cfg: Config,
+                    ids: list[str] | None = None) -> _Part:
+    """The part of a batch of Templates; ``ids``: what :func:`checked_templates` returned
+    for them, when the caller ran it already."""
+    if ids is None:
+        ids = checked_templates(reference, prediction, cfg)
     names = {lab for t in list(reference) + list(prediction) for lab in t.slots}
     labels, remap = _label_space(names, cfg)
     norm = get_normaliser(cfg.normaliser)

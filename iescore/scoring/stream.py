@@ -146,7 +146,7 @@ class Scorer:
             if any(multi_instance(d.spans, sup) or multi_instance(p, sup) for d, p in zip(refs, spans)):
                 # the TS model rejects the whole batch such documents are in: scored on their own
                 self._flush()
-                self._add_part(_documents_part(refs, list(spans), self.config))
+                self._add_part(_documents_part(refs, preds, self.config, (ids, spans)))
                 return
             self._hold(False, ids, refs, spans, n_tokens)
             return
@@ -164,7 +164,7 @@ class Scorer:
             self._flush()
             held = HeldDocuments(templates)
         self._register(ids)
-        held.add(reference, prediction, size)
+        held.add(ids, reference, prediction, size)
         self._held = held
         if held.size >= _GATHER_TOKENS:
             self._flush()
