@@ -18,8 +18,8 @@ Cases (``CASES``):
   spans of 12 tokens); sizes in answers.
 * ``labels``: a file of fixed size (1M tokens, the synthetic corpus of ``bench/data.py``)
   whose entities take 4, 1k, 10k or 50k types, given as lists (and, one tool, written as a
-  CoNLL file for ``iescore score``; two, bootstrap intervals and a paired test over its
-  documents; one, the confusion views up to 1k labels; one, ``ids_floor``, only maps the
+  CoNLL file for ``iescore score``; one, added a sentence a call; two, bootstrap intervals
+  and a paired test over its documents; one, the confusion views up to 1k labels; one, ``ids_floor``, only maps the
   tags to integers: the least any scorer of string tags does); sizes in labels.
 * ``calls``: the sentences of the synthetic corpus added to a streaming ``Scorer`` one
   call per sentence (``add_tags`` with ``scheme="IOB2"`` and under the default, which
@@ -714,6 +714,8 @@ def make_cases(quick: bool = False) -> dict[str, Case]:
             {
                 "iescore_full": Tool("iescore full report, exact (tags)", labels_prep, _score_tags()),
                 "iescore_prf": Tool("iescore exact P/R/F (tags, detail='prf')", labels_prep, _score_prf),
+                "iescore_calls": Tool("iescore Scorer(scheme='IOB2'), one add_tags call per sentence, then the "
+                                      "full report", labels_prep, _stream_calls(scheme="IOB2")),
                 "ids_floor": Tool("the floor: every tag to an int by a dict look-up in C (no scoring)", labels_prep,
                                   _ids_floor, compare=False),
                 "seqeval_f1": Tool("seqeval f1_score", labels_prep, _seqeval_f1),
