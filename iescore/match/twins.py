@@ -14,8 +14,11 @@ answers in 527 classes, joined by 1,580 pairs of classes for 623,000 pairs.
 
 Twins also shorten the tie rule itself: an answer that can take one prediction of a
 class can take any (exchange them in the completing matching), so it takes the class's
-earliest prediction still undecided, and a class that fails is not tried again for that
-answer. The reference is the brute force and the dense Hungarian of tests/test_assign.py.
+earliest prediction still undecided. And a class of predictions that fails an answer
+fails every later answer of the same class: a valid completion pairing the later twin
+with it, the two twins exchanged, would pair the earlier one with it. So each class of
+answers tries each class of predictions once at most. The reference is the brute force
+and the dense Hungarian of tests/test_assign.py.
 """
 
 from __future__ import annotations
@@ -176,11 +179,13 @@ def _lex_first_twins(a: list[int], p: list[int], ra: list[int], cp: list[int], c
             join(cls_r[i], cls_c[j], 1)
     log.clear()
     mate = [-1] * n_r
+    failed: list[set[int]] = [set() for _ in range(n_x)]  # classes that failed an answer of the class
     for i in range(n_r):
         if ban_r[i]:
             continue
         x = cls_r[i]
-        tries = sorted((rank_c[members[y][head[y]]], y) for y in nb_x[x] if head[y] < len(members[y]))
+        tries = sorted((rank_c[members[y][head[y]]], y) for y in nb_x[x]
+                       if head[y] < len(members[y]) and y not in failed[x])
         for _, y in tries:
             if f[x].get(y, 0) > 0:  # the pairs already join x and y: decide one of them
                 join(x, y, -1)
@@ -198,6 +203,7 @@ def _lex_first_twins(a: list[int], p: list[int], ra: list[int], cp: list[int], c
                 head[y] += 1
                 break
             undo()
+            failed[x].add(y)
         else:  # no partner: the answer stays unmatched
             y0 = drop_x(x) if on_x[x] == left_x[x] else None
             leave(x, None)
