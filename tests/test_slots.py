@@ -301,13 +301,17 @@ def test_any_floors_give_the_reference_alignment(case, floors, rule, counting, s
         _compare(*case, rule=rule, counting=counting, sparse=sparse)
 
 
-def _pairs_spy(monkeypatch):
+def _pairs_spy(monkeypatch, blocks=None):
+    """The number of pairs obd_pairs lists, per call; with a list ``blocks``, its blocks'
+    (answers, predictions) too."""
     sizes = []
     real = part.obd_pairs
 
     def spy(*a):
         out = real(*a)
         sizes.append(len(out.r))
+        if blocks is not None:
+            blocks.append([(a.tolist(), b.tolist()) for a, b in out.blocks])
         return out
 
     monkeypatch.setattr(part, "obd_pairs", spy)
@@ -549,8 +553,10 @@ def test_a_hub_pair_that_an_alignment_needs_is_kept(monkeypatch):
     would pair in position order, "a1" with "the z". The certificate fails ("the z" keeps
     no pair, its V is 0, and "the y" none, its U is 0); "the" is the slot's one hub token,
     so the dual of the hub's potential (iescore.match.hubs.tight_holders) keeps the hub
-    pairs it leaves tight: the two holders without a pair of their own, one pair."""
-    sizes = _pairs_spy(monkeypatch)
+    pairs it leaves tight: the two holders without a pair of their own, one pair, held as a
+    block (iescore.match.blocks); the plain path lists it."""
+    blocks: list = []
+    sizes = _pairs_spy(monkeypatch, blocks)
     ref, pred = _shared_the(240)
     ref = [Template("t", {"s": ref[0].slots["s"] + ("a1", "the y")})]
     pred = [Template("t", {"s": pred[0].slots["s"] + ("the z",)})]
@@ -558,6 +564,12 @@ def test_a_hub_pair_that_an_alignment_needs_is_kept(monkeypatch):
     se = d["slot_errors"]
     assert (se["C"], se["S"], se["D"], se["I"]) == (60, 181, 1, 0)
     assert items["prediction"][240][2] == 241 and items["reference"][240][2] is None
+    assert sizes[0] == 240 and blocks[0] == [([241], [240])]
+    from iescore.match import fillers
+
+    monkeypatch.setattr(fillers, "_BLOCKS", False)
+    sizes.clear()
+    assert _outcome(ref, pred)[:2] == (d, items)
     assert sizes[0] == 240 + 1
 
 

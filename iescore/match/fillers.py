@@ -46,13 +46,15 @@ a *hub* (:func:`_hubs`). A hub is left out of the index, so a pair that shares o
 tokens is not a candidate unless (2) or (3) finds it ((3) then counts the tokens beyond
 the floors that are not hubs); a certificate (:mod:`iescore.match.hubs`) checks that no
 best alignment of the slot uses such a pair, and a slot whose certificate fails gets
-those pairs back (with one hub token, only those an optimal dual leaves tight). The plain
+those pairs back (with one hub token, only those an optimal dual leaves tight, as a block
+left implicit). The plain
 reference, every pair compared, is in tests/test_slots.py.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from itertools import chain
 from typing import TypeAlias
 
@@ -67,6 +69,9 @@ from .units import _I64, Units
 __all__ = ["obd_pairs"]
 
 _HUB_PAIRS = 4096  # a token's holders must make this many pairs to be a hub (iescore.match.hubs)
+# the tight hub pairs of a slot stay a block (Pairs.blocks) instead of being listed; the
+# tests set it False for the plain path, every such pair listed
+_BLOCKS = True
 
 Tokens: TypeAlias = "frozenset[str] | Counter[str]"  # a multiset of tokens: a set when none repeats
 
@@ -320,9 +325,13 @@ def obd_pairs(R: Units, P: Units, rule: Rule) -> Pairs:
         sides = (beyond_r, beyond_p, short_r, short_p)
         alone = (np.array([_size(d) for d in short_r], dtype=_I64), np.array([_size(d) for d in short_p], dtype=_I64))
         pairs = _attributes(R, P, rule, r, p, sides, alone)
-        needed = hub_pairs_needed(pairs, hubs, len(R))
+        needed, tight = hub_pairs_needed(pairs, hubs, len(R))
+        if not _BLOCKS:
+            needed, tight = needed + tight, []
         if needed:
             pairs = _with_hub_pairs(R, P, rule, pairs, needed, sides)
+        if tight:
+            pairs = replace(pairs, blocks=tuple((np.array(a, dtype=_I64), np.array(b, dtype=_I64)) for a, b in tight))
         return pairs
 
 

@@ -39,8 +39,10 @@ free holders paired through the hub, when it leaves no holder whose bound is pos
 unpaired (counts of free holders on the two sides); then that dual is optimal, and, by
 complementary slackness again, a best alignment can only use the hub pairs it leaves
 tight: between the holders whose reduced potentials are 0, taken in the midpoint of the
-least and the greatest dual on the matching. The slot keeps those pairs; when no x gets
-there, or with several hub tokens, every pair sharing a token. The plain reference,
+least and the greatest dual on the matching. The slot keeps those pairs, as a block
+(``Pairs.blocks``: each pair not found otherwise shares the hub token alone, so weighs
+one token, and the rule does not accept it) that :mod:`iescore.match.slots` never writes
+out; when no x gets there, or with several hub tokens, every pair sharing a token, listed. The plain reference,
 every pair compared, is in tests/test_slots.py.
 """
 
@@ -83,14 +85,18 @@ class HubSlot(NamedTuple):
     holders: list[tuple[list[int], list[int]]]
 
 
-def hub_pairs_needed(pairs: Pairs, hubs: list[HubSlot], n_r: int) -> list[tuple[list[int], list[int]]]:
+def hub_pairs_needed(pairs: Pairs, hubs: list[HubSlot],
+                     n_r: int) -> tuple[list[tuple[list[int], list[int]]], list[tuple[list[int], list[int]]]]:
     """The hub pairs some best alignment may use, as groups of (answers, predictions)
     whose pairs are all needed: none in a slot :func:`certified` (on the slot's pairs that
     weigh something and the stand-ins of :mod:`iescore.match.slots`); in a slot with one
-    hub token held once by each holder, the :func:`tight_holders`; else all its holders."""
+    hub token held once by each holder, the :func:`tight_holders` (the second list: their
+    pairs not found otherwise share that one token and nothing else, so they weigh one
+    token each); else all its holders (the first list)."""
     out: list[tuple[list[int], list[int]]] = []
+    tight_out: list[tuple[list[int], list[int]]] = []
     if not hubs:
-        return out
+        return out, tight_out
     which = np.full(n_r, -1, dtype=_I64)
     for k, h in enumerate(hubs):
         which[h.rs] = k
@@ -106,9 +112,9 @@ def hub_pairs_needed(pairs: Pairs, hubs: list[HubSlot], n_r: int) -> list[tuple[
             tight = tight_holders(*graph)
         if tight is None:
             out.extend(h.holders)
-        else:
-            out.append(([h.rs[i] for i in tight[0]], [h.ps[j] for j in tight[1]]))
-    return out
+        elif tight[0] and tight[1]:
+            tight_out.append(([h.rs[i] for i in tight[0]], [h.ps[j] for j in tight[1]]))
+    return out, tight_out
 
 
 def _weighted(pairs: Pairs, at: np.ndarray, h: HubSlot) -> tuple[list[int], list[int], list[int], list[int],

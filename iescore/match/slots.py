@@ -36,7 +36,14 @@ of :mod:`iescore.match.assign`: all their positive pairs, and of the weightless 
 a band around the diagonal of their places, as wide as the positive pairs they can hold
 (:func:`_banded`), which is all pairs when most pairs weigh something: the stated worst
 case, reached when many fillers share tokens beyond their floors and several matchings
-tie. The plain reference is the all-pairs path in tests/test_slots.py.
+tie.
+
+A slot with a block of tight hub pairs (``Pairs.blocks``, :mod:`iescore.match.hubs`)
+has its block's component taken as tied, whole, and is solved over its fillers outside
+the single-optimum components with nothing written out (:func:`_block_slots`): their
+positive pairs listed, the block, and every pair of the slot's real fillers as a block
+of weightless aligned pairs, by :mod:`iescore.match.blocks` on classes of twin fillers.
+The plain reference is the all-pairs path in tests/test_slots.py.
 """
 
 from __future__ import annotations
@@ -45,7 +52,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .assign import components, match
+from .assign import _weights, components, match
+from .blocks import block_match
 from .rules import Pairs, _ranges
 from .units import _I64, Units
 
@@ -219,15 +227,20 @@ def align_slots(pairs: Pairs, R: Units, P: Units, rank_r: Callable[[], np.ndarra
     full = slot_ids.compress(np.bincount(su, minlength=len(slot_ids)) >= _FULL_SHARE * (n_rs * n_ps))
     sparse = np.flatnonzero(~np.isin(sr.take(u), full))
     su_, sv, sok, sred = u.take(sparse), v.take(sparse), ok.take(sparse), red.take(sparse)
+    # a component holding a block of hub pairs (pairs.blocks) is taken as tied, whole
+    by_block = _in_block_components(su_, sv, pairs.blocks, N_r, N_p)
+    free = np.flatnonzero(~by_block)
+    fu, fv, fok, fred = su_.take(free), sv.take(free), sok.take(free), sred.take(free)
     # any best matching: a component with one has it, and _tied_components finds the others
-    chosen = (match(su_, sv, [sok, sred], N_r, N_p, rank_r, rank_p, tie_rule=False) if len(su_)
+    chosen = (match(fu, fv, [fok, fred], N_r, N_p, rank_r, rank_p, tie_rule=False) if len(fu)
               else np.zeros(0, dtype=bool))
-    tied = _tied_components(su_, sv, sok, sred, chosen, N_r, N_p, n_r, n_p)
-    dense = np.union1d(full, sr.take(su_.compress(tied)))  # slots solved over all their pairs
+    tied = _tied_components(fu, fv, fok, fred, chosen, N_r, N_p, n_r, n_p)
+    block_slots = np.unique(np.array([sr[a[0]] for a, _ in pairs.blocks], dtype=_I64))
+    dense = np.union1d(np.union1d(full, sr.take(fu.compress(tied))), block_slots)  # solved over all their pairs
     in_r, in_p = ~np.isin(sr, dense), ~np.isin(sp, dense)
     # a component with one best matching has it in every best alignment, whatever the slot
     keep = chosen & ~tied
-    out_r, out_p, out_ok = [su_.compress(keep)], [sv.compress(keep)], [sok.compress(keep)]
+    out_r, out_p, out_ok = [fu.compress(keep)], [fv.compress(keep)], [fok.compress(keep)]
     left_r, left_p = np.ones(N_r, dtype=bool), np.ones(N_p, dtype=bool)
     left_r[out_r[0]] = False
     left_p[out_p[0]] = False
@@ -239,19 +252,20 @@ def align_slots(pairs: Pairs, R: Units, P: Units, rank_r: Callable[[], np.ndarra
     out_r.append(fr.take(ir))
     out_p.append(fp.take(ip))
     out_ok.append(np.zeros(len(ir), dtype=bool))
-    if len(dense):
+    if len(block_slots):
+        # the slots with a block of hub pairs: every pair of their fillers outside the
+        # single-optimum components, the blocks left implicit (iescore.match.blocks)
+        b_r, b_p = left_r & np.isin(sr, block_slots), left_p & np.isin(sp, block_slots)
+        got = _block_slots(sr, sp, b_r, b_p, u, v, ok, red, pairs.blocks, rank_r(), rank_p(), n_r, n_p)
+        for acc, x in zip((out_r, out_p, out_ok), got):
+            acc.append(x)
+    rest = np.setdiff1d(dense, block_slots)
+    if len(rest):
         # the slots with a tie: the pairs of the fillers no single-optimum component holds
         # that a tie-ruled alignment can use (all the positive ones, weightless ones in a band)
-        dr, dp = _banded(sr, sp, left_r & ~in_r, left_p & ~in_p, u, v, rank_r(), rank_p(), n_r, n_p)
-        # the positive pairs' weights looked up by (prediction, answer); all others weigh nothing
-        code = v * N_r + u
-        o = np.argsort(code)
-        code = code.take(o)
-        dc = dp * N_r + dr
-        at = np.minimum(np.searchsorted(code, dc), max(len(code) - 1, 0))
-        hit = code.take(at) == dc if len(code) else np.zeros(len(dc), dtype=bool)
-        d_ok = hit & ok.take(o).take(at) if len(code) else hit
-        d_red = np.where(hit, red.take(o).take(at), 0) if len(code) else np.zeros(len(dc), dtype=_I64)
+        d_r, d_p = left_r & ~in_r & np.isin(sr, rest), left_p & ~in_p & np.isin(sp, rest)
+        dr, dp = _banded(sr, sp, d_r, d_p, u, v, rank_r(), rank_p(), n_r, n_p)
+        d_ok, d_red = _looked_up(dr, dp, u, v, ok, red, N_r)
         real = ((dr < n_r) & (dp < n_p)).view(np.int8)  # a pair with a stand-in aligns nothing
         ch = match(dr, dp, [d_ok, real, d_red], N_r, N_p, rank_r, rank_p)
         out_r.append(dr.compress(ch))
@@ -262,6 +276,74 @@ def align_slots(pairs: Pairs, R: Units, P: Units, rank_r: Callable[[], np.ndarra
     a_r, a_p, a_ok = a_r.take(m), a_p.take(m), a_ok.take(m)
     o = np.lexsort((a_r, a_p))
     return a_r.take(o), a_p.take(o), a_ok.take(o)
+
+
+def _looked_up(dr: np.ndarray, dp: np.ndarray, u: np.ndarray, v: np.ndarray, ok: np.ndarray, red: np.ndarray,
+               N_r: int) -> tuple[np.ndarray, np.ndarray]:
+    """The correctness and weight of pairs (``dr``, ``dp``) from the positive pairs
+    (``u``, ``v``, ``ok``, ``red``); any other pair weighs nothing."""
+    code = v * N_r + u
+    o = np.argsort(code)
+    code = code.take(o)
+    dc = dp * N_r + dr
+    if len(code) == 0:
+        return np.zeros(len(dc), dtype=bool), np.zeros(len(dc), dtype=_I64)
+    at = np.minimum(np.searchsorted(code, dc), len(code) - 1)
+    hit = code.take(at) == dc
+    return hit & ok.take(o).take(at), np.where(hit, red.take(o).take(at), 0)
+
+
+def _in_block_components(u: np.ndarray, v: np.ndarray, blocks: tuple[tuple[np.ndarray, np.ndarray], ...],
+                         N_r: int, N_p: int) -> np.ndarray:
+    """Edge mask: the edges in a component (of the edges and the blocks' pairs) that holds
+    a block."""
+    if not blocks:
+        return np.zeros(len(u), dtype=bool)
+    # each block's members joined by a star: its answers to its first prediction, its
+    # predictions to its first answer
+    star_u = np.concatenate([np.concatenate((a, np.full(len(b), a[0]))) for a, b in blocks])
+    star_v = np.concatenate([np.concatenate((np.full(len(a), b[0]), b)) for a, b in blocks])
+    comp = components(np.concatenate((u, star_u)), np.concatenate((v, star_v)), N_r, N_p)
+    return np.isin(comp[: len(u)], comp[len(u) :])
+
+
+def _block_slots(sr: np.ndarray, sp: np.ndarray, in_r: np.ndarray, in_p: np.ndarray, u: np.ndarray, v: np.ndarray,
+                 ok: np.ndarray, red: np.ndarray, blocks: tuple[tuple[np.ndarray, np.ndarray], ...],
+                 rank_r: np.ndarray, rank_p: np.ndarray, n_r: int, n_p: int) -> tuple[np.ndarray, ...]:
+    """The tie-ruled alignment (answers, predictions, correct) of the units of the masks
+    (slots whole but for their single-optimum components): their positive pairs listed,
+    and as blocks (:func:`iescore.match.blocks.block_match`) the hub pairs (one shared
+    token, an aligned pair) and every pair of a slot's real fillers (an aligned pair)."""
+    ur, up = np.flatnonzero(in_r), np.flatnonzero(in_p)
+    num_r = np.full(len(sr), -1, dtype=_I64)
+    num_p = np.full(len(sp), -1, dtype=_I64)
+    num_r[ur] = np.arange(len(ur))
+    num_p[up] = np.arange(len(up))
+    e = np.flatnonzero(in_r.take(u) & in_p.take(v))
+    eu, ev = num_r.take(u.take(e)), num_p.take(v.take(e))
+    e_ok, e_red = ok.take(e), red.take(e)
+    e_real = (u.take(e) < n_r) & (v.take(e) < n_p)
+    groups = []
+    for a, b in blocks:
+        assert in_r.take(a).all() and in_p.take(b).all(), "a block's holders are all in its tied component"
+        groups.append((num_r.take(a), num_p.take(b), 1))
+    real_r, real_p = ur.compress(ur < n_r), up.compress(up < n_p)
+    for s in np.intersect1d(sr.take(real_r), sp.take(real_p)).tolist():
+        groups.append((num_r.take(real_r.compress(sr.take(real_r) == s)),
+                       num_p.take(real_p.compress(sp.take(real_p) == s)), 0))
+    # the levels (correct, aligned, shared tokens) as exact integers, the blocks' after the edges
+    n_e = len(e)
+    levels = [np.concatenate((e_ok, np.zeros(len(groups), dtype=bool))),
+              np.concatenate((e_real, np.ones(len(groups), dtype=bool))),
+              np.concatenate((e_red, np.array([g[2] for g in groups], dtype=_I64)))]
+    w = _weights(levels, np.arange(n_e + len(groups)), min(len(ur), len(up)))
+    mate = block_match(len(ur), len(up), rank_r.take(ur).tolist(), rank_p.take(up).tolist(), eu.tolist(),
+                       ev.tolist(), w[:n_e], [(a.tolist(), b.tolist(), wk) for (a, b, _), wk in zip(groups, w[n_e:])])
+    m = np.array(mate, dtype=_I64)
+    has = np.flatnonzero(m >= 0)
+    a_r, a_p = ur.take(has), up.take(m.take(has))
+    a_ok, _ = _looked_up(a_r, a_p, u, v, ok, red, len(sr))
+    return a_r, a_p, a_ok
 
 
 def _ranked_after(rank: Callable[[], np.ndarray], extra: int) -> Callable[[], np.ndarray]:

@@ -10,7 +10,10 @@ described by how many pairs join each two classes, and an alternating path by th
 classes it passes through: a search visits classes, not nodes. A dense OBD slot (the
 tied hub pairs of :mod:`iescore.match.hubs` and the slot's free fillers, every pair
 between them) has few: 6,000 fillers of the bench's ``share_wrong`` shape give 1,138
-answers in 527 classes, joined by 1,580 pairs of classes for 623,000 pairs.
+answers in 527 classes, joined by 1,580 pairs of classes for 1.3 million pairs. Such a
+slot is now solved on its classes from the start (:mod:`iescore.match.blocks`, which
+runs the tie rule by :func:`_tie_rule_on_classes`); this solver serves the components
+given pair by pair.
 
 Twins also shorten the tie rule itself: an answer that can take one prediction of a
 class can take any (exchange them in the completing matching), so it takes the class's
@@ -22,6 +25,8 @@ and the dense Hungarian of tests/test_assign.py.
 """
 
 from __future__ import annotations
+
+import heapq
 
 from .paths import _adjacency, _kept, _optimal_rules
 
@@ -70,16 +75,31 @@ def _lex_first_twins(a: list[int], p: list[int], ra: list[int], cp: list[int], c
     for j, y in enumerate(cls_c):
         must_y[y] = must_c[j]
     nb_x = [sorted({cls_c[j] for j in nb}) for nb in nb_x]
+    if sum(map(len, nb_x)) > _TWIN_SHARE * len(edge):
+        return None
+    # each prediction class's nodes in rank order
+    members: list[list[int]] = [[] for _ in range(n_y)]
+    for j in sorted(range(n_c), key=rank_c.__getitem__):
+        members[cls_c[j]].append(j)
+    start = [(cls_r[i], cls_c[j], 1) for i, j in enumerate(col_of) if 0 <= j < n_c]
+    return _kept(edge, _tie_rule_on_classes(cls_r, ban_r, must_x, must_y, nb_x, members, rank_c, start), len(a))
+
+
+def _tie_rule_on_classes(cls_r: list[int], ban_r: list[bool], must_x: list[bool], must_y: list[bool],
+                         nb_x: list[list[int]], members: list[list[int]], rank_c: list[int],
+                         start: list[tuple[int, int, int]]) -> list[int]:
+    """The tie rule on twin classes (:func:`_lex_first_twins`): each answer's prediction
+    (-1: none), answers taken in the order of ``cls_r`` (each answer's class), which is
+    their rank order. ``ban_r``: answers no optimal matching matches; ``must_x``/``must_y``:
+    the classes whose nodes every optimal matching matches; ``nb_x``: each class of answers'
+    classes of predictions (sorted); ``members``: each class's predictions in rank order,
+    ``rank_c`` their ranks; ``start``: an optimal matching, as (x, y, pairs joining them).
+    """
+    n_r, n_x, n_y = len(cls_r), len(must_x), len(must_y)
     nb_y: list[list[int]] = [[] for _ in range(n_y)]
     for x, ys in enumerate(nb_x):
         for y in ys:
             nb_y[y].append(x)
-    if sum(map(len, nb_x)) > _TWIN_SHARE * len(edge):
-        return None
-    # each prediction class's nodes in rank order; ``head[y]``: its earliest undecided one
-    members: list[list[int]] = [[] for _ in range(n_y)]
-    for j in sorted(range(n_c), key=rank_c.__getitem__):
-        members[cls_c[j]].append(j)
     head = [0] * n_y
     left_x, left_y = [0] * n_x, [len(m) for m in members]  # undecided nodes per class
     for i in range(n_r):
@@ -174,19 +194,35 @@ def _lex_first_twins(a: list[int], p: list[int], ra: list[int], cp: list[int], c
                     join(*((z, o) if rows_side else (o, z)), -1)
         return False
 
-    for i, j in enumerate(col_of):
-        if 0 <= j < n_c:
-            join(cls_r[i], cls_c[j], 1)
+    for x, y, k in start:
+        join(x, y, k)
     log.clear()
     mate = [-1] * n_r
-    failed: list[set[int]] = [set() for _ in range(n_x)]  # classes that failed an answer of the class
+    # per class of answers, its classes of predictions not yet failed, keyed by the rank of
+    # their earliest undecided prediction (a key gone stale as a head moved is renewed when met)
+    queue: dict[int, list[tuple[int, int]]] = {}
+
+    def earliest(x: int) -> int:
+        """The class of predictions to try next for an answer of class x (-1: none left)."""
+        heap = queue.get(x)
+        if heap is None:
+            heap = queue[x] = [(rank_c[members[y][head[y]]], y) for y in nb_x[x] if head[y] < len(members[y])]
+            heapq.heapify(heap)
+        while heap:
+            key, y = heap[0]
+            if head[y] == len(members[y]):
+                heapq.heappop(heap)
+            elif key != rank_c[members[y][head[y]]]:
+                heapq.heapreplace(heap, (rank_c[members[y][head[y]]], y))
+            else:
+                return y
+        return -1
+
     for i in range(n_r):
         if ban_r[i]:
             continue
         x = cls_r[i]
-        tries = sorted((rank_c[members[y][head[y]]], y) for y in nb_x[x]
-                       if head[y] < len(members[y]) and y not in failed[x])
-        for _, y in tries:
+        while (y := earliest(x)) >= 0:
             if f[x].get(y, 0) > 0:  # the pairs already join x and y: decide one of them
                 join(x, y, -1)
                 leave(x, y)
@@ -203,11 +239,11 @@ def _lex_first_twins(a: list[int], p: list[int], ra: list[int], cp: list[int], c
                 head[y] += 1
                 break
             undo()
-            failed[x].add(y)
+            heapq.heappop(queue[x])  # failed: never tried again for this class
         else:  # no partner: the answer stays unmatched
             y0 = drop_x(x) if on_x[x] == left_x[x] else None
             leave(x, None)
             ok = y0 is None or not must_y[y0] or on_y[y0] == left_y[y0] or repair(y0, False)
             assert ok, "the tie rule's state always has a valid completion"
             log.clear()
-    return _kept(edge, mate, len(a))
+    return mate

@@ -1,0 +1,275 @@
+"""Stage 3 of the pipeline (count), the tie-ruled matching (README, Definitions: ties) of a
+graph given as a few explicit edges plus *blocks*: sets of answers and predictions of
+which every answer-prediction pair is an edge of the block's weight. A tied OBD slot
+(:mod:`iescore.match.slots`) is such a graph: every pair of its real fillers weighs at
+least nothing (a block), the hub pairs an optimal dual leaves tight weigh one shared token
+(a block, :mod:`iescore.match.hubs`), and the other pairs that weigh something are few.
+Writing the blocks out costs their size squared: 6,000 fillers of the bench's
+``share_wrong`` shape made 1.3 million pairs.
+
+Answers with the same explicit edges (same partners, same weights) and the same blocks
+are *twins*, and so are such predictions: the nodes fall into classes, and a class of
+answers is joined to a class of predictions by every pair or by none. The solver works
+on classes only:
+
+* the optimum and an optimal dual, by a minimum-cost flow: each class of answers sends
+  its nodes to classes of predictions (at most their size) along explicit edges or
+  through a node per block, or leaves them unmatched; successive shortest paths from a
+  greedy start, each by Dijkstra's algorithm over the reduced costs;
+* the tight class pairs and the rules an optimal matching obeys (complementary slackness:
+  a class of answers whose "unmatched" arc is not tight is always matched, and so is a
+  class of predictions whose arc to the sink has a negative reduced cost);
+* the tie rule on those classes (:func:`iescore.match.twins._tie_rule_on_classes`).
+
+Classes, arcs and searches are counted in classes and in the class pairs a block makes
+tight, not in pairs of nodes. The reference is the same graph with its blocks written
+out, solved by :func:`iescore.match.assign.match` (tests/test_blocks.py).
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Sequence
+
+from .twins import _tie_rule_on_classes
+
+__all__ = ["block_match"]
+
+_INF = 1 << 62  # an arc without a capacity
+
+
+class _Flow:
+    """A minimum-cost flow network on Python integers: arcs in pairs (``e`` and its
+    reverse ``e ^ 1``), residual capacities, costs and node potentials (reduced cost of an
+    arc a -> b: cost + pot[a] - pot[b], never negative on an arc with capacity left)."""
+
+    def __init__(self, n: int) -> None:
+        self.out: list[list[int]] = [[] for _ in range(n)]
+        self.head: list[int] = []
+        self.cap: list[int] = []
+        self.cost: list[int] = []
+        self.pot = [0] * n
+
+    def arc(self, a: int, b: int, cap: int, cost: int) -> int:
+        e = len(self.head)
+        self.out[a].append(e)
+        self.out[b].append(e + 1)
+        self.head += [b, a]
+        self.cap += [cap, 0]
+        self.cost += [cost, -cost]
+        return e
+
+    def reduced(self, e: int) -> int:
+        return self.cost[e] + self.pot[self.head[e ^ 1]] - self.pot[self.head[e]]
+
+    def push(self, e: int, amount: int) -> None:
+        self.cap[e] -= amount
+        self.cap[e ^ 1] += amount
+
+    def augment(self, s: int, t: int, excess: int) -> int:
+        """Send up to ``excess`` units from s along one shortest path to t (Dijkstra on
+        reduced costs, t taken first among nodes at the same distance), and raise the
+        potentials of the nodes settled before t so that reduced costs stay non-negative
+        and the path becomes tight. Returns the units sent (0: t unreachable)."""
+        head, cap, cost, pot, out = self.head, self.cap, self.cost, self.pot, self.out
+        dist = {s: 0}
+        via: dict[int, int] = {}
+        heap = [(0, 1, s)]
+        settled: list[int] = []
+        done = set()
+        d_t = -1
+        while heap:
+            d, _, a = heapq.heappop(heap)
+            if a in done:
+                continue
+            done.add(a)
+            if a == t:
+                d_t = d
+                break
+            settled.append(a)
+            pa = pot[a]
+            for e in out[a]:
+                if cap[e] > 0:
+                    b = head[e]
+                    if b in done:
+                        continue
+                    nd = d + cost[e] + pa - pot[b]
+                    if nd < dist.get(b, _INF):
+                        dist[b] = nd
+                        via[b] = e
+                        heapq.heappush(heap, (nd, b != t, b))
+        if d_t < 0:
+            return 0
+        for a in settled:
+            pot[a] -= d_t - dist[a]
+        amount, b = excess, t
+        while b != s:
+            e = via[b]
+            amount = min(amount, cap[e])
+            b = head[e ^ 1]
+        b = t
+        while b != s:
+            e = via[b]
+            self.push(e, amount)
+            b = head[e ^ 1]
+        return amount
+
+
+def _classes(n: int, partners: list[list[tuple[int, int]]], in_blocks: list[list[int]]) -> tuple[list[int], int]:
+    """Each node's class (same explicit partners and weights, same blocks), numbered by
+    first sight, and the number of classes."""
+    ids: dict[tuple[tuple[tuple[int, int], ...], tuple[int, ...]], int] = {}
+    cls = [ids.setdefault((tuple(sorted(partners[i])), tuple(in_blocks[i])), len(ids)) for i in range(n)]
+    return cls, len(ids)
+
+
+def block_match(n_u: int, n_v: int, rank_u: Sequence[int], rank_v: Sequence[int], eu: Sequence[int],
+                ev: Sequence[int], ew: Sequence[int],
+                blocks: Sequence[tuple[Sequence[int], Sequence[int], int]]) -> list[int]:
+    """The tie rule's maximum-weight matching (README, Definitions: ties) of ``n_u`` answers
+    and ``n_v`` predictions (ranks ``rank_u``/``rank_v``, each distinct) whose edges are the
+    explicit ``(eu[k], ev[k])`` of positive weight ``ew[k]`` (each pair once) and, for each
+    block ``(answers, predictions, weight)``, every pair of its answers and predictions
+    that is not explicit, at the block's positive weight (an explicit pair inside a block
+    weighs at least as much). Returns each answer's prediction (-1: none).
+
+    >>> # answers 0, 1 and predictions 0, 1 all pair at weight 1 (a block); answer 1 and
+    >>> # prediction 0 also at 3: the best matching is {1-0, 0-1}
+    >>> block_match(2, 2, [0, 1], [0, 1], [1], [0], [3], [([0, 1], [0, 1], 1)])
+    [1, 0]
+    """
+    partners_u: list[list[tuple[int, int]]] = [[] for _ in range(n_u)]
+    partners_v: list[list[tuple[int, int]]] = [[] for _ in range(n_v)]
+    for i, j, w in zip(eu, ev, ew):
+        partners_u[i].append((j, w))
+        partners_v[j].append((i, w))
+    blocks_u: list[list[int]] = [[] for _ in range(n_u)]
+    blocks_v: list[list[int]] = [[] for _ in range(n_v)]
+    for k, (bu, bv, _) in enumerate(blocks):
+        for i in bu:
+            blocks_u[i].append(k)
+        for j in bv:
+            blocks_v[j].append(k)
+    cls_u, n_x = _classes(n_u, partners_u, blocks_u)
+    cls_v, n_y = _classes(n_v, partners_v, blocks_v)
+    size_x, size_y = [0] * n_x, [0] * n_y
+    for x in cls_u:
+        size_x[x] += 1
+    for y in cls_v:
+        size_y[y] += 1
+    # one member stands for its class
+    rep_u, rep_v = [-1] * n_x, [-1] * n_y
+    for i in range(n_u - 1, -1, -1):
+        rep_u[cls_u[i]] = i
+    for j in range(n_v - 1, -1, -1):
+        rep_v[cls_v[j]] = j
+    # the network: classes of answers, classes of predictions, blocks, the sink
+    n_k = len(blocks)
+    Y0, K0, T = n_x, n_x + n_y, n_x + n_y + n_k
+    net = _Flow(T + 1)
+    explicit: list[tuple[int, int, int]] = []  # (x, y, arc)
+    gain = [0] * n_x  # each class's best edge (0: unmatched)
+    for x in range(n_x):
+        # one arc per class of partners: twins of a partner are partners at the same weight
+        for y, w in {cls_v[j]: w for j, w in partners_u[rep_u[x]]}.items():
+            explicit.append((x, y, net.arc(x, Y0 + y, _INF, -w)))
+            gain[x] = max(gain[x], w)
+        for k in blocks_u[rep_u[x]]:
+            gain[x] = max(gain[x], blocks[k][2])
+    into_block: list[list[tuple[int, int]]] = [[] for _ in range(n_k)]  # (x, arc)
+    out_block: list[list[tuple[int, int]]] = [[] for _ in range(n_k)]  # (y, arc)
+    to_block: list[dict[int, int]] = [{} for _ in range(n_x)]  # x -> {block: arc}
+    for x in range(n_x):
+        for k in blocks_u[rep_u[x]]:
+            to_block[x][k] = net.arc(x, K0 + k, _INF, -blocks[k][2])
+            into_block[k].append((x, to_block[x][k]))
+    for y in range(n_y):
+        for k in blocks_v[rep_v[y]]:
+            out_block[k].append((y, net.arc(K0 + k, Y0 + y, _INF, 0)))
+    alone = [net.arc(x, T, _INF, 0) for x in range(n_x)]
+    sink = [net.arc(Y0 + y, T, size_y[y], 0) for y in range(n_y)]
+    for x in range(n_x):
+        net.pot[x] = gain[x]  # every reduced cost >= 0, each class's best arcs tight
+    excess = list(size_x)
+    # greedy start on tight arcs, classes in rank order: explicit edges, then blocks, then none
+    order = sorted(range(n_x), key=lambda x: rank_u[rep_u[x]])
+    for x in order:
+        for e_x in net.out[x]:
+            if excess[x] == 0:
+                break
+            b = net.head[e_x]
+            if e_x & 1 or not Y0 <= b < K0 or net.reduced(e_x) != 0:
+                continue
+            n = min(excess[x], net.cap[sink[b - Y0]])
+            if n:
+                net.push(e_x, n)
+                net.push(sink[b - Y0], n)
+                excess[x] -= n
+    at = [0] * n_k  # each block's first class of predictions that may still have room
+    for x in order:
+        for k in blocks_u[rep_u[x]]:
+            if excess[x] == 0:
+                break
+            e_x = to_block[x][k]
+            if net.reduced(e_x) != 0:
+                continue
+            while excess[x] and at[k] < len(out_block[k]):
+                y, e_y = out_block[k][at[k]]
+                n = min(excess[x], net.cap[sink[y]])
+                if n:
+                    for e in (e_x, e_y, sink[y]):
+                        net.push(e, n)
+                    excess[x] -= n
+                else:
+                    at[k] += 1
+        if excess[x] and gain[x] == 0:
+            net.push(alone[x], excess[x])
+            excess[x] = 0
+    for x in order:
+        while excess[x]:
+            sent = net.augment(x, T, excess[x])
+            assert sent, "a class of answers can always stay unmatched"
+            excess[x] -= sent
+    # the rules and the tight class pairs of every optimal matching (complementary slackness)
+    must_x = [net.reduced(alone[x]) > 0 for x in range(n_x)]
+    # a class of predictions has a potential of at most the sink's (0, lowered from 0 only
+    # when settled), so it is never barred, and always matched when below it
+    must_y = [net.reduced(e) < 0 for e in sink]
+    tight: list[set[int]] = [set() for _ in range(n_x)]
+    start: dict[tuple[int, int], int] = {}
+    for x, y, e in explicit:
+        if net.reduced(e) == 0:
+            tight[x].add(y)
+        if net.cap[e ^ 1]:
+            start[(x, y)] = start.get((x, y), 0) + net.cap[e ^ 1]
+    for k in range(n_k):
+        xs = [(x, e) for x, e in into_block[k] if net.reduced(e) == 0]
+        ys = [(y, e) for y, e in out_block[k] if net.reduced(e) == 0]
+        for x, _ in xs:
+            tight[x].update(y for y, _ in ys)
+        # the block's flow split into class pairs, in order
+        ins = [[x, net.cap[e ^ 1]] for x, e in into_block[k] if net.cap[e ^ 1]]
+        outs = [[y, net.cap[e ^ 1]] for y, e in out_block[k] if net.cap[e ^ 1]]
+        a = b = 0
+        while a < len(ins):
+            n = min(ins[a][1], outs[b][1])
+            key = (ins[a][0], outs[b][0])
+            start[key] = start.get(key, 0) + n
+            ins[a][1] -= n
+            outs[b][1] -= n
+            a += ins[a][1] == 0
+            b += outs[b][1] == 0
+    nb_x = [sorted(t) for t in tight]
+    # answers in rank order; each class of predictions' members in rank order
+    by_rank = sorted(range(n_u), key=rank_u.__getitem__)
+    cls_r = [cls_u[i] for i in by_rank]
+    ban_r = [not nb_x[x] for x in cls_r]
+    members: list[list[int]] = [[] for _ in range(n_y)]
+    for j in sorted(range(n_v), key=rank_v.__getitem__):
+        members[cls_v[j]].append(j)
+    mate_ranked = _tie_rule_on_classes(cls_r, ban_r, must_x, must_y, nb_x, members, list(rank_v),
+                                       [(x, y, n) for (x, y), n in start.items()])
+    mate = [-1] * n_u
+    for i, j in zip(by_rank, mate_ranked):
+        mate[i] = j
+    return mate
