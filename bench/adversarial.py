@@ -287,6 +287,20 @@ def share_wrong_templates(n: int):
     return [Template("t", {"speaker": ref})], [Template("t", {"speaker": pred})]
 
 
+def ties_templates(n: int):
+    """One OBD template, one slot of ``n`` fillers a side in groups of four: answers
+    ``"g{j} a"``, ``"g{j} b"`` and predictions ``"g{j} c"``, ``"g{j} d"`` (a 2x2 tie on a
+    token of their own, j = k // 4), then two answers and two predictions that share
+    nothing: n/4 ties among as many free fillers, so the band of weightless pairs would
+    span the slot, and it is solved by iescore.match.blocks instead."""
+    from iescore import Template
+
+    def side(own: tuple[str, str], free: str) -> tuple[str, ...]:
+        return tuple(f"g{k // 4} {own[k % 4]}" if k % 4 < 2 else f"{free}{k}" for k in range(n))
+
+    return [Template("t", {"speaker": side(("a", "b"), "r")})], [Template("t", {"speaker": side(("c", "d"), "p")})]
+
+
 def short_templates(n: int):
     """One OBD template, one slot of ``n`` answers and ``n - max(1, n // 1000)`` predictions:
     as :func:`templates`, but every hundredth answer is ``"Prof s{k} x{k}"`` (1% without
@@ -796,6 +810,9 @@ def make_cases(quick: bool = False) -> dict[str, Case]:
                                             "10% of the predictions wrong, at random (hub fillers without a "
                                             "counterpart on both sides tie)",
                                             share_wrong_templates, _score_templates(), compare=False),
+                "iescore_ties": Tool("iescore full report, exact, ONE slot of n/4 2x2 ties (a token of their own) "
+                                     "among as many fillers that share nothing", ties_templates, _score_templates(),
+                                     compare=False),
             },
         ),
     }

@@ -31,7 +31,7 @@ def test_quick_adversarial_benchmark_runs_and_counts_by_hand(tmp_path):
     import adversarial
 
     # seqeval is left out here (importing it takes seconds in every child); run.py's test has it
-    tools = "iescore_full,iescore_overlap,iescore_early,iescore_loose,iescore_wide,iescore_tie,iescore_dense,iescore_short,iescore_long,iescore_prf,nervaluate,conlleval_standin,iescore_cli"
+    tools = "iescore_full,iescore_overlap,iescore_early,iescore_loose,iescore_wide,iescore_tie,iescore_ties,iescore_dense,iescore_short,iescore_long,iescore_prf,nervaluate,conlleval_standin,iescore_cli"
     tools += ",iescore_calls,iescore_calls_auto,iescore_calls_docs,iescore_calls_templates,iescore_templates_one_call,iescore_one_call"
     assert adversarial.main(["--quick", "--out", str(tmp_path), "--cases", "chain,nested,crossing,templates,cli,calls",
                              "--tools", tools, "--tmp", str(tmp_path)]) == 0
@@ -97,6 +97,12 @@ def test_quick_adversarial_benchmark_runs_and_counts_by_hand(tmp_path):
     tie = result("templates", "iescore_tie", 10)
     assert (tie["tp"], tie["gold"], tie["pred"], tie["f1"]) == (0, 10, 10, 0.0)
     assert tie["slot_errors"] == {"C": 0, "S": 10, "D": 0, "I": 0}
+    # one slot of 10 a side: answers "g0 a", "g0 b", "r2", "r3", "g1 a", "g1 b", "r6", "r7",
+    # "g2 a", "g2 b" and predictions likewise with c, d and p: three 2x2 ties, nothing equal
+    # (TP = 0); every answer aligns (the slot is complete, 10 a side): 10 substitutions
+    ties = result("templates", "iescore_ties", 10)
+    assert (ties["tp"], ties["gold"], ties["pred"], ties["f1"]) == (0, 10, 10, 0.0)
+    assert ties["slot_errors"] == {"C": 0, "S": 10, "D": 0, "I": 0}
     # one slot of 10 whose fillers all hold "Dr" but answer 9 ("Prof s9 x9"): predictions 0, 2,
     # .., 8 equal their answers (TP = 5, F1 = 0.5, C = 5); the odd ones ("Dr s{k}") align
     # with the other answers, sharing 2 tokens with answer k (k < 9) and 1 with answer 9:

@@ -125,8 +125,8 @@ def _outcome(ref, pred, **opts):
 def test_tight_hub_pairs_as_a_block_give_the_plain_alignment(monkeypatch, n, seed, short):
     """A slot whose certificate fails, "the" a hub held once: its tight hub pairs stay a
     block and the slot is solved by iescore.match.blocks; the plain path lists every one
-    of them and solves all the pairs of the tied fillers. Every count, status, category
-    and partner agree."""
+    of them and solves all the pairs of the tied fillers written out (no slot through the
+    blocks). Every count, status, category and partner agree."""
     ref, pred = _share_wrong(n, seed, short)
     calls = []
     real = slots._block_slots
@@ -134,6 +134,36 @@ def test_tight_hub_pairs_as_a_block_give_the_plain_alignment(monkeypatch, n, see
     got = _outcome(ref, pred)
     assert calls, "the slot went through the blocks"
     monkeypatch.setattr(fillers, "_BLOCKS", False)
+    monkeypatch.setattr(slots, "_wide", lambda *a: np.zeros(0, dtype=np.int64))
     calls.clear()
     assert _outcome(ref, pred) == got
+    assert not calls
+
+
+@pytest.mark.parametrize("seed,short", [(0, 0), (1, 9), (2, 0)])
+def test_many_ties_through_the_blocks_give_the_band_alignment(monkeypatch, seed, short):
+    """A slot of 240 fillers a side in groups of four, shuffled: answers "g<j> a", "g<j> b",
+    "g<j> e", predictions "g<j> c", "g<j> d", "g<j> f" (a 3x3 tie on a token of their own),
+    and an answer and a prediction sharing nothing; the last ``short`` predictions left
+    out. The band of weightless pairs would span the slot, so it goes through
+    iescore.match.blocks; over a band (the blocks turned off) every count, status,
+    category and partner agree. By hand: nothing is equal (C = 0), and the slot being
+    complete, every prediction aligns (S = 240 - short) and the answers left over are
+    deletions (D = short)."""
+    rnd = random.Random(seed)
+    ref = [f for j in range(60) for f in (f"g{j} a", f"g{j} b", f"g{j} e", f"r{j}")]
+    pred = [f for j in range(60) for f in (f"g{j} c", f"g{j} d", f"g{j} f", f"p{j}")]
+    rnd.shuffle(ref)
+    rnd.shuffle(pred)
+    ref_t, pred_t = [Template("t", {"s": tuple(ref)})], [Template("t", {"s": tuple(pred[: 240 - short])})]
+    calls = []
+    real = slots._block_slots
+    monkeypatch.setattr(slots, "_block_slots", lambda *a: calls.append(1) or real(*a))
+    got = _outcome(ref_t, pred_t)
+    assert calls
+    se = got[0]["slot_errors"]
+    assert (se["C"], se["S"], se["D"], se["I"]) == (0, 240 - short, short, 0)
+    monkeypatch.setattr(slots, "_wide", lambda *a: np.zeros(0, dtype=np.int64))
+    calls.clear()
+    assert _outcome(ref_t, pred_t) == got
     assert not calls

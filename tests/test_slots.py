@@ -49,10 +49,17 @@ def _outcome(ref, pred, **opts):
 
 
 def _compare(ref, pred, sparse=False, **opts):
+    """The outcome against the reference's; with ``sparse``, every slot through the
+    positive pairs' matching however dense, and its tied slots both as they go (over a
+    band, or by iescore.match.blocks where the band would span the slot) and all over a
+    band."""
     with pytest.MonkeyPatch.context() as mp:
-        if sparse:  # every slot through the positive pairs' matching, however dense
+        if sparse:
             mp.setattr(slots, "_FULL_SHARE", float("inf"))
         got = _outcome(ref, pred, **opts)
+        if sparse:
+            mp.setattr(slots, "_wide", lambda *a: np.zeros(0, dtype=_I64))
+            assert _outcome(ref, pred, **opts) == got
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(part, "obd_pairs", reference_obd_pairs)
         want = _outcome(ref, pred, **opts)
@@ -100,15 +107,22 @@ def test_match_best_matches_the_reference(case, rule):
 
 
 def _spy(monkeypatch):
+    """Per tied solve: the pairs written out over a band, or ("blocks", answers,
+    predictions) for one by iescore.match.blocks (stand-ins counted)."""
     calls = []
-    real = slots._banded
+    real, real_blocks = slots._banded, slots._block_slots
 
     def spy(*a):
         out = real(*a)
         calls.append(len(out[0]))
         return out
 
+    def spy_blocks(sr, sp, in_r, in_p, *a):
+        calls.append(("blocks", int(in_r.sum()), int(in_p.sum())))
+        return real_blocks(sr, sp, in_r, in_p, *a)
+
     monkeypatch.setattr(slots, "_banded", spy)
+    monkeypatch.setattr(slots, "_block_slots", spy_blocks)
     return calls
 
 
@@ -135,14 +149,15 @@ def test_a_tie_in_a_component_falls_back_to_all_pairs(monkeypatch):
     (answers in position order "a b" < "a c" < "d", predictions "a" < "x"): kept; then
     ("a c", "x"); "d" is left. S = 2, D = 1. An alignment holds at most one positive pair
     (one prediction has any), so places (answer, prediction) at most 1 apart: a band of 3
-    as wide as the slot's 3 answers, so all its 6 pairs."""
+    as wide as the slot's 3 answers, so all its pairs, as blocks (iescore.match.blocks:
+    3 answers, 2 predictions); with the blocks turned off, all its 6 pairs written out."""
     calls = _spy(monkeypatch)
     d, items, _ = _compare([Template("t", {"s": ("a c", "a b", "d")})], [Template("t", {"s": ("x", "a")})],
                            sparse=True)
     assert [x[2] for x in items["reference"]] == [0, 1, None]  # "a c" with "x", "a b" with "a"
     se = d["slot_errors"]
     assert (se["C"], se["S"], se["D"], se["I"]) == (0, 2, 1, 0)
-    assert calls == [6]
+    assert calls[0] == ("blocks", 3, 2) and calls[1] == 6  # the second: _compare's run over a band
 
 
 def test_a_tie_materialises_only_the_fillers_outside_single_optimum_components(monkeypatch):
@@ -150,16 +165,16 @@ def test_a_tie_materialises_only_the_fillers_outside_single_optimum_components(m
     for "a" would leave 1 x 2 pairs short of it, no fewer than its holders' 2 x 1).
     "d e" - "d e" is a component of its own (one best matching: correct); "a" shares a token
     with "a b" and "a c" (a tie). "d e" - "d e" is in every best alignment, so only "a b",
-    "a c" x "a", "x" are solved over all their pairs (4): the tie rule keeps ("a b", "a")
-    (earliest answer, earliest prediction), then ("a c", "x").
-    C = 1, S = 2."""
+    "a c" x "a", "x" are solved over all their pairs (as blocks: 2 answers, 2 predictions;
+    over a band, 4 pairs): the tie rule keeps ("a b", "a") (earliest answer, earliest
+    prediction), then ("a c", "x"). C = 1, S = 2."""
     calls = _spy(monkeypatch)
     d, items, _ = _compare([Template("t", {"s": ("d e", "a c", "a b")})],
                            [Template("t", {"s": ("x", "d e", "a")})], sparse=True)
     assert [x[2] for x in items["reference"]] == [1, 0, 2]  # "d e"-"d e", "a c"-"x", "a b"-"a"
     se = d["slot_errors"]
     assert (se["C"], se["S"], se["D"], se["I"]) == (1, 2, 0, 0)
-    assert calls == [4]
+    assert calls == [("blocks", 2, 2), 4]
 
 
 def brute_lexmax(u, v, levels, rank_u, rank_v):

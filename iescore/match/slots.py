@@ -43,6 +43,8 @@ has its block's component taken as tied, whole, and is solved over its fillers o
 the single-optimum components with nothing written out (:func:`_block_slots`): their
 positive pairs listed, the block, and every pair of the slot's real fillers as a block
 of weightless aligned pairs, by :mod:`iescore.match.blocks` on classes of twin fillers.
+So is a tied slot (not one where most pairs weigh something) whose band would span it:
+many ties among many fillers.
 The plain reference is the all-pairs path in tests/test_slots.py.
 """
 
@@ -252,14 +254,18 @@ def align_slots(pairs: Pairs, R: Units, P: Units, rank_r: Callable[[], np.ndarra
     out_r.append(fr.take(ir))
     out_p.append(fp.take(ip))
     out_ok.append(np.zeros(len(ir), dtype=bool))
-    if len(block_slots):
-        # the slots with a block of hub pairs: every pair of their fillers outside the
-        # single-optimum components, the blocks left implicit (iescore.match.blocks)
-        b_r, b_p = left_r & np.isin(sr, block_slots), left_p & np.isin(sp, block_slots)
+    # the slots with a block of hub pairs, and the tied ones (not full) whose band would be
+    # as wide as they are: every pair of their fillers outside the single-optimum
+    # components, as blocks left implicit (iescore.match.blocks)
+    tied_slots = np.setdiff1d(dense, np.union1d(full, block_slots))
+    wide = _wide(sr, sp, left_r & np.isin(sr, tied_slots), left_p & np.isin(sp, tied_slots), u, v, n_r, n_p)
+    by_blocks = np.union1d(block_slots, wide)
+    if len(by_blocks):
+        b_r, b_p = left_r & np.isin(sr, by_blocks), left_p & np.isin(sp, by_blocks)
         got = _block_slots(sr, sp, b_r, b_p, u, v, ok, red, pairs.blocks, rank_r(), rank_p(), n_r, n_p)
         for acc, x in zip((out_r, out_p, out_ok), got):
             acc.append(x)
-    rest = np.setdiff1d(dense, block_slots)
+    rest = np.setdiff1d(dense, by_blocks)
     if len(rest):
         # the slots with a tie: the pairs of the fillers no single-optimum component holds
         # that a tie-ruled alignment can use (all the positive ones, weightless ones in a band)
@@ -307,13 +313,31 @@ def _in_block_components(u: np.ndarray, v: np.ndarray, blocks: tuple[tuple[np.nd
     return np.isin(comp[: len(u)], comp[len(u) :])
 
 
+def _wide(sr: np.ndarray, sp: np.ndarray, in_r: np.ndarray, in_p: np.ndarray, u: np.ndarray, v: np.ndarray,
+          n_r: int, n_p: int) -> np.ndarray:
+    """The slots of the units of the masks whose band (:func:`_banded`: k a side of each
+    real unit's place, k the most positive pairs an alignment of the slot can hold) would
+    span the slot: 2 k + 1 places at least as many as its real units on the larger side."""
+    slots = np.union1d(sr.compress(in_r), sp.compress(in_p))
+    if len(slots) == 0:
+        return slots
+    keep = in_r.take(u) & in_p.take(v)
+    n_a = np.bincount(np.searchsorted(slots, sr.take(np.unique(u.compress(keep)))), minlength=len(slots))
+    n_b = np.bincount(np.searchsorted(slots, sp.take(np.unique(v.compress(keep)))), minlength=len(slots))
+    real_r, real_p = sr[:n_r].compress(in_r[:n_r]), sp[:n_p].compress(in_p[:n_p])
+    size = np.maximum(np.bincount(np.searchsorted(slots, real_r), minlength=len(slots)),
+                      np.bincount(np.searchsorted(slots, real_p), minlength=len(slots)))
+    return slots.compress(2 * np.minimum(n_a, n_b) + 1 >= size)
+
+
 def _block_slots(sr: np.ndarray, sp: np.ndarray, in_r: np.ndarray, in_p: np.ndarray, u: np.ndarray, v: np.ndarray,
                  ok: np.ndarray, red: np.ndarray, blocks: tuple[tuple[np.ndarray, np.ndarray], ...],
                  rank_r: np.ndarray, rank_p: np.ndarray, n_r: int, n_p: int) -> tuple[np.ndarray, ...]:
     """The tie-ruled alignment (answers, predictions, correct) of the units of the masks
     (slots whole but for their single-optimum components): their positive pairs listed,
-    and as blocks (:func:`iescore.match.blocks.block_match`) the hub pairs (one shared
-    token, an aligned pair) and every pair of a slot's real fillers (an aligned pair)."""
+    and as blocks (:func:`iescore.match.blocks.block_match`) the hub pairs ``blocks`` (one
+    shared token, an aligned pair) and every pair of a slot's real fillers (an aligned
+    pair)."""
     ur, up = np.flatnonzero(in_r), np.flatnonzero(in_p)
     num_r = np.full(len(sr), -1, dtype=_I64)
     num_p = np.full(len(sp), -1, dtype=_I64)
