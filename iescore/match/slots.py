@@ -351,10 +351,16 @@ def _block_slots(sr: np.ndarray, sp: np.ndarray, in_r: np.ndarray, in_p: np.ndar
     for a, b in blocks:
         assert in_r.take(a).all() and in_p.take(b).all(), "a block's holders are all in its tied component"
         groups.append((num_r.take(a), num_p.take(b), 1))
+    # each slot's real units, by slot
     real_r, real_p = ur.compress(ur < n_r), up.compress(up < n_p)
-    for s in np.intersect1d(sr.take(real_r), sp.take(real_p)).tolist():
-        groups.append((num_r.take(real_r.compress(sr.take(real_r) == s)),
-                       num_p.take(real_p.compress(sp.take(real_p) == s)), 0))
+    real_r, real_p = real_r.take(np.argsort(sr.take(real_r), kind="stable")), real_p.take(
+        np.argsort(sp.take(real_p), kind="stable"))
+    key_r, key_p = sr.take(real_r), sp.take(real_p)
+    both = np.intersect1d(key_r, key_p)
+    lo_r, hi_r = np.searchsorted(key_r, both, "left").tolist(), np.searchsorted(key_r, both, "right").tolist()
+    lo_p, hi_p = np.searchsorted(key_p, both, "left").tolist(), np.searchsorted(key_p, both, "right").tolist()
+    for a0, a1, b0, b1 in zip(lo_r, hi_r, lo_p, hi_p):
+        groups.append((num_r.take(real_r[a0:a1]), num_p.take(real_p[b0:b1]), 0))
     # the levels (correct, aligned, shared tokens) as exact integers, the blocks' after the edges
     n_e = len(e)
     levels = [np.concatenate((e_ok, np.zeros(len(groups), dtype=bool))),
