@@ -167,3 +167,39 @@ def test_many_ties_through_the_blocks_give_the_band_alignment(monkeypatch, seed,
     calls.clear()
     assert _outcome(ref_t, pred_t) == got
     assert not calls
+
+
+def _two_hubs(n: int, twice: bool):
+    """As :func:`_share_wrong` (seed 0), but "the " and "of " each first on 30% of the fillers
+    of each side (two hub tokens), or "the " on 30% and twice on a third of those (copies)."""
+    rnd = random.Random(0)
+
+    def pre():
+        if twice:
+            x = rnd.random()
+            return "the the " if x < 0.1 else "the " if x < 0.3 else ""
+        return ("the " if rnd.random() < 0.3 else "") + ("of " if rnd.random() < 0.3 else "")
+
+    ref = tuple(pre() + f"s{k} x{k}" for k in range(n))
+    pred = tuple(pre() + (f"y{k}" if rnd.random() < 0.1 else f"s{k} x{k}" if k % 2 == 0 else f"s{k}")
+                 for k in range(n))
+    return [Template("t", {"s": ref})], [Template("t", {"s": pred})]
+
+
+@pytest.mark.parametrize("twice", [False, True])
+def test_all_hub_holders_as_blocks_give_the_plain_alignment(monkeypatch, twice):
+    """Two hub tokens, or one held twice by some: the slot keeps the pairs of all the hub
+    holders, as one block per level of shared copies (iescore.match.hubs.holder_blocks:
+    "the", "of" and both at weight 2; or "the" once and twice), and they give the plain
+    path's alignment, every such pair listed."""
+    from iescore.match import hubs
+
+    ref, pred = _two_hubs(320, twice)
+    levels = []
+    real = hubs.holder_blocks
+    monkeypatch.setattr(hubs, "holder_blocks", lambda h: levels.append(sorted(b[2] for b in real(h))) or real(h))
+    got = _outcome(ref, pred)
+    assert levels == [[1, 1, 2]] if not twice else levels == [[1, 2]]
+    monkeypatch.setattr(fillers, "_BLOCKS", False)
+    monkeypatch.setattr(slots, "_wide", lambda *a: np.zeros(0, dtype=np.int64))
+    assert _outcome(ref, pred) == got

@@ -318,7 +318,7 @@ def test_any_floors_give_the_reference_alignment(case, floors, rule, counting, s
 
 def _pairs_spy(monkeypatch, blocks=None):
     """The number of pairs obd_pairs lists, per call; with a list ``blocks``, its blocks'
-    (answers, predictions) too."""
+    (answers, predictions, weight) too."""
     sizes = []
     real = part.obd_pairs
 
@@ -326,7 +326,7 @@ def _pairs_spy(monkeypatch, blocks=None):
         out = real(*a)
         sizes.append(len(out.r))
         if blocks is not None:
-            blocks.append([(a.tolist(), b.tolist()) for a, b in out.blocks])
+            blocks.append([(a.tolist(), b.tolist(), w) for a, b, w in out.blocks])
         return out
 
     monkeypatch.setattr(part, "obd_pairs", spy)
@@ -579,7 +579,7 @@ def test_a_hub_pair_that_an_alignment_needs_is_kept(monkeypatch):
     se = d["slot_errors"]
     assert (se["C"], se["S"], se["D"], se["I"]) == (60, 181, 1, 0)
     assert items["prediction"][240][2] == 241 and items["reference"][240][2] is None
-    assert sizes[0] == 240 and blocks[0] == [([241], [240])]
+    assert sizes[0] == 240 and blocks[0] == [([241], [240], 1)]
     from iescore.match import fillers
 
     monkeypatch.setattr(fillers, "_BLOCKS", False)

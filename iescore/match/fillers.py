@@ -69,7 +69,7 @@ from .units import _I64, Units
 __all__ = ["obd_pairs"]
 
 _HUB_PAIRS = 4096  # a token's holders must make this many pairs to be a hub (iescore.match.hubs)
-# the tight hub pairs of a slot stay a block (Pairs.blocks) instead of being listed; the
+# the hub pairs a slot needs stay blocks (Pairs.blocks) instead of being listed; the
 # tests set it False for the plain path, every such pair listed
 _BLOCKS = True
 
@@ -266,6 +266,7 @@ def _candidates(R: Units, P: Units, rule: Rule) -> tuple[np.ndarray, np.ndarray,
         hubs = hub_b or hub_d
         held: dict[tuple[bool, str], tuple[list[int], list[int]]] = {}
         sizes: tuple[list[int], list[int]] = ([], [])
+        copies: tuple[list[tuple[tuple[tuple[bool, str], int], ...]], ...] = ([], [])
         low_r: list[int] = []
         low_p: list[int] = []
         for side, idx, keys, bd, beyond, short, tok, lack, eq, low, lim in (
@@ -275,10 +276,13 @@ def _candidates(R: Units, P: Units, rule: Rule) -> tuple[np.ndarray, np.ndarray,
                 beyond[i], short[i] = b, d
                 if hubs:  # the hub tokens are indexed apart (their holders), the others as usual
                     b_own, d_own = _outside(b, hub_b), _outside(d, hub_d)
+                    mine = []
                     for part, x, hub in ((False, b, hub_b), (True, d, hub_d)):
                         for t in hub.intersection(x):
                             held.setdefault((part, t), ([], []))[side].append(i)
+                            mine.append(((part, t), x[t] if isinstance(x, Counter) else 1))
                     sizes[side].append(_size(b) - _size(b_own) + _size(d) - _size(d_own))
+                    copies[side].append(tuple(sorted(mine)))
                 else:
                     b_own, d_own = b, d
                 if not b_own and not d_own:  # no index entry: equal fillers are found by hashing
@@ -293,7 +297,7 @@ def _candidates(R: Units, P: Units, rule: Rule) -> tuple[np.ndarray, np.ndarray,
             few_l.extend(low_r)
             few_r.extend([j] * len(low_r))
         if held:
-            hub_slots.append(HubSlot(rs, ps, sizes[0], sizes[1], list(held.values())))
+            hub_slots.append(HubSlot(rs, ps, sizes[0], sizes[1], list(held.values()), copies[0], copies[1]))
     l1, r1 = _join(tok_r, tok_p)
     l2, r2 = _join(lack_r, lack_p)
     l3, r3 = _join(eq_r, eq_p)
@@ -325,13 +329,14 @@ def obd_pairs(R: Units, P: Units, rule: Rule) -> Pairs:
         sides = (beyond_r, beyond_p, short_r, short_p)
         alone = (np.array([_size(d) for d in short_r], dtype=_I64), np.array([_size(d) for d in short_p], dtype=_I64))
         pairs = _attributes(R, P, rule, r, p, sides, alone)
-        needed, tight = hub_pairs_needed(pairs, hubs, len(R))
+        needed, blocks = hub_pairs_needed(pairs, hubs, len(R))
         if not _BLOCKS:
-            needed, tight = needed + tight, []
+            needed, blocks = needed + [(a, b) for a, b, _ in blocks], []
         if needed:
             pairs = _with_hub_pairs(R, P, rule, pairs, needed, sides)
-        if tight:
-            pairs = replace(pairs, blocks=tuple((np.array(a, dtype=_I64), np.array(b, dtype=_I64)) for a, b in tight))
+        if blocks:
+            pairs = replace(pairs, blocks=tuple((np.array(a, dtype=_I64), np.array(b, dtype=_I64), w)
+                                                for a, b, w in blocks))
         return pairs
 
 

@@ -42,7 +42,9 @@ tight: between the holders whose reduced potentials are 0, taken in the midpoint
 least and the greatest dual on the matching. The slot keeps those pairs, as a block
 (``Pairs.blocks``: each pair not found otherwise shares the hub token alone, so weighs
 one token, and the rule does not accept it) that :mod:`iescore.match.slots` never writes
-out; when no x gets there, or with several hub tokens, every pair sharing a token, listed. The plain reference,
+out; when no x gets there, or with several hub tokens or copies, every pair sharing a hub
+token, as one block per level of copies shared (:func:`holder_blocks`; listed beyond
+``_MAX_BLOCKS`` levels). The plain reference,
 every pair compared, is in tests/test_slots.py.
 """
 
@@ -74,29 +76,38 @@ _SPLITS: tuple[tuple[Callable[[int], int], Callable[[int], int]], ...] = (
 )
 
 
+Copies = tuple[tuple[tuple[bool, str], int], ...]  # a filler's hub tokens (lacked or not) and copies
+
+
 class HubSlot(NamedTuple):
-    """A slot with hub tokens: its answers and predictions, their hub copies, and each hub
-    token's holders on the two sides (the pairs left out)."""
+    """A slot with hub tokens: its answers and predictions, their hub copies, each hub
+    token's holders on the two sides (the pairs left out), and each filler's hub tokens
+    with their copies."""
 
     rs: list[int]
     ps: list[int]
     size_r: list[int]
     size_p: list[int]
     holders: list[tuple[list[int], list[int]]]
+    copies_r: list[Copies]
+    copies_p: list[Copies]
+
+
+_MAX_BLOCKS = 64  # a slot whose hub pairs need more blocks than this has them listed
 
 
 def hub_pairs_needed(pairs: Pairs, hubs: list[HubSlot],
-                     n_r: int) -> tuple[list[tuple[list[int], list[int]]], list[tuple[list[int], list[int]]]]:
-    """The hub pairs some best alignment may use, as groups of (answers, predictions)
-    whose pairs are all needed: none in a slot :func:`certified` (on the slot's pairs that
-    weigh something and the stand-ins of :mod:`iescore.match.slots`); in a slot with one
-    hub token held once by each holder, the :func:`tight_holders` (the second list: their
-    pairs not found otherwise share that one token and nothing else, so they weigh one
-    token each); else all its holders (the first list)."""
+                     n_r: int) -> tuple[list[tuple[list[int], list[int]]], list[tuple[list[int], list[int], int]]]:
+    """The hub pairs some best alignment may use: none in a slot :func:`certified` (on the
+    slot's pairs that weigh something and the stand-ins of :mod:`iescore.match.slots`); in
+    a slot with one hub token held once by each holder, those of the :func:`tight_holders`;
+    else those of all its holders. As blocks (the second list: answers, predictions and a
+    weight, :func:`holder_blocks`), or as groups of (answers, predictions) whose pairs are
+    all listed (the first list) where a slot would need more than ``_MAX_BLOCKS`` blocks."""
     out: list[tuple[list[int], list[int]]] = []
-    tight_out: list[tuple[list[int], list[int]]] = []
+    blocks: list[tuple[list[int], list[int], int]] = []
     if not hubs:
-        return out, tight_out
+        return out, blocks
     which = np.full(n_r, -1, dtype=_I64)
     for k, h in enumerate(hubs):
         which[h.rs] = k
@@ -110,11 +121,52 @@ def hub_pairs_needed(pairs: Pairs, hubs: list[HubSlot],
         tight = None
         if len(h.holders) == 1 and max(graph[3]) <= 1 and max(graph[4]) <= 1:
             tight = tight_holders(*graph)
-        if tight is None:
+        if tight is not None:  # one token, held once: each pair not listed shares it alone
+            if tight[0] and tight[1]:
+                blocks.append(([h.rs[i] for i in tight[0]], [h.ps[j] for j in tight[1]], 1))
+            continue
+        mine = holder_blocks(h)
+        if mine is None:
             out.extend(h.holders)
-        elif tight[0] and tight[1]:
-            tight_out.append(([h.rs[i] for i in tight[0]], [h.ps[j] for j in tight[1]]))
-    return out, tight_out
+        else:
+            blocks.extend(mine)
+    return out, blocks
+
+
+def holder_blocks(h: HubSlot) -> list[tuple[list[int], list[int], int]] | None:
+    """Blocks holding every pair of a slot's hub holders at the hub copies its two fillers
+    share, the best block holding a pair giving its weight: for each level L (copies per
+    hub token) that the shared copies of some answer and prediction make, the fillers
+    holding at least L, at the weight of L. None when more than ``_MAX_BLOCKS`` levels.
+
+    >>> # "the" on answers 0 and 1 (twice on 1), "of" on 1; "the" on predictions 5 and 6, "of" on 6
+    >>> t, o = (False, "the"), (False, "of")
+    >>> h = HubSlot([0, 1], [5, 6], [1, 3], [1, 2], [], [((t, 1),), ((o, 1), (t, 2))], [((t, 1),), ((o, 1), (t, 1))])
+    >>> sorted(holder_blocks(h), key=lambda b: b[2])
+    [([0, 1], [5, 6], 1), ([1], [6], 2)]
+    """
+    by_r: dict[Copies, list[int]] = {}
+    by_p: dict[Copies, list[int]] = {}
+    for i, v in zip(h.rs, h.copies_r):
+        by_r.setdefault(v, []).append(i)
+    for j, v in zip(h.ps, h.copies_p):
+        by_p.setdefault(v, []).append(j)
+    have_r = {v: dict(v) for v in by_r if v}
+    have_p = {v: dict(v) for v in by_p if v}
+    levels: set[Copies] = set()
+    for va in have_r:
+        for vb in have_p.values():
+            level = tuple((t, min(c, vb[t])) for t, c in va if t in vb)
+            if level:
+                levels.add(level)
+                if len(levels) > _MAX_BLOCKS:
+                    return None
+    out = []
+    for level in levels:
+        rs = [i for v, d in have_r.items() if all(d.get(t, 0) >= c for t, c in level) for i in by_r[v]]
+        ps = [j for v, d in have_p.items() if all(d.get(t, 0) >= c for t, c in level) for j in by_p[v]]
+        out.append((sorted(rs), sorted(ps), sum(c for _, c in level)))
+    return out
 
 
 def _weighted(pairs: Pairs, at: np.ndarray, h: HubSlot) -> tuple[list[int], list[int], list[int], list[int],

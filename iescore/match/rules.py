@@ -33,10 +33,11 @@ class Pairs:
     # complete, and ``alone`` is what every answer and every prediction gains when left unaligned
     weight: np.ndarray | None = None
     alone: tuple[np.ndarray, np.ndarray] | None = None
-    # OBD: groups of (answers, predictions) whose every pair not listed above is a pair too,
-    # sharing one hub token and nothing else (weight 1, the rule not satisfied): the hub
-    # pairs a best alignment may use, left implicit (iescore.match.hubs, iescore.match.blocks)
-    blocks: tuple[tuple[np.ndarray, np.ndarray], ...] = ()
+    # OBD: (answers, predictions, weight): every pair of the answers and predictions not
+    # listed above is a pair too, sharing hub tokens and nothing else, at least ``weight``
+    # of them (its weight: the best of the blocks holding it), the rule not satisfied: the
+    # hub pairs a best alignment may use, left implicit (iescore.match.hubs, iescore.match.blocks)
+    blocks: tuple[tuple[np.ndarray, np.ndarray, int], ...] = ()
 
     @classmethod
     def empty(cls) -> Pairs:

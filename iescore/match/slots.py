@@ -237,7 +237,7 @@ def align_slots(pairs: Pairs, R: Units, P: Units, rank_r: Callable[[], np.ndarra
     chosen = (match(fu, fv, [fok, fred], N_r, N_p, rank_r, rank_p, tie_rule=False) if len(fu)
               else np.zeros(0, dtype=bool))
     tied = _tied_components(fu, fv, fok, fred, chosen, N_r, N_p, n_r, n_p)
-    block_slots = np.unique(np.array([sr[a[0]] for a, _ in pairs.blocks], dtype=_I64))
+    block_slots = np.unique(np.array([sr[a[0]] for a, _, _ in pairs.blocks], dtype=_I64))
     dense = np.union1d(np.union1d(full, sr.take(fu.compress(tied))), block_slots)  # solved over all their pairs
     in_r, in_p = ~np.isin(sr, dense), ~np.isin(sp, dense)
     # a component with one best matching has it in every best alignment, whatever the slot
@@ -299,7 +299,7 @@ def _looked_up(dr: np.ndarray, dp: np.ndarray, u: np.ndarray, v: np.ndarray, ok:
     return hit & ok.take(o).take(at), np.where(hit, red.take(o).take(at), 0)
 
 
-def _in_block_components(u: np.ndarray, v: np.ndarray, blocks: tuple[tuple[np.ndarray, np.ndarray], ...],
+def _in_block_components(u: np.ndarray, v: np.ndarray, blocks: tuple[tuple[np.ndarray, np.ndarray, int], ...],
                          N_r: int, N_p: int) -> np.ndarray:
     """Edge mask: the edges in a component (of the edges and the blocks' pairs) that holds
     a block."""
@@ -307,8 +307,8 @@ def _in_block_components(u: np.ndarray, v: np.ndarray, blocks: tuple[tuple[np.nd
         return np.zeros(len(u), dtype=bool)
     # each block's members joined by a star: its answers to its first prediction, its
     # predictions to its first answer
-    star_u = np.concatenate([np.concatenate((a, np.full(len(b), a[0]))) for a, b in blocks])
-    star_v = np.concatenate([np.concatenate((np.full(len(a), b[0]), b)) for a, b in blocks])
+    star_u = np.concatenate([np.concatenate((a, np.full(len(b), a[0]))) for a, b, _ in blocks])
+    star_v = np.concatenate([np.concatenate((np.full(len(a), b[0]), b)) for a, b, _ in blocks])
     comp = components(np.concatenate((u, star_u)), np.concatenate((v, star_v)), N_r, N_p)
     return np.isin(comp[: len(u)], comp[len(u) :])
 
@@ -331,13 +331,13 @@ def _wide(sr: np.ndarray, sp: np.ndarray, in_r: np.ndarray, in_p: np.ndarray, u:
 
 
 def _block_slots(sr: np.ndarray, sp: np.ndarray, in_r: np.ndarray, in_p: np.ndarray, u: np.ndarray, v: np.ndarray,
-                 ok: np.ndarray, red: np.ndarray, blocks: tuple[tuple[np.ndarray, np.ndarray], ...],
+                 ok: np.ndarray, red: np.ndarray, blocks: tuple[tuple[np.ndarray, np.ndarray, int], ...],
                  rank_r: np.ndarray, rank_p: np.ndarray, n_r: int, n_p: int) -> tuple[np.ndarray, ...]:
     """The tie-ruled alignment (answers, predictions, correct) of the units of the masks
     (slots whole but for their single-optimum components): their positive pairs listed,
-    and as blocks (:func:`iescore.match.blocks.block_match`) the hub pairs ``blocks`` (one
-    shared token, an aligned pair) and every pair of a slot's real fillers (an aligned
-    pair)."""
+    and as blocks (:func:`iescore.match.blocks.block_match`) the hub pairs ``blocks`` (the
+    hub tokens they share, an aligned pair) and every pair of a slot's real fillers (an
+    aligned pair)."""
     ur, up = np.flatnonzero(in_r), np.flatnonzero(in_p)
     num_r = np.full(len(sr), -1, dtype=_I64)
     num_p = np.full(len(sp), -1, dtype=_I64)
@@ -348,9 +348,9 @@ def _block_slots(sr: np.ndarray, sp: np.ndarray, in_r: np.ndarray, in_p: np.ndar
     e_ok, e_red = ok.take(e), red.take(e)
     e_real = (u.take(e) < n_r) & (v.take(e) < n_p)
     groups = []
-    for a, b in blocks:
+    for a, b, weight in blocks:
         assert in_r.take(a).all() and in_p.take(b).all(), "a block's holders are all in its tied component"
-        groups.append((num_r.take(a), num_p.take(b), 1))
+        groups.append((num_r.take(a), num_p.take(b), weight))
     # each slot's real units, by slot
     real_r, real_p = ur.compress(ur < n_r), up.compress(up < n_p)
     real_r, real_p = real_r.take(np.argsort(sr.take(real_r), kind="stable")), real_p.take(
