@@ -16,9 +16,11 @@ on classes only:
   its nodes to classes of predictions (at most their size) along explicit edges or
   through a node per block, or leaves them unmatched; successive shortest paths from a
   greedy start, each by Dijkstra's algorithm over the reduced costs;
-* the tight class pairs and the rules an optimal matching obeys (complementary slackness:
-  a class of answers whose "unmatched" arc is not tight is always matched, and so is a
-  class of predictions whose arc to the sink has a negative reduced cost);
+* the rules an optimal matching obeys (complementary slackness: a class of answers whose
+  "unmatched" arc is not tight is always matched, and so is a class of predictions whose
+  arc to the sink has a negative reduced cost), and the class pairs it may join: an
+  explicit arc, or an arc into a block and one out of it, that some optimal flow uses
+  (:meth:`_Flow.allowed`: strongly connected components of the tight arcs' residual graph);
 * the tie rule on those classes (:func:`iescore.match.twins._tie_rule_on_classes`).
 
 Classes, arcs and searches are counted in classes and in the class pairs a block makes
@@ -29,7 +31,7 @@ out, solved by :func:`iescore.match.assign.match` (tests/test_blocks.py).
 from __future__ import annotations
 
 import heapq
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .twins import _tie_rule_on_classes
 
@@ -65,6 +67,29 @@ class _Flow:
     def push(self, e: int, amount: int) -> None:
         self.cap[e] -= amount
         self.cap[e ^ 1] += amount
+
+    def allowed(self) -> Callable[[int], bool]:
+        """For an optimal flow and its potentials: whether arc ``e`` carries flow in some
+        optimal flow. Those flows use tight arcs only, so the residual graph of the tight
+        arcs is that of every optimal flow: an arc used now is allowed, and an unused tight
+        one when its head reaches its tail there (a cycle through it), that is, when both
+        ends are in one strongly connected component."""
+        n = len(self.out)
+        succ: list[list[int]] = [[] for _ in range(n)]
+        for e in range(0, len(self.head), 2):
+            if self.reduced(e) == 0:
+                a, b = self.head[e + 1], self.head[e]
+                if self.cap[e] > 0:
+                    succ[a].append(b)
+                if self.cap[e + 1] > 0:
+                    succ[b].append(a)
+        comp = _components(succ)
+        head, cap = self.head, self.cap
+
+        def allowed(e: int) -> bool:
+            return self.reduced(e) == 0 and (cap[e ^ 1] > 0 or comp[head[e]] == comp[head[e ^ 1]])
+
+        return allowed
 
     def augment(self, s: int, t: int, excess: int) -> int:
         """Send up to ``excess`` units from s along one shortest path to t (Dijkstra on
@@ -113,6 +138,52 @@ class _Flow:
             self.push(e, amount)
             b = head[e ^ 1]
         return amount
+
+
+def _components(succ: list[list[int]]) -> list[int]:
+    """Each node's strongly connected component (Tarjan's algorithm, without recursion)."""
+    n = len(succ)
+    index = [-1] * n
+    low = [0] * n
+    comp = [-1] * n
+    stack: list[int] = []
+    on = [False] * n
+    count = c = 0
+    for root in range(n):
+        if index[root] >= 0:
+            continue
+        work = [(root, 0)]
+        index[root] = low[root] = count
+        count += 1
+        stack.append(root)
+        on[root] = True
+        while work:
+            a, k = work[-1]
+            if k < len(succ[a]):
+                work[-1] = (a, k + 1)
+                b = succ[a][k]
+                if index[b] < 0:
+                    index[b] = low[b] = count
+                    count += 1
+                    stack.append(b)
+                    on[b] = True
+                    work.append((b, 0))
+                elif on[b]:
+                    low[a] = min(low[a], index[b])
+                continue
+            work.pop()
+            if work:
+                p = work[-1][0]
+                low[p] = min(low[p], low[a])
+            if low[a] == index[a]:
+                while True:
+                    b = stack.pop()
+                    on[b] = False
+                    comp[b] = c
+                    if b == a:
+                        break
+                c += 1
+    return comp
 
 
 def _classes(n: int, partners: list[list[tuple[int, int]]], in_blocks: list[list[int]]) -> tuple[list[int], int]:
@@ -235,18 +306,20 @@ def block_match(n_u: int, n_v: int, rank_u: Sequence[int], rank_v: Sequence[int]
     # a class of predictions has a potential of at most the sink's (0, lowered from 0 only
     # when settled), so it is never barred, and always matched when below it
     must_y = [net.reduced(e) < 0 for e in sink]
+    # the class pairs some optimal matching joins: through arcs some optimal flow uses
+    allowed = net.allowed()
     tight: list[set[int]] = [set() for _ in range(n_x)]
     start: dict[tuple[int, int], int] = {}
     for x, y, e in explicit:
-        if net.reduced(e) == 0:
+        if allowed(e):
             tight[x].add(y)
         if net.cap[e ^ 1]:
             start[(x, y)] = start.get((x, y), 0) + net.cap[e ^ 1]
     for k in range(n_k):
-        xs = [(x, e) for x, e in into_block[k] if net.reduced(e) == 0]
-        ys = [(y, e) for y, e in out_block[k] if net.reduced(e) == 0]
-        for x, _ in xs:
-            tight[x].update(y for y, _ in ys)
+        ys = [y for y, e in out_block[k] if allowed(e)]
+        for x, e in into_block[k]:
+            if allowed(e):
+                tight[x].update(ys)
         # the block's flow split into class pairs, in order
         ins = [[x, net.cap[e ^ 1]] for x, e in into_block[k] if net.cap[e ^ 1]]
         outs = [[y, net.cap[e ^ 1]] for y, e in out_block[k] if net.cap[e ^ 1]]
