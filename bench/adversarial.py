@@ -287,6 +287,26 @@ def share_wrong_templates(n: int):
     return [Template("t", {"speaker": ref})], [Template("t", {"speaker": pred})]
 
 
+def two_hubs_templates(n: int):
+    """As :func:`share_wrong_templates`, but ``"the "`` and ``"of "`` each first on 30% of the
+    fillers of each side, at random (seed 0): two hub tokens, so the slot keeps the pairs
+    of all their holders (blocks per level of shared copies), and tied fillers with hub
+    tokens and pairs of their own can exchange partners."""
+    import random
+
+    from iescore import Template
+
+    rnd = random.Random(0)
+
+    def hubs() -> str:
+        return ("the " if rnd.random() < 0.3 else "") + ("of " if rnd.random() < 0.3 else "")
+
+    ref = tuple(hubs() + f"s{k} x{k}" for k in range(n))
+    pred = tuple(hubs() + (f"y{k}" if rnd.random() < 0.1 else f"s{k} x{k}" if k % 2 == 0 else f"s{k}")
+                 for k in range(n))
+    return [Template("t", {"speaker": ref})], [Template("t", {"speaker": pred})]
+
+
 def ties_templates(n: int):
     """One OBD template, one slot of ``n`` fillers a side in groups of four: answers
     ``"g{j} a"``, ``"g{j} b"`` and predictions ``"g{j} c"``, ``"g{j} d"`` (a 2x2 tie on a
@@ -810,6 +830,9 @@ def make_cases(quick: bool = False) -> dict[str, Case]:
                                             "10% of the predictions wrong, at random (hub fillers without a "
                                             "counterpart on both sides tie)",
                                             share_wrong_templates, _score_templates(), compare=False),
+                "iescore_two_hubs": Tool("iescore full report, exact, ONE slot as share_wrong but \"the\" and "
+                                         "\"of\" each on 30% (two hub tokens: all their holders' pairs kept)",
+                                         two_hubs_templates, _score_templates(), compare=False),
                 "iescore_ties": Tool("iescore full report, exact, ONE slot of n/4 2x2 ties (a token of their own) "
                                      "among as many fillers that share nothing", ties_templates, _score_templates(),
                                      compare=False),
