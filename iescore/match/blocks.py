@@ -1,11 +1,11 @@
 """Stage 3 of the pipeline (count), the tie-ruled matching (README, Definitions: ties) of a
 graph given as a few explicit edges plus *blocks*: sets of answers and predictions of
 which every answer-prediction pair is an edge of the block's weight. A tied OBD slot
-(:mod:`iescore.match.slots`) is such a graph: every pair of its real fillers weighs at
-least nothing (a block), the hub pairs an optimal dual leaves tight weigh one shared token
-(a block, :mod:`iescore.match.hubs`), and the other pairs that weigh something are few.
-Writing the blocks out costs their size squared: 6,000 fillers of the bench's
-``share_wrong`` shape made 1.3 million pairs.
+(:mod:`iescore.match.slots`) is such a graph: every pair of its real fillers is an
+aligned pair sharing nothing at least (a block), the hub pairs it needs share hub tokens
+(a block per level of copies shared, :mod:`iescore.match.hubs`), and the other pairs
+that weigh something are few. Writing the blocks out costs their size squared: 6,000
+fillers of the bench's ``share_wrong`` shape made 1.3 million pairs.
 
 Answers with the same explicit edges (same partners, same weights) and the same blocks
 are *twins*, and so are such predictions: the nodes fall into classes, and a class of
@@ -23,9 +23,12 @@ on classes only:
   (:meth:`_Flow.allowed`: strongly connected components of the tight arcs' residual graph);
 * the tie rule on those classes (:func:`iescore.match.twins._tie_rule_on_classes`).
 
-Classes, arcs and searches are counted in classes and in the class pairs a block makes
-tight, not in pairs of nodes. The reference is the same graph with its blocks written
-out, solved by :func:`iescore.match.assign.match` (tests/test_blocks.py).
+Classes, arcs and searches are counted in classes and in the class pairs the blocks'
+allowed arcs join, not in pairs of nodes. Those class pairs are the worst case: where
+many classes with pairs of their own can exchange partners through a block, they are
+quadratic in the classes (the bench's ``two_hubs`` shape). The reference is the same
+graph with its blocks written out, solved by :func:`iescore.match.assign.match`
+(tests/test_blocks.py).
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from .twins import _tie_rule_on_classes
 
 __all__ = ["block_match"]
 
-_INF = 1 << 62  # an arc without a capacity
+_INF = 1 << 62  # the capacity of an arc without one (more than any number of nodes)
 
 
 class _Flow:
@@ -119,7 +122,8 @@ class _Flow:
                     if b in done:
                         continue
                     nd = d + cost[e] + pa - pot[b]
-                    if nd < dist.get(b, _INF):
+                    old = dist.get(b)
+                    if old is None or nd < old:
                         dist[b] = nd
                         via[b] = e
                         heapq.heappush(heap, (nd, b != t, b))
