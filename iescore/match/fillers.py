@@ -46,9 +46,8 @@ a *hub* (:func:`_hubs`). A hub is left out of the index, so a pair that shares o
 tokens is not a candidate unless (2) or (3) finds it ((3) then counts the tokens beyond
 the floors that are not hubs); a certificate (:mod:`iescore.match.hubs`) checks that no
 best alignment of the slot uses such a pair, and a slot whose certificate fails gets
-those pairs back (with one hub token, only those an optimal dual leaves tight, as a block
-left implicit). The plain
-reference, every pair compared, is in tests/test_slots.py.
+those pairs back (with one hub token, only those an optimal dual leaves tight), as blocks
+left implicit. The plain reference, every pair compared, is in tests/test_slots.py.
 """
 
 from __future__ import annotations
@@ -62,7 +61,7 @@ import numpy as np
 
 from ..config import Rule
 from ..summary import no_cycles_collected
-from .hubs import HubSlot, hub_pairs_needed
+from .hubs import Copies, HubSlot, hub_pairs_needed
 from .rules import Pairs, sequence_match
 from .units import _I64, Units
 
@@ -266,7 +265,7 @@ def _candidates(R: Units, P: Units, rule: Rule) -> tuple[np.ndarray, np.ndarray,
         hubs = hub_b or hub_d
         held: dict[tuple[bool, str], tuple[list[int], list[int]]] = {}
         sizes: tuple[list[int], list[int]] = ([], [])
-        copies: tuple[list[tuple[tuple[tuple[bool, str], int], ...]], ...] = ([], [])
+        copies: tuple[list[Copies], list[Copies]] = ([], [])  # each filler's hub tokens and copies
         low_r: list[int] = []
         low_p: list[int] = []
         for side, idx, keys, bd, beyond, short, tok, lack, eq, low, lim in (
