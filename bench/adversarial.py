@@ -307,6 +307,18 @@ def two_hubs_templates(n: int):
     return [Template("t", {"speaker": ref})], [Template("t", {"speaker": pred})]
 
 
+def excess_templates(n: int):
+    """One OBD template, one slot of ``n`` answers ``"s{k}"``, ``"Dr "`` first on 3 in 5
+    (k % 5 < 3), and n/2 predictions ``"Dr s{2k}"``: "Dr" gets a floor, so the 40% of the
+    answers that lack it gain when left unaligned, and with n/2 answers in excess each of
+    them is paired with each of 0.4 n stand-ins (iescore.match.slots)."""
+    from iescore import Template
+
+    ref = tuple(("Dr " if k % 5 < 3 else "") + f"s{k}" for k in range(n))
+    pred = tuple(f"Dr s{2 * k}" for k in range(n // 2))
+    return [Template("t", {"speaker": ref})], [Template("t", {"speaker": pred})]
+
+
 def ties_templates(n: int):
     """One OBD template, one slot of ``n`` fillers a side in groups of four: answers
     ``"g{j} a"``, ``"g{j} b"`` and predictions ``"g{j} c"``, ``"g{j} d"`` (a 2x2 tie on a
@@ -833,6 +845,9 @@ def make_cases(quick: bool = False) -> dict[str, Case]:
                 "iescore_two_hubs": Tool("iescore full report, exact, ONE slot as share_wrong but \"the\" and "
                                          "\"of\" each on 30% (two hub tokens: all their holders' pairs kept)",
                                          two_hubs_templates, _score_templates(), compare=False),
+                "iescore_excess": Tool("iescore full report, exact, ONE slot of n answers, 40% without the "
+                                       "shared token, and n/2 predictions (each such answer with each stand-in)",
+                                       excess_templates, _score_templates(), compare=False),
                 "iescore_ties": Tool("iescore full report, exact, ONE slot of n/4 2x2 ties (a token of their own) "
                                      "among as many fillers that share nothing", ties_templates, _score_templates(),
                                      compare=False),

@@ -31,7 +31,7 @@ def test_quick_adversarial_benchmark_runs_and_counts_by_hand(tmp_path):
     import adversarial
 
     # seqeval is left out here (importing it takes seconds in every child); run.py's test has it
-    tools = "iescore_full,iescore_overlap,iescore_early,iescore_loose,iescore_wide,iescore_tie,iescore_ties,iescore_dense,iescore_short,iescore_long,iescore_prf,nervaluate,conlleval_standin,iescore_cli"
+    tools = "iescore_full,iescore_overlap,iescore_early,iescore_loose,iescore_wide,iescore_tie,iescore_ties,iescore_excess,iescore_dense,iescore_short,iescore_long,iescore_prf,nervaluate,conlleval_standin,iescore_cli"
     tools += ",iescore_calls,iescore_calls_auto,iescore_calls_docs,iescore_calls_templates,iescore_templates_one_call,iescore_one_call"
     assert adversarial.main(["--quick", "--out", str(tmp_path), "--cases", "chain,nested,crossing,templates,cli,calls",
                              "--tools", tools, "--tmp", str(tmp_path)]) == 0
@@ -103,6 +103,14 @@ def test_quick_adversarial_benchmark_runs_and_counts_by_hand(tmp_path):
     ties = result("templates", "iescore_ties", 10)
     assert (ties["tp"], ties["gold"], ties["pred"], ties["f1"]) == (0, 10, 10, 0.0)
     assert ties["slot_errors"] == {"C": 0, "S": 10, "D": 0, "I": 0}
+    # one slot of 10 answers "Dr s0", "Dr s1", "Dr s2", "s3", "s4", "Dr s5", .. (Dr when
+    # k % 5 < 3) and 5 predictions "Dr s0", "Dr s2", .., "Dr s8": prediction 2k equals answer
+    # 2k for 2k in {0, 2, 6} (TP = 3, F1 = 2*3/15 = 0.4, C = 3); "Dr s4" and "Dr s8" share s4,
+    # s8 with the answers lacking "Dr" (S = 2); 5 answers left over (D = 5)
+    excess = result("templates", "iescore_excess", 10)
+    assert (excess["tp"], excess["gold"], excess["pred"]) == (3, 10, 5)
+    assert excess["f1"] == pytest.approx(0.4)
+    assert excess["slot_errors"] == {"C": 3, "S": 2, "D": 5, "I": 0}
     # one slot of 10 whose fillers all hold "Dr" but answer 9 ("Prof s9 x9"): predictions 0, 2,
     # .., 8 equal their answers (TP = 5, F1 = 0.5, C = 5); the odd ones ("Dr s{k}") align
     # with the other answers, sharing 2 tokens with answer k (k < 9) and 1 with answer 9:
