@@ -203,3 +203,27 @@ def test_all_hub_holders_as_blocks_give_the_plain_alignment(monkeypatch, twice):
     monkeypatch.setattr(fillers, "_BLOCKS", False)
     monkeypatch.setattr(slots, "_wide", lambda *a: np.zeros(0, dtype=np.int64))
     assert _outcome(ref, pred) == got
+
+
+def test_stand_in_pairs_as_blocks_give_the_listed_alignment(monkeypatch):
+    """The bench's excess slot at 300: answers "s<k>", "Dr " first when k % 5 < 3, and 150
+    predictions "Dr s<2k>". "Dr" gets the floor 1, so the 120 answers without it gain 1
+    when left unaligned; 150 answers are left over, so 120 stand-ins, each paired with each
+    of the 120: 14,400 pairs, past slots._STAND_IN_LISTED, so they are blocks. By hand:
+    prediction 2k equals answer 2k when 2k % 5 < 3 (C = 90); the other 60 share s<2k> with
+    an answer lacking "Dr" (S = 60); D = 150. With the pairs listed, the same alignment."""
+    ref = tuple(("Dr " if k % 5 < 3 else "") + f"s{k}" for k in range(300))
+    pred = tuple(f"Dr s{2 * k}" for k in range(150))
+    ref_t, pred_t = [Template("t", {"s": ref})], [Template("t", {"s": pred})]
+    calls = []
+    real = slots._block_slots
+    monkeypatch.setattr(slots, "_block_slots", lambda *a: calls.append(1) or real(*a))
+    got = _outcome(ref_t, pred_t)
+    assert calls
+    se = got[0]["slot_errors"]
+    assert (se["C"], se["S"], se["D"], se["I"]) == (90, 60, 150, 0)
+    monkeypatch.setattr(slots, "_STAND_IN_LISTED", 10**9)
+    monkeypatch.setattr(slots, "_wide", lambda *a: np.zeros(0, dtype=np.int64))
+    calls.clear()
+    assert _outcome(ref_t, pred_t) == got
+    assert not calls

@@ -43,8 +43,10 @@ has its block's component taken as tied, whole, and is solved over its fillers o
 the single-optimum components with nothing written out (:func:`_block_slots`): their
 positive pairs listed, the block, and every pair of the slot's real fillers as a block
 of weightless aligned pairs, by :mod:`iescore.match.blocks` on classes of twin fillers.
-So is a tied slot (not one where most pairs weigh something) whose band would span it:
-many ties among many fillers.
+So is a tied slot (not one where most pairs weigh something) whose band would span it
+(many ties among many fillers), and a slot whose fillers with a gain and stand-ins would
+make ``_STAND_IN_LISTED`` pairs or more: those pairs are blocks, one per gain (the
+stand-ins of a slot are twins), and their component is taken as tied, whole.
 The plain reference is the all-pairs path in tests/test_slots.py.
 """
 
@@ -64,6 +66,10 @@ __all__ = ["align_slots"]
 # a slot in which at least this share of the pairs weighs something is solved over all its
 # pairs at once (a matching of the positive pairs and a check for ties would cost more)
 _FULL_SHARE = 0.5
+# a slot whose fillers with a gain and stand-ins make this many pairs has them as blocks
+_STAND_IN_LISTED = 4096
+
+Block = tuple[np.ndarray, np.ndarray, int, bool]  # answers, predictions, weight, aligned pairs (not stand-ins)
 
 
 def _tied_components(u: np.ndarray, v: np.ndarray, ok: np.ndarray, red: np.ndarray, chosen: np.ndarray,
@@ -172,16 +178,32 @@ def _banded(sr: np.ndarray, sp: np.ndarray, in_r: np.ndarray, in_p: np.ndarray, 
     return code // n, code % n
 
 
-def _stand_ins(s_big: np.ndarray, s_small: np.ndarray, gain: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _stand_ins(s_big: np.ndarray, s_small: np.ndarray, gain: np.ndarray,
+               listed: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Stand-ins for one side's unaligned fillers (module docstring): in each slot with
     more units on this side (slots ``s_big``) than on the other (``s_small``), one per unit
     there with a positive ``gain``, but no more than the excess. Returns the slot of every
     stand-in, and the edges, every such unit with every stand-in of its slot: (unit,
-    stand-in number)."""
+    stand-in number). With ``listed``, only the edges of the slots where they number fewer
+    than ``listed`` (:func:`_stand_in_blocks` gives the others)."""
+    return _stand_in_parts(s_big, s_small, gain, listed)[:3]
+
+
+def _stand_in_blocks(s_big: np.ndarray, s_small: np.ndarray, gain: np.ndarray,
+                     listed: int) -> list[tuple[np.ndarray, np.ndarray, int]]:
+    """The edges :func:`_stand_ins` leaves out under ``listed``, as blocks: per slot and
+    gain, (the units with that gain, the slot's stand-in numbers, the gain)."""
+    return _stand_in_parts(s_big, s_small, gain, listed)[3]
+
+
+def _stand_in_parts(s_big: np.ndarray, s_small: np.ndarray, gain: np.ndarray, listed: int | None) -> tuple[
+        np.ndarray, np.ndarray, np.ndarray, list[tuple[np.ndarray, np.ndarray, int]]]:
+    """:func:`_stand_ins`, and :func:`_stand_in_blocks`."""
     z = np.zeros(0, dtype=_I64)
+    blocks: list[tuple[np.ndarray, np.ndarray, int]] = []
     cand = np.flatnonzero(gain > 0)
     if len(cand) == 0:
-        return z, z, z
+        return z, z, z, blocks
     cs = s_big.take(cand)
     sb, ss = np.sort(s_big), np.sort(s_small)
     excess = (np.searchsorted(sb, cs, "right") - np.searchsorted(sb, cs, "left")
@@ -191,8 +213,18 @@ def _stand_ins(s_big: np.ndarray, s_small: np.ndarray, gain: np.ndarray) -> tupl
     slots, first, inv, count = np.unique(cs, return_index=True, return_inverse=True, return_counts=True)
     k = np.minimum(count, excess.take(first))  # stand-ins per slot
     start = np.cumsum(k) - k
-    owner, number = _ranges(start.take(inv), start.take(inv) + k.take(inv))
-    return np.repeat(slots, k), cand.take(owner), number
+    big = count * k >= listed if listed is not None else np.zeros(len(slots), dtype=bool)
+    by_slot = cand.take(np.argsort(inv, kind="stable"))
+    at = np.concatenate(([0], np.cumsum(count)))
+    for s in np.flatnonzero(big).tolist():  # per gain, its units with every stand-in of the slot
+        units = by_slot[at[s] : at[s + 1]]
+        numbers = np.arange(start[s], start[s] + k[s], dtype=_I64)
+        g = gain.take(units)
+        for value in np.unique(g).tolist():
+            blocks.append((units.compress(g == value), numbers, int(value)))
+    on = np.flatnonzero(~big.take(inv))
+    owner, number = _ranges(start.take(inv.take(on)), start.take(inv.take(on)) + k.take(inv.take(on)))
+    return np.repeat(slots, k), cand.take(on.take(owner)), number, blocks
 
 
 def align_slots(pairs: Pairs, R: Units, P: Units, rank_r: Callable[[], np.ndarray],
@@ -208,9 +240,13 @@ def align_slots(pairs: Pairs, R: Units, P: Units, rank_r: Callable[[], np.ndarra
     sr = R.doc.astype(_I64) * n_lab + R.label
     sp = P.doc.astype(_I64) * n_lab + P.label
     gain_r, gain_p = pairs.alone
-    # stand-ins: answers from n_r on stand for unaligned predictions, predictions from n_p on for answers
-    slot_xr, ep, xr = _stand_ins(sp, sr, gain_p)
-    slot_xp, er, xp = _stand_ins(sr, sp, gain_r)
+    # stand-ins: answers from n_r on stand for unaligned predictions, predictions from n_p on for answers;
+    # in a slot where they would make _STAND_IN_LISTED pairs or more, those pairs are blocks
+    slot_xr, ep, xr, blocks_xr = _stand_in_parts(sp, sr, gain_p, _STAND_IN_LISTED)
+    slot_xp, er, xp, blocks_xp = _stand_in_parts(sr, sp, gain_r, _STAND_IN_LISTED)
+    # every block: (answers, predictions, weight, whether its pairs are aligned pairs)
+    blocks = ([(a, b, w, True) for a, b, w in pairs.blocks] + [(a, n_p + x, g, False) for a, x, g in blocks_xp]
+              + [(n_r + x, b, g, False) for b, x, g in blocks_xr])
     N_r, N_p = n_r + len(slot_xr), n_p + len(slot_xp)
     if N_r > n_r or N_p > n_p:
         sr, sp = np.concatenate((sr, slot_xr)), np.concatenate((sp, slot_xp))
@@ -229,15 +265,15 @@ def align_slots(pairs: Pairs, R: Units, P: Units, rank_r: Callable[[], np.ndarra
     full = slot_ids.compress(np.bincount(su, minlength=len(slot_ids)) >= _FULL_SHARE * (n_rs * n_ps))
     sparse = np.flatnonzero(~np.isin(sr.take(u), full))
     su_, sv, sok, sred = u.take(sparse), v.take(sparse), ok.take(sparse), red.take(sparse)
-    # a component holding a block of hub pairs (pairs.blocks) is taken as tied, whole
-    by_block = _in_block_components(su_, sv, pairs.blocks, N_r, N_p)
+    # a component holding a block (hub pairs, stand-ins) is taken as tied, whole
+    by_block = _in_block_components(su_, sv, blocks, N_r, N_p)
     free = np.flatnonzero(~by_block)
     fu, fv, fok, fred = su_.take(free), sv.take(free), sok.take(free), sred.take(free)
     # any best matching: a component with one has it, and _tied_components finds the others
     chosen = (match(fu, fv, [fok, fred], N_r, N_p, rank_r, rank_p, tie_rule=False) if len(fu)
               else np.zeros(0, dtype=bool))
     tied = _tied_components(fu, fv, fok, fred, chosen, N_r, N_p, n_r, n_p)
-    block_slots = np.unique(np.array([sr[a[0]] for a, _, _ in pairs.blocks], dtype=_I64))
+    block_slots = np.unique(np.array([sr[b[0][0]] for b in blocks], dtype=_I64))
     dense = np.union1d(np.union1d(full, sr.take(fu.compress(tied))), block_slots)  # solved over all their pairs
     in_r, in_p = ~np.isin(sr, dense), ~np.isin(sp, dense)
     # a component with one best matching has it in every best alignment, whatever the slot
@@ -262,7 +298,7 @@ def align_slots(pairs: Pairs, R: Units, P: Units, rank_r: Callable[[], np.ndarra
     by_blocks = np.union1d(block_slots, wide)
     if len(by_blocks):
         b_r, b_p = left_r & np.isin(sr, by_blocks), left_p & np.isin(sp, by_blocks)
-        got = _block_slots(sr, sp, b_r, b_p, u, v, ok, red, pairs.blocks, rank_r(), rank_p(), n_r, n_p)
+        got = _block_slots(sr, sp, b_r, b_p, u, v, ok, red, blocks, rank_r(), rank_p(), n_r, n_p)
         for acc, x in zip((out_r, out_p, out_ok), got):
             acc.append(x)
     rest = np.setdiff1d(dense, by_blocks)
@@ -299,16 +335,15 @@ def _looked_up(dr: np.ndarray, dp: np.ndarray, u: np.ndarray, v: np.ndarray, ok:
     return hit & ok.take(o).take(at), np.where(hit, red.take(o).take(at), 0)
 
 
-def _in_block_components(u: np.ndarray, v: np.ndarray, blocks: tuple[tuple[np.ndarray, np.ndarray, int], ...],
-                         N_r: int, N_p: int) -> np.ndarray:
+def _in_block_components(u: np.ndarray, v: np.ndarray, blocks: list[Block], N_r: int, N_p: int) -> np.ndarray:
     """Edge mask: the edges in a component (of the edges and the blocks' pairs) that holds
     a block."""
     if not blocks:
         return np.zeros(len(u), dtype=bool)
     # each block's members joined by a star: its answers to its first prediction, its
     # predictions to its first answer
-    star_u = np.concatenate([np.concatenate((a, np.full(len(b), a[0]))) for a, b, _ in blocks])
-    star_v = np.concatenate([np.concatenate((np.full(len(a), b[0]), b)) for a, b, _ in blocks])
+    star_u = np.concatenate([np.concatenate((a, np.full(len(b), a[0]))) for a, b, _, _ in blocks])
+    star_v = np.concatenate([np.concatenate((np.full(len(a), b[0]), b)) for a, b, _, _ in blocks])
     comp = components(np.concatenate((u, star_u)), np.concatenate((v, star_v)), N_r, N_p)
     return np.isin(comp[: len(u)], comp[len(u) :])
 
@@ -331,7 +366,7 @@ def _wide(sr: np.ndarray, sp: np.ndarray, in_r: np.ndarray, in_p: np.ndarray, u:
 
 
 def _block_slots(sr: np.ndarray, sp: np.ndarray, in_r: np.ndarray, in_p: np.ndarray, u: np.ndarray, v: np.ndarray,
-                 ok: np.ndarray, red: np.ndarray, blocks: tuple[tuple[np.ndarray, np.ndarray, int], ...],
+                 ok: np.ndarray, red: np.ndarray, blocks: list[Block],
                  rank_r: np.ndarray, rank_p: np.ndarray, n_r: int, n_p: int) -> tuple[np.ndarray, ...]:
     """The tie-ruled alignment (answers, predictions, correct) of the units of the masks
     (slots whole but for their single-optimum components): their positive pairs listed,
@@ -348,9 +383,9 @@ def _block_slots(sr: np.ndarray, sp: np.ndarray, in_r: np.ndarray, in_p: np.ndar
     e_ok, e_red = ok.take(e), red.take(e)
     e_real = (u.take(e) < n_r) & (v.take(e) < n_p)
     groups = []
-    for a, b, weight in blocks:
-        assert in_r.take(a).all() and in_p.take(b).all(), "a block's holders are all in its tied component"
-        groups.append((num_r.take(a), num_p.take(b), weight))
+    for a, b, weight, real in blocks:
+        assert in_r.take(a).all() and in_p.take(b).all(), "a block's members are all in its tied component"
+        groups.append((num_r.take(a), num_p.take(b), weight, real))
     # each slot's real units, by slot
     real_r, real_p = ur.compress(ur < n_r), up.compress(up < n_p)
     real_r, real_p = real_r.take(np.argsort(sr.take(real_r), kind="stable")), real_p.take(
@@ -360,15 +395,15 @@ def _block_slots(sr: np.ndarray, sp: np.ndarray, in_r: np.ndarray, in_p: np.ndar
     lo_r, hi_r = np.searchsorted(key_r, both, "left").tolist(), np.searchsorted(key_r, both, "right").tolist()
     lo_p, hi_p = np.searchsorted(key_p, both, "left").tolist(), np.searchsorted(key_p, both, "right").tolist()
     for a0, a1, b0, b1 in zip(lo_r, hi_r, lo_p, hi_p):
-        groups.append((num_r.take(real_r[a0:a1]), num_p.take(real_p[b0:b1]), 0))
+        groups.append((num_r.take(real_r[a0:a1]), num_p.take(real_p[b0:b1]), 0, True))
     # the levels (correct, aligned, shared tokens) as exact integers, the blocks' after the edges
     n_e = len(e)
     levels = [np.concatenate((e_ok, np.zeros(len(groups), dtype=bool))),
-              np.concatenate((e_real, np.ones(len(groups), dtype=bool))),
+              np.concatenate((e_real, np.array([g[3] for g in groups], dtype=bool))),
               np.concatenate((e_red, np.array([g[2] for g in groups], dtype=_I64)))]
     w = _weights(levels, np.arange(n_e + len(groups)), min(len(ur), len(up)))
     mate = block_match(len(ur), len(up), rank_r.take(ur).tolist(), rank_p.take(up).tolist(), eu.tolist(),
-                       ev.tolist(), w[:n_e], [(a.tolist(), b.tolist(), wk) for (a, b, _), wk in zip(groups, w[n_e:])])
+                       ev.tolist(), w[:n_e], [(a.tolist(), b.tolist(), wk) for (a, b, _, _), wk in zip(groups, w[n_e:])])
     m = np.array(mate, dtype=_I64)
     has = np.flatnonzero(m >= 0)
     a_r, a_p = ur.take(has), up.take(m.take(has))
