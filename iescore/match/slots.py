@@ -185,20 +185,14 @@ def _stand_ins(s_big: np.ndarray, s_small: np.ndarray, gain: np.ndarray,
     there with a positive ``gain``, but no more than the excess. Returns the slot of every
     stand-in, and the edges, every such unit with every stand-in of its slot: (unit,
     stand-in number). With ``listed``, only the edges of the slots where they number fewer
-    than ``listed`` (:func:`_stand_in_blocks` gives the others)."""
+    than ``listed`` (:func:`_stand_in_parts` gives the others as blocks)."""
     return _stand_in_parts(s_big, s_small, gain, listed)[:3]
-
-
-def _stand_in_blocks(s_big: np.ndarray, s_small: np.ndarray, gain: np.ndarray,
-                     listed: int) -> list[tuple[np.ndarray, np.ndarray, int]]:
-    """The edges :func:`_stand_ins` leaves out under ``listed``, as blocks: per slot and
-    gain, (the units with that gain, the slot's stand-in numbers, the gain)."""
-    return _stand_in_parts(s_big, s_small, gain, listed)[3]
 
 
 def _stand_in_parts(s_big: np.ndarray, s_small: np.ndarray, gain: np.ndarray, listed: int | None) -> tuple[
         np.ndarray, np.ndarray, np.ndarray, list[tuple[np.ndarray, np.ndarray, int]]]:
-    """:func:`_stand_ins`, and :func:`_stand_in_blocks`."""
+    """:func:`_stand_ins`, and the edges it leaves out under ``listed`` as blocks: per slot
+    and gain, (the units with that gain, the slot's stand-in numbers, the gain)."""
     z = np.zeros(0, dtype=_I64)
     blocks: list[tuple[np.ndarray, np.ndarray, int]] = []
     cand = np.flatnonzero(gain > 0)
