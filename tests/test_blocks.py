@@ -121,6 +121,32 @@ def _outcome(ref, pred, **opts):
     return r.to_dict(), items
 
 
+def _through_blocks(monkeypatch, ref, pred):
+    """The outcome, checked to have gone through iescore.match.blocks, and a function giving
+    the outcome of the plain path (``_plain(**module_values)``: fillers' and slots' values
+    patched), checked to have gone through no block solve."""
+    calls = []
+    real = slots._block_slots
+    monkeypatch.setattr(slots, "_block_slots", lambda *a: calls.append(1) or real(*a))
+    got = _outcome(ref, pred)
+    assert calls, "the slot went through the blocks"
+
+    def plain(**values):
+        for name, value in values.items():
+            monkeypatch.setattr(fillers if hasattr(fillers, name) else slots, name, value)
+        calls.clear()
+        out = _outcome(ref, pred)
+        assert not calls
+        return out
+
+    return got, plain
+
+
+def _not_wide(*a):
+    """slots._wide counting no tied slot as wide: every tied slot over its band."""
+    return np.zeros(0, dtype=np.int64)
+
+
 @pytest.mark.parametrize("n,seed,short", [(300, 0, 0), (300, 1, 0), (400, 2, 0), (300, 3, 40), (350, 4, 7)])
 def test_tight_hub_pairs_as_a_block_give_the_plain_alignment(monkeypatch, n, seed, short):
     """A slot whose certificate fails, "the" a hub held once: its tight hub pairs stay a
@@ -128,16 +154,8 @@ def test_tight_hub_pairs_as_a_block_give_the_plain_alignment(monkeypatch, n, see
     of them and solves all the pairs of the tied fillers written out (no slot through the
     blocks). Every count, status, category and partner agree."""
     ref, pred = _share_wrong(n, seed, short)
-    calls = []
-    real = slots._block_slots
-    monkeypatch.setattr(slots, "_block_slots", lambda *a: calls.append(1) or real(*a))
-    got = _outcome(ref, pred)
-    assert calls, "the slot went through the blocks"
-    monkeypatch.setattr(fillers, "_BLOCKS", False)
-    monkeypatch.setattr(slots, "_wide", lambda *a: np.zeros(0, dtype=np.int64))
-    calls.clear()
-    assert _outcome(ref, pred) == got
-    assert not calls
+    got, plain = _through_blocks(monkeypatch, ref, pred)
+    assert plain(_BLOCKS=False, _wide=_not_wide) == got
 
 
 @pytest.mark.parametrize("seed,short", [(0, 0), (1, 9), (2, 0)])
@@ -156,17 +174,10 @@ def test_many_ties_through_the_blocks_give_the_band_alignment(monkeypatch, seed,
     rnd.shuffle(ref)
     rnd.shuffle(pred)
     ref_t, pred_t = [Template("t", {"s": tuple(ref)})], [Template("t", {"s": tuple(pred[: 240 - short])})]
-    calls = []
-    real = slots._block_slots
-    monkeypatch.setattr(slots, "_block_slots", lambda *a: calls.append(1) or real(*a))
-    got = _outcome(ref_t, pred_t)
-    assert calls
+    got, plain = _through_blocks(monkeypatch, ref_t, pred_t)
     se = got[0]["slot_errors"]
     assert (se["C"], se["S"], se["D"], se["I"]) == (0, 240 - short, short, 0)
-    monkeypatch.setattr(slots, "_wide", lambda *a: np.zeros(0, dtype=np.int64))
-    calls.clear()
-    assert _outcome(ref_t, pred_t) == got
-    assert not calls
+    assert plain(_wide=_not_wide) == got
 
 
 def _two_hubs(n: int, twice: bool):
@@ -201,7 +212,7 @@ def test_all_hub_holders_as_blocks_give_the_plain_alignment(monkeypatch, twice):
     got = _outcome(ref, pred)
     assert levels == [[1, 1, 2]] if not twice else levels == [[1, 2]]
     monkeypatch.setattr(fillers, "_BLOCKS", False)
-    monkeypatch.setattr(slots, "_wide", lambda *a: np.zeros(0, dtype=np.int64))
+    monkeypatch.setattr(slots, "_wide", _not_wide)
     assert _outcome(ref, pred) == got
 
 
@@ -215,15 +226,7 @@ def test_stand_in_pairs_as_blocks_give_the_listed_alignment(monkeypatch):
     ref = tuple(("Dr " if k % 5 < 3 else "") + f"s{k}" for k in range(300))
     pred = tuple(f"Dr s{2 * k}" for k in range(150))
     ref_t, pred_t = [Template("t", {"s": ref})], [Template("t", {"s": pred})]
-    calls = []
-    real = slots._block_slots
-    monkeypatch.setattr(slots, "_block_slots", lambda *a: calls.append(1) or real(*a))
-    got = _outcome(ref_t, pred_t)
-    assert calls
+    got, plain = _through_blocks(monkeypatch, ref_t, pred_t)
     se = got[0]["slot_errors"]
     assert (se["C"], se["S"], se["D"], se["I"]) == (90, 60, 150, 0)
-    monkeypatch.setattr(slots, "_STAND_IN_LISTED", 10**9)
-    monkeypatch.setattr(slots, "_wide", lambda *a: np.zeros(0, dtype=np.int64))
-    calls.clear()
-    assert _outcome(ref_t, pred_t) == got
-    assert not calls
+    assert plain(_STAND_IN_LISTED=10**9, _wide=_not_wide) == got
