@@ -33,6 +33,7 @@ blocks of tests/test_blocks.py.
 from __future__ import annotations
 
 import heapq
+from collections.abc import Iterator
 
 from .paths import _adjacency, _kept, _optimal_rules
 
@@ -93,19 +94,39 @@ def _lex_first_twins(a: list[int], p: list[int], ra: list[int], cp: list[int], c
 
 def _tie_rule_on_classes(cls_r: list[int], ban_r: list[bool], must_x: list[bool], must_y: list[bool],
                          nb_x: list[list[int]], members: list[list[int]], rank_c: list[int],
-                         start: list[tuple[int, int, int]]) -> list[int]:
+                         start: list[tuple[int, int, int]], blocks_x: list[list[int]] | None = None,
+                         block_ys: list[list[int]] | None = None) -> list[int]:
     """The tie rule on twin classes (:func:`_lex_first_twins`): each answer's prediction
     (-1: none), answers taken in the order of ``cls_r`` (each answer's class), which is
     their rank order. ``ban_r``: answers no optimal matching matches; ``must_x``/``must_y``:
     the classes whose nodes every optimal matching matches; ``nb_x``: each class of answers'
-    classes of predictions (sorted); ``members``: each class's predictions in rank order,
-    ``rank_c`` their ranks; ``start``: an optimal matching, as (x, y, pairs joining them).
+    classes of predictions; ``members``: each class's predictions in rank order, ``rank_c``
+    their ranks; ``start``: an optimal matching, as (x, y, pairs joining them).
+
+    A class of answers may also reach, through each of its ``blocks_x``, every class of
+    predictions of ``block_ys[k]`` (:mod:`iescore.match.blocks`): those pairs are never
+    written out. A search passes through a block once, and each block keeps, per part, a
+    heap of its classes of predictions by earliest undecided rank (an entry per change of
+    that rank; stale ones are skipped), which every answer reaching it shares. A class that
+    failed an answer's class is skipped for it by walking the heap's tree in order.
     """
     n_r, n_x, n_y = len(cls_r), len(must_x), len(must_y)
     nb_y: list[list[int]] = [[] for _ in range(n_y)]
     for x, ys in enumerate(nb_x):
         for y in ys:
             nb_y[y].append(x)
+    if blocks_x is None or block_ys is None:
+        blocks_x, block_ys = [[] for _ in range(n_x)], []
+    blocks_y: list[list[int]] = [[] for _ in range(n_y)]
+    for k, ys in enumerate(block_ys):
+        for y in ys:
+            blocks_y[y].append(k)
+    # each block's classes of answers and of predictions, per part
+    in_x: list[dict[int, set[int]]] = [{0: set()} for _ in block_ys]
+    in_y: list[dict[int, set[int]]] = [{0: set(ys)} for ys in block_ys]
+    for x, ks in enumerate(blocks_x):
+        for k in ks:
+            in_x[k][0].add(x)
     head = [0] * n_y
     left_x, left_y = [0] * n_x, [len(m) for m in members]  # undecided nodes per class
     for i in range(n_r):
@@ -117,7 +138,11 @@ def _tie_rule_on_classes(cls_r: list[int], ban_r: list[bool], must_x: list[bool]
     log: list[tuple[int, int, int]] = []  # (x, y, change) of a try; (-1, x or ~y, change) for left counts
 
     def move(x: int, y: int, d: int) -> None:
-        f[x][y] = g[y][x] = f[x].get(y, 0) + d
+        n = f[x].get(y, 0) + d
+        if n:
+            f[x][y] = g[y][x] = n
+        else:
+            del f[x][y], g[y][x]
         on_x[x] += d
         on_y[y] += d
 
@@ -146,13 +171,13 @@ def _tie_rule_on_classes(cls_r: list[int], ban_r: list[bool], must_x: list[bool]
 
     def drop_x(x: int) -> int:
         """Unjoin one pair of class x; the prediction class that loses it."""
-        y = next(y for y, n in f[x].items() if n > 0)
+        y = next(iter(f[x]))
         join(x, y, -1)
         return y
 
     def drop_y(y: int) -> int:
         """Unjoin one pair of class y; the answer class that loses it."""
-        x = next(x for x, n in g[y].items() if n > 0)
+        x = next(iter(g[y]))
         join(x, y, -1)
         return x
 
@@ -172,12 +197,23 @@ def _tie_rule_on_classes(cls_r: list[int], ban_r: list[bool], must_x: list[bool]
         seen.clear()
         seen.add(s)
         if rows_side:
-            nb, on_o, left_o, pairs_o, must_s, part_o, part = nb_x, on_y, left_y, g, must_x, part_y, part_x[s]
+            nb, blk, of_k, on_o, left_o, pairs_o, must_s, part_o = nb_x, blocks_x, in_y, on_y, left_y, g, must_x, part_y
+            part = part_x[s]
         else:
-            nb, on_o, left_o, pairs_o, must_s, part_o, part = nb_y, on_x, left_x, f, must_y, part_x, part_y[s]
+            nb, blk, of_k, on_o, left_o, pairs_o, must_s, part_o = nb_y, blocks_y, in_x, on_x, left_x, f, must_y, part_x
+            part = part_y[s]
+        met: set[int] = set()  # blocks passed through
+
+        def reach(z: int) -> Iterator[int]:
+            yield from nb[z]
+            for k in blk[z]:
+                if k not in met:
+                    met.add(k)
+                    yield from of_k[k].get(part, ())
+
         queue = [s]
         for z in queue:
-            for o in nb[z]:
+            for o in reach(z):
                 if o in via or part_o[o] != part:
                     continue
                 via[o] = z
@@ -185,8 +221,8 @@ def _tie_rule_on_classes(cls_r: list[int], ban_r: list[bool], must_x: list[bool]
                 if on_o[o] < left_o[o]:
                     end = -1  # a free node of o
                 else:
-                    for z2, n in pairs_o[o].items():
-                        if n > 0 and z2 not in seen:
+                    for z2 in pairs_o[o]:
+                        if z2 not in seen:
                             if not must_s[z2]:
                                 end = z2
                                 break
@@ -219,35 +255,92 @@ def _tie_rule_on_classes(cls_r: list[int], ban_r: list[bool], must_x: list[bool]
         completion matches all of R's nodes into O and so all of O's to R, and deciding more
         answers only removes completions."""
         nonlocal n_parts
-        for z in seen:
-            part_x[z] = n_parts
-        for o in via:
-            part_y[o] = n_parts
+        new = n_parts
         n_parts += 1
+        for z in seen:
+            old, part_x[z] = part_x[z], new
+            for k in blocks_x[z]:
+                in_x[k][old].discard(z)
+                in_x[k].setdefault(new, set()).add(z)
+        for o in via:
+            old, part_y[o] = part_y[o], new
+            for k in blocks_y[o]:
+                in_y[k][old].discard(o)
+                in_y[k].setdefault(new, set()).add(o)
+            renew(o)
 
     for x, y, k in start:
         join(x, y, k)
     log.clear()
     mate = [-1] * n_r
-    # per class of answers, its classes of predictions not yet failed, keyed by the rank of
-    # their earliest undecided prediction (a key gone stale as a head moved is renewed when met)
+    # per class of answers, its explicit classes of predictions not yet failed, keyed by the
+    # rank of their earliest undecided prediction (a key gone stale as a head moved is
+    # renewed when met); the classes that failed it
     queue: dict[int, list[tuple[int, int]]] = {}
+    failed: dict[int, set[int]] = {}
+
+    def key(y: int) -> int:
+        """The rank of class y's earliest undecided prediction (-1: none)."""
+        return rank_c[members[y][head[y]]] if head[y] < len(members[y]) else -1
+
+    # per block and part, its classes of predictions by key; an entry whose key or part
+    # changed since is stale
+    by_key: list[dict[int, list[tuple[int, int]]]] = []
+    for ys in block_ys:
+        heap = [(key(y), y) for y in ys if key(y) >= 0]
+        heapq.heapify(heap)
+        by_key.append({0: heap})
+
+    def renew(y: int) -> None:
+        """A fresh entry for class y in its blocks' heaps (its key or part changed)."""
+        if key(y) >= 0:
+            for k in blocks_y[y]:
+                heapq.heappush(by_key[k].setdefault(part_y[y], []), (key(y), y))
+
+    def first(k: int, part: int, bad: set[int]) -> tuple[int, int]:
+        """Block k's earliest class of predictions in ``part`` outside ``bad``, and its key
+        ((-1, -1): none)."""
+        heap = by_key[k].get(part)
+        if not heap:
+            return -1, -1
+        while heap and (heap[0][0] != key(heap[0][1]) or part_y[heap[0][1]] != part):
+            heapq.heappop(heap)
+        if not heap:
+            return -1, -1
+        if heap[0][1] not in bad:
+            return heap[0]
+        walk = [(heap[0], 0)]  # the heap's tree in key order, past stale entries and bad classes
+        while walk:
+            (rank, y), at = heapq.heappop(walk)
+            if rank == key(y) and part_y[y] == part and y not in bad:
+                return rank, y
+            for child in (2 * at + 1, 2 * at + 2):
+                if child < len(heap):
+                    heapq.heappush(walk, (heap[child], child))
+        return -1, -1
 
     def earliest(x: int) -> int:
         """The class of predictions to try next for an answer of class x (-1: none left)."""
+        bad = failed.get(x, set())
         heap = queue.get(x)
         if heap is None:
-            heap = queue[x] = [(rank_c[members[y][head[y]]], y) for y in nb_x[x] if head[y] < len(members[y])]
+            heap = queue[x] = [(key(y), y) for y in nb_x[x] if key(y) >= 0]
             heapq.heapify(heap)
+        best, best_key = -1, -1
         while heap:
-            key, y = heap[0]
-            if head[y] == len(members[y]) or part_y[y] != part_x[x]:
+            rank, y = heap[0]
+            if key(y) < 0 or part_y[y] != part_x[x] or y in bad:
                 heapq.heappop(heap)
-            elif key != rank_c[members[y][head[y]]]:
-                heapq.heapreplace(heap, (rank_c[members[y][head[y]]], y))
+            elif rank != key(y):
+                heapq.heapreplace(heap, (key(y), y))
             else:
-                return y
-        return -1
+                best, best_key = y, rank
+                break
+        for k in blocks_x[x]:
+            rank, y = first(k, part_x[x], bad)
+            if y >= 0 and (best < 0 or rank < best_key):
+                best, best_key = y, rank
+        return best
 
     for i in range(n_r):
         if ban_r[i]:
@@ -270,9 +363,10 @@ def _tie_rule_on_classes(cls_r: list[int], ban_r: list[bool], must_x: list[bool]
                 log.clear()
                 mate[i] = members[y][head[y]]
                 head[y] += 1
+                renew(y)
                 break
             undo()
-            heapq.heappop(queue[x])  # failed: never tried again for this class
+            failed.setdefault(x, set()).add(y)  # never tried again for this class
         else:  # no partner: the answer stays unmatched
             y0 = drop_x(x) if on_x[x] == left_x[x] else None
             leave(x, None)
