@@ -14,8 +14,9 @@ on classes only:
 
 * the optimum and an optimal dual, by a minimum-cost flow: each class of answers sends
   its nodes to classes of predictions (at most their size) along explicit edges or
-  through a node per block, or leaves them unmatched; successive shortest paths from a
-  greedy start, each by Dijkstra's algorithm over the reduced costs;
+  through a node per block, or leaves them unmatched; from a greedy start, the primal-dual
+  method: one Dijkstra search on reduced costs per shortest distance left, then blocking
+  flows over the tight arcs (:meth:`_Flow.ship`);
 * the rules an optimal matching obeys (complementary slackness: a class of answers whose
   "unmatched" arc is not tight is always matched, and so is a class of predictions whose
   arc to the sink has a negative reduced cost), and the class pairs it may join: an
@@ -95,15 +96,24 @@ class _Flow:
 
         return allowed
 
-    def augment(self, s: int, t: int, excess: int) -> int:
-        """Send up to ``excess`` units from s along one shortest path to t (Dijkstra on
-        reduced costs, t taken first among nodes at the same distance), and raise the
-        potentials of the nodes settled before t so that reduced costs stay non-negative
-        and the path becomes tight. Returns the units sent (0: t unreachable)."""
+    def ship(self, excess: dict[int, int], t: int) -> None:
+        """Send every node's ``excess`` to t at least cost (the primal-dual method): a Dijkstra
+        search from all of them on reduced costs (:meth:`_settle`) makes the shortest paths
+        tight, then blocking flows over the tight arcs (:meth:`_blocking`) send what they can,
+        until nothing is left. Empties ``excess``."""
+        while any(excess.values()):
+            assert self._settle([a for a, n in excess.items() if n], t), "t is always reachable"
+            while self._blocking(excess, t):
+                pass
+
+    def _settle(self, sources: list[int], t: int) -> bool:
+        """Dijkstra's search from all ``sources`` (distance 0) on reduced costs until t is
+        settled (t first among nodes at the same distance); the potentials of the nodes
+        settled before it are raised so that reduced costs stay non-negative and every
+        shortest path to t becomes tight. Returns whether t was reached."""
         head, cap, cost, pot, out = self.head, self.cap, self.cost, self.pot, self.out
-        dist = {s: 0}
-        via: dict[int, int] = {}
-        heap = [(0, 1, s)]
+        dist = dict.fromkeys(sources, 0)
+        heap = [(0, 1, s) for s in sources]
         settled: list[int] = []
         done = set()
         d_t = -1
@@ -126,23 +136,56 @@ class _Flow:
                     old = dist.get(b)
                     if old is None or nd < old:
                         dist[b] = nd
-                        via[b] = e
                         heapq.heappush(heap, (nd, b != t, b))
         if d_t < 0:
-            return 0
+            return False
         for a in settled:
             pot[a] -= d_t - dist[a]
-        amount, b = excess, t
-        while b != s:
-            e = via[b]
-            amount = min(amount, cap[e])
-            b = head[e ^ 1]
-        b = t
-        while b != s:
-            e = via[b]
-            self.push(e, amount)
-            b = head[e ^ 1]
-        return amount
+        return True
+
+    def _blocking(self, excess: dict[int, int], t: int) -> int:
+        """Dinic's blocking flow from the nodes with excess to t over the tight arcs with
+        capacity left, levelled by a breadth-first search from those nodes: each search
+        follows an arc one level down, and drops a node (for this round) or an arc once it
+        leads nowhere. Returns the units sent (0: t is not reachable over tight arcs)."""
+        head, cap, out = self.head, self.cap, self.out
+        level = {a: 0 for a, n in excess.items() if n}
+        queue = list(level)
+        for a in queue:
+            if a == t:
+                continue
+            for e in out[a]:
+                b = head[e]
+                if cap[e] > 0 and b not in level and self.reduced(e) == 0:
+                    level[b] = level[a] + 1
+                    queue.append(b)
+        if t not in level:
+            return 0
+        at = dict.fromkeys(level, 0)  # each node's next arc to follow
+        sent = 0
+        for s in [a for a, n in excess.items() if n]:
+            path: list[int] = []  # arcs from s
+            while excess[s] and at[s] < len(out[s]):
+                a = head[path[-1]] if path else s
+                if a == t:
+                    amount = min(excess[s], *(cap[e] for e in path))
+                    for e in path:
+                        self.push(e, amount)
+                    excess[s] -= amount
+                    sent += amount
+                    path.clear()
+                    continue
+                if at[a] == len(out[a]):  # a leads nowhere: back up, past the arc into it
+                    e = path.pop()
+                    at[head[e ^ 1]] += 1
+                    continue
+                e = out[a][at[a]]
+                b = head[e]
+                if cap[e] > 0 and level.get(b) == level[a] + 1 and self.reduced(e) == 0:
+                    path.append(e)
+                else:
+                    at[a] += 1
+        return sent
 
 
 def _components(succ: list[list[int]]) -> list[int]:
@@ -301,11 +344,7 @@ def block_match(n_u: int, n_v: int, rank_u: Sequence[int], rank_v: Sequence[int]
         if excess[x] and gain[x] == 0:
             net.push(alone[x], excess[x])
             excess[x] = 0
-    for x in order:
-        while excess[x]:
-            sent = net.augment(x, T, excess[x])
-            assert sent, "a class of answers can always stay unmatched"
-            excess[x] -= sent
+    net.ship({x: n for x, n in enumerate(excess) if n}, T)
     # the rules and the tight class pairs of every optimal matching (complementary slackness)
     must_x = [net.reduced(alone[x]) > 0 for x in range(n_x)]
     # a class of predictions has a potential of at most the sink's (0, lowered from 0 only

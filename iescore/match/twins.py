@@ -135,7 +135,22 @@ def _tie_rule_on_classes(cls_r: list[int], ban_r: list[bool], must_x: list[bool]
     f: list[dict[int, int]] = [{} for _ in range(n_x)]  # f[x][y] == g[y][x]: pairs joining x and y
     g: list[dict[int, int]] = [{} for _ in range(n_y)]
     on_x, on_y = [0] * n_x, [0] * n_y  # matched nodes per class
+    loose_x, loose_y = [0] * n_x, [0] * n_y  # pairs with classes that need not be matched
     log: list[tuple[int, int, int]] = []  # (x, y, change) of a try; (-1, x or ~y, change) for left counts
+    # per block and part, its classes that end a search reaching them (see repair)
+    ends_x: list[dict[int, set[int]]] = [{} for _ in block_ys]
+    ends_y: list[dict[int, set[int]]] = [{} for _ in block_ys]
+
+    def mark(x: int | None, y: int | None) -> None:
+        """Class x's (or y's) place among its blocks' ends, after a change."""
+        if x is not None:
+            end = on_x[x] < left_x[x] or loose_x[x] > 0
+            for k in blocks_x[x]:
+                (ends_x[k].setdefault(part_x[x], set()).add if end else ends_x[k].get(part_x[x], set()).discard)(x)
+        if y is not None:
+            end = on_y[y] < left_y[y] or loose_y[y] > 0
+            for k in blocks_y[y]:
+                (ends_y[k].setdefault(part_y[y], set()).add if end else ends_y[k].get(part_y[y], set()).discard)(y)
 
     def move(x: int, y: int, d: int) -> None:
         n = f[x].get(y, 0) + d
@@ -145,6 +160,9 @@ def _tie_rule_on_classes(cls_r: list[int], ban_r: list[bool], must_x: list[bool]
             del f[x][y], g[y][x]
         on_x[x] += d
         on_y[y] += d
+        loose_x[x] += d * (not must_y[y])
+        loose_y[y] += d * (not must_x[x])
+        mark(x, y)
 
     def join(x: int, y: int, d: int) -> None:
         move(x, y, d)
@@ -158,6 +176,7 @@ def _tie_rule_on_classes(cls_r: list[int], ban_r: list[bool], must_x: list[bool]
         if y is not None:
             left_y[y] -= 1
             log.append((-1, ~y, 1))
+        mark(x, y)
 
     def undo() -> None:
         for x, y, d in reversed(log):
@@ -165,8 +184,10 @@ def _tie_rule_on_classes(cls_r: list[int], ban_r: list[bool], must_x: list[bool]
                 move(x, y, -d)
             elif y >= 0:
                 left_x[y] += d
+                mark(y, None)
             else:
                 left_y[~y] += d
+                mark(None, ~y)
         log.clear()
 
     def drop_x(x: int) -> int:
@@ -197,18 +218,24 @@ def _tie_rule_on_classes(cls_r: list[int], ban_r: list[bool], must_x: list[bool]
         seen.clear()
         seen.add(s)
         if rows_side:
-            nb, blk, of_k, on_o, left_o, pairs_o, must_s, part_o = nb_x, blocks_x, in_y, on_y, left_y, g, must_x, part_y
+            nb, blk, of_k, ends, on_o, left_o, pairs_o, must_s, part_o = (nb_x, blocks_x, in_y, ends_y, on_y, left_y,
+                                                                          g, must_x, part_y)
             part = part_x[s]
         else:
-            nb, blk, of_k, on_o, left_o, pairs_o, must_s, part_o = nb_y, blocks_y, in_x, on_x, left_x, f, must_y, part_x
+            nb, blk, of_k, ends, on_o, left_o, pairs_o, must_s, part_o = (nb_y, blocks_y, in_x, ends_x, on_x, left_x,
+                                                                          f, must_y, part_x)
             part = part_y[s]
         met: set[int] = set()  # blocks passed through
 
         def reach(z: int) -> Iterator[int]:
+            """z's classes of the other side: its explicit ones, then, through each block not
+            passed yet, one of the block's ends if it has one (it ends the search), then all."""
             yield from nb[z]
             for k in blk[z]:
                 if k not in met:
                     met.add(k)
+                    if ends[k].get(part):
+                        yield next(iter(ends[k][part]))
                     yield from of_k[k].get(part, ())
 
         queue = [s]
@@ -262,13 +289,21 @@ def _tie_rule_on_classes(cls_r: list[int], ban_r: list[bool], must_x: list[bool]
             for k in blocks_x[z]:
                 in_x[k][old].discard(z)
                 in_x[k].setdefault(new, set()).add(z)
+                ends_x[k].get(old, set()).discard(z)
+            mark(z, None)
         for o in via:
             old, part_y[o] = part_y[o], new
             for k in blocks_y[o]:
                 in_y[k][old].discard(o)
                 in_y[k].setdefault(new, set()).add(o)
+                ends_y[k].get(old, set()).discard(o)
+            mark(None, o)
             renew(o)
 
+    for x in range(n_x):
+        mark(x, None)
+    for y in range(n_y):
+        mark(None, y)
     for x, y, k in start:
         join(x, y, k)
     log.clear()
