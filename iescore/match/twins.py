@@ -33,8 +33,6 @@ blocks of tests/test_blocks.py.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterator
-
 from .paths import _adjacency, _kept, _optimal_rules
 
 __all__: list[str] = []
@@ -121,12 +119,11 @@ def _tie_rule_on_classes(cls_r: list[int], ban_r: list[bool], must_x: list[bool]
     for k, ys in enumerate(block_ys):
         for y in ys:
             blocks_y[y].append(k)
-    # each block's classes of answers and of predictions, per part
-    in_x: list[dict[int, set[int]]] = [{0: set()} for _ in block_ys]
-    in_y: list[dict[int, set[int]]] = [{0: set(ys)} for ys in block_ys]
-    for x, ks in enumerate(blocks_x):
-        for k in ks:
-            in_x[k][0].add(x)
+    # per block and part, the classes of its members' partners, each with those members:
+    # mates_y[k][part][x], block k's classes of predictions joined to class x of answers (in
+    # that part); mates_x[k][part][y], its classes of answers joined to class y
+    mates_y: list[dict[int, dict[int, set[int]]]] = [{} for _ in block_ys]
+    mates_x: list[dict[int, dict[int, set[int]]]] = [{} for _ in block_ys]
     head = [0] * n_y
     left_x, left_y = [0] * n_x, [len(m) for m in members]  # undecided nodes per class
     for i in range(n_r):
@@ -152,12 +149,27 @@ def _tie_rule_on_classes(cls_r: list[int], ban_r: list[bool], must_x: list[bool]
             for k in blocks_y[y]:
                 (ends_y[k].setdefault(part_y[y], set()).add if end else ends_y[k].get(part_y[y], set()).discard)(y)
 
+    def link(x: int, y: int, joined: bool) -> None:
+        """Classes x and y now joined (or no longer) in their blocks' mates."""
+        for mates, ks, a, b, p in ((mates_y, blocks_y[y], x, y, part_x[x]), (mates_x, blocks_x[x], y, x, part_y[y])):
+            for k in ks:
+                of = mates[k].setdefault(p, {})
+                if joined:
+                    of.setdefault(a, set()).add(b)
+                else:
+                    of[a].discard(b)
+                    if not of[a]:
+                        del of[a]
+
     def move(x: int, y: int, d: int) -> None:
         n = f[x].get(y, 0) + d
         if n:
+            if n == d:
+                link(x, y, True)
             f[x][y] = g[y][x] = n
         else:
             del f[x][y], g[y][x]
+            link(x, y, False)
         on_x[x] += d
         on_y[y] += d
         loose_x[x] += d * (not must_y[y])
@@ -218,85 +230,103 @@ def _tie_rule_on_classes(cls_r: list[int], ban_r: list[bool], must_x: list[bool]
         seen.clear()
         seen.add(s)
         if rows_side:
-            nb, blk, of_k, ends, on_o, left_o, pairs_o, must_s, part_o = (nb_x, blocks_x, in_y, ends_y, on_y, left_y,
-                                                                          g, must_x, part_y)
+            nb, blk, mates, ends, on_o, left_o, pairs_o, must_s, part_o = (nb_x, blocks_x, mates_y, ends_y, on_y,
+                                                                           left_y, g, must_x, part_y)
             part = part_x[s]
         else:
-            nb, blk, of_k, ends, on_o, left_o, pairs_o, must_s, part_o = (nb_y, blocks_y, in_x, ends_x, on_x, left_x,
-                                                                          f, must_y, part_x)
+            nb, blk, mates, ends, on_o, left_o, pairs_o, must_s, part_o = (nb_y, blocks_y, mates_x, ends_x, on_x,
+                                                                           left_x, f, must_y, part_x)
             part = part_y[s]
         met: set[int] = set()  # blocks passed through
-
-        def reach(z: int) -> Iterator[int]:
-            """z's classes of the other side: its explicit ones, then, through each block not
-            passed yet, one of the block's ends if it has one (it ends the search), then all."""
-            yield from nb[z]
-            for k in blk[z]:
-                if k not in met:
-                    met.add(k)
-                    if ends[k].get(part):
-                        yield next(iter(ends[k][part]))
-                    yield from of_k[k].get(part, ())
-
         queue = [s]
+
+        def visit(o: int, z: int) -> int | None:
+            """Class o of the other side, reached from z: -1 when o has a free node, a class
+            that may give up its pair with o, or None (o's partners are queued)."""
+            via[o] = z
+            if on_o[o] < left_o[o]:
+                return -1
+            for z2 in pairs_o[o]:
+                if z2 not in seen:
+                    if not must_s[z2]:
+                        return z2
+                    seen.add(z2)
+                    back[z2] = o
+                    queue.append(z2)
+            return None
+
+        def augment(o: int, end: int) -> bool:
+            """The path found, ending at o (``end``: see visit), applied back to s."""
+            if end >= 0:  # end gives up its pair with o
+                join(*((end, o) if rows_side else (o, end)), -1)
+            while True:
+                z = via[o]
+                join(*((z, o) if rows_side else (o, z)), 1)
+                if z == s:
+                    return True
+                o = back[z]
+                join(*((z, o) if rows_side else (o, z)), -1)
+
         for z in queue:
-            for o in reach(z):
-                if o in via or part_o[o] != part:
+            for o in nb[z]:
+                if o not in via and part_o[o] == part and (end := visit(o, z)) is not None:
+                    return augment(o, end)
+            for k in blk[z]:
+                if k in met:
                     continue
-                via[o] = z
-                end = None
-                if on_o[o] < left_o[o]:
-                    end = -1  # a free node of o
-                else:
-                    for z2 in pairs_o[o]:
-                        if z2 not in seen:
-                            if not must_s[z2]:
-                                end = z2
-                                break
-                            seen.add(z2)
-                            back[z2] = o
-                            queue.append(z2)
-                if end is None:
-                    continue
-                if end >= 0:  # z2 gives up its pair with o
-                    join(*((end, o) if rows_side else (o, end)), -1)
-                while True:  # augment back to s
-                    z = via[o]
-                    join(*((z, o) if rows_side else (o, z)), 1)
-                    if z == s:
-                        return True
-                    o = back[z]
-                    join(*((z, o) if rows_side else (o, z)), -1)
+                met.add(k)
+                # through a block: one of its ends ends the search; with none, each of its
+                # classes is matched, to classes that must be, so the search goes on from
+                # those partners (one member joined to each, not the block's every class)
+                if ends[k].get(part):
+                    o = next(iter(ends[k][part]))
+                    if o not in via and (end := visit(o, z)) is not None:
+                        return augment(o, end)
+                for z2, os in mates[k].get(part, {}).items():
+                    if z2 not in seen:
+                        o = next(iter(os))
+                        via[o] = z
+                        seen.add(z2)
+                        back[z2] = o
+                        queue.append(z2)
         return False
 
-    def split() -> None:
-        """After a search from a class of answers that lost its pair with a prediction class y
-        (which an answer of another class took) failed: the classes it met become a part of
+    def split(y: int) -> None:
+        """After a search from a class of answers that lost its pair with prediction class
+        ``y`` (which an answer of another class took) failed: the classes of answers it
+        queued (R) and the classes of predictions joined to them, and y (O), become a part of
         their own, which no answer outside it can take a prediction from again.
 
-        Why (M: the state before the try, a valid completion): the classes of answers the
-        search queued (R) must be matched, all their possible partners are among the classes
-        of predictions it reached (O), and those are matched, in M, to R only (y to R's first
-        class too; the trying answer's own former partner was not reached, or it would have
-        been an end). So M matches R's undecided nodes exactly onto O's, every valid
-        completion matches all of R's nodes into O and so all of O's to R, and deciding more
-        answers only removes completions."""
+        Why (M: the state before the try, a valid completion): the classes of R must be
+        matched, and their possible partners with an undecided node are in O (each such
+        class the search reached was no end: its nodes all matched, to R; the others are y or
+        have no undecided node left); in M, O's classes are matched to R only (y to R's first
+        class; the trying answer's own former partner was not reached, or it would have been
+        an end). So M matches R's undecided nodes exactly onto O's, every valid completion
+        matches all of R's nodes into O and so all of O's to R, and deciding more answers
+        only removes completions."""
         nonlocal n_parts
         new = n_parts
         n_parts += 1
+        o_side = {o for z in seen for o in f[z]}
+        o_side.add(y)
         for z in seen:
             old, part_x[z] = part_x[z], new
             for k in blocks_x[z]:
-                in_x[k][old].discard(z)
-                in_x[k].setdefault(new, set()).add(z)
                 ends_x[k].get(old, set()).discard(z)
+            for o in f[z]:
+                for k in blocks_y[o]:
+                    if (os := mates_y[k].get(old, {}).pop(z, None)) is not None:
+                        mates_y[k].setdefault(new, {})[z] = os
             mark(z, None)
-        for o in via:
+        for o in o_side:
             old, part_y[o] = part_y[o], new
             for k in blocks_y[o]:
-                in_y[k][old].discard(o)
-                in_y[k].setdefault(new, set()).add(o)
                 ends_y[k].get(old, set()).discard(o)
+            for z in g[o]:
+                for k in blocks_x[z]:
+                    if (zs := mates_x[k].get(old, {}).pop(o, None)) is not None:
+                        mates_x[k].setdefault(new, {})[o] = zs
             mark(None, o)
             renew(o)
 
@@ -392,7 +422,7 @@ def _tie_rule_on_classes(cls_r: list[int], ban_r: list[bool], must_x: list[bool]
                 leave(x, y)
                 ok = x1 is None or not must_x[x1] or on_x[x1] == left_x[x1] or repair(x1, True)
                 if not ok:
-                    split()
+                    split(y)
                 ok = ok and (y0 is None or not must_y[y0] or on_y[y0] == left_y[y0] or repair(y0, False))
             if ok:
                 log.clear()
