@@ -97,94 +97,111 @@ class _Flow:
         return allowed
 
     def ship(self, excess: dict[int, int], t: int) -> None:
-        """Send every node's ``excess`` to t at least cost (the primal-dual method): a Dijkstra
-        search from all of them on reduced costs (:meth:`_settle`) makes the shortest paths
-        tight, then blocking flows over the tight arcs (:meth:`_blocking`) send what they can,
-        until nothing is left. Empties ``excess``."""
-        while any(excess.values()):
-            assert self._settle([a for a, n in excess.items() if n], t), "t is always reachable"
+        """Send every node's ``excess`` to t at least cost (the primal-dual method):
+        augmenting paths over the tight arcs (:meth:`_blocking`) send what they can; when
+        none is left, a Dijkstra search from the nodes with excess on reduced costs
+        (:meth:`_settle`) makes the next shortest paths tight. Empties ``excess``."""
+        while True:
             while self._blocking(excess, t):
                 pass
+            if not any(excess.values()):
+                return
+            assert self._settle([a for a, n in excess.items() if n], t), "t is always reachable"
 
     def _settle(self, sources: list[int], t: int) -> bool:
         """Dijkstra's search from all ``sources`` (distance 0) on reduced costs until t is
         settled (t first among nodes at the same distance); the potentials of the nodes
         settled before it are raised so that reduced costs stay non-negative and every
-        shortest path to t becomes tight. Returns whether t was reached."""
+        shortest path to t becomes tight. Returns whether t was reached. Its queue is a
+        list of nodes per distance (most arcs are tight: few distances) and a heap of the
+        distances."""
         head, cap, cost, pot, out = self.head, self.cap, self.cost, self.pot, self.out
-        dist = dict.fromkeys(sources, 0)
-        heap = [(0, 1, s) for s in sources]
+        dist = [-1] * len(out)
+        done = [False] * len(out)
+        for a in sources:
+            dist[a] = 0
+        buckets = {0: list(sources)}
+        keys = [0]
         settled: list[int] = []
-        done = set()
-        d_t = -1
-        while heap:
-            d, _, a = heapq.heappop(heap)
-            if a in done:
-                continue
-            done.add(a)
-            if a == t:
-                d_t = d
-                break
-            settled.append(a)
-            pa = pot[a]
-            for e in out[a]:
-                if cap[e] > 0:
-                    b = head[e]
-                    if b in done:
-                        continue
-                    nd = d + cost[e] + pa - pot[b]
-                    old = dist.get(b)
-                    if old is None or nd < old:
-                        dist[b] = nd
-                        heapq.heappush(heap, (nd, b != t, b))
-        if d_t < 0:
-            return False
-        for a in settled:
-            pot[a] -= d_t - dist[a]
-        return True
+        while keys:
+            d = heapq.heappop(keys)
+            bucket = buckets.pop(d)
+            for a in bucket:  # grows while read: nodes at the same distance
+                if dist[t] == d:
+                    for a in settled:
+                        pot[a] -= d - dist[a]
+                    return True
+                if done[a] or dist[a] != d:
+                    continue
+                done[a] = True
+                settled.append(a)
+                pa = pot[a]
+                for e in out[a]:
+                    if cap[e] > 0:
+                        b = head[e]
+                        if done[b]:
+                            continue
+                        nd = d + cost[e] + pa - pot[b]
+                        if dist[b] < 0 or nd < dist[b]:
+                            dist[b] = nd
+                            if nd == d:
+                                bucket.append(b)
+                            elif nd in buckets:
+                                buckets[nd].append(b)
+                            else:
+                                buckets[nd] = [b]
+                                heapq.heappush(keys, nd)
+            if dist[t] == d:
+                for a in settled:
+                    pot[a] -= d - dist[a]
+                return True
+        return False
 
     def _blocking(self, excess: dict[int, int], t: int) -> int:
-        """Dinic's blocking flow from the nodes with excess to t over the tight arcs with
-        capacity left, levelled by a breadth-first search from those nodes: each search
-        follows an arc one level down, and drops a node (for this round) or an arc once it
-        leads nowhere. Returns the units sent (0: t is not reachable over tight arcs)."""
-        head, cap, out = self.head, self.cap, self.out
-        level = {a: 0 for a, n in excess.items() if n}
-        queue = list(level)
-        for a in queue:
-            if a == t:
-                continue
-            for e in out[a]:
-                b = head[e]
-                if cap[e] > 0 and b not in level and self.reduced(e) == 0:
-                    level[b] = level[a] + 1
-                    queue.append(b)
-        if t not in level:
-            return 0
-        at = dict.fromkeys(level, 0)  # each node's next arc to follow
+        """Augmenting paths to t over the tight arcs with capacity left, by depth-first
+        searches from the nodes with excess that share each node's next arc to try (a node
+        whose arcs are all tried leads nowhere this round). Returns the units sent; 0 proves
+        that t is not reachable over tight arcs (the searches together explored all that the
+        sources reach)."""
+        head, cap, cost, pot, out = self.head, self.cap, self.cost, self.pot, self.out
+        at = [0] * len(out)  # each node's next arc to try
+        on_path = [False] * len(out)
         sent = 0
         for s in [a for a, n in excess.items() if n]:
             path: list[int] = []  # arcs from s
-            while excess[s] and at[s] < len(out[s]):
-                a = head[path[-1]] if path else s
+            a = s
+            on_path[s] = True
+            while excess[s]:
                 if a == t:
                     amount = min(excess[s], *(cap[e] for e in path))
                     for e in path:
                         self.push(e, amount)
+                        on_path[head[e]] = False
                     excess[s] -= amount
                     sent += amount
                     path.clear()
+                    a = s
                     continue
-                if at[a] == len(out[a]):  # a leads nowhere: back up, past the arc into it
+                arcs = out[a]
+                if at[a] == len(arcs):  # a leads nowhere: back up, past the arc into it
+                    if not path:
+                        break
                     e = path.pop()
-                    at[head[e ^ 1]] += 1
+                    on_path[a] = False
+                    a = head[e ^ 1]
+                    at[a] += 1
                     continue
-                e = out[a][at[a]]
+                e = arcs[at[a]]
                 b = head[e]
-                if cap[e] > 0 and level.get(b) == level[a] + 1 and self.reduced(e) == 0:
+                if not on_path[b] and cap[e] > 0 and cost[e] + pot[a] == pot[b]:
                     path.append(e)
+                    on_path[b] = True
+                    a = b
                 else:
                     at[a] += 1
+            for e in path:
+                on_path[head[e]] = False
+            on_path[s] = False
         return sent
 
 

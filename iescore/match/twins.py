@@ -124,6 +124,10 @@ def _tie_rule_on_classes(cls_r: list[int], ban_r: list[bool], must_x: list[bool]
     # that part); mates_x[k][part][y], its classes of answers joined to class y
     mates_y: list[dict[int, dict[int, set[int]]]] = [{} for _ in block_ys]
     mates_x: list[dict[int, dict[int, set[int]]]] = [{} for _ in block_ys]
+    # and by their own blocks: onward_y[k][part][k2], block k's mates (classes of answers)
+    # that reach block k2; onward_x likewise for classes of predictions
+    onward_y: list[dict[int, dict[int, set[int]]]] = [{} for _ in block_ys]
+    onward_x: list[dict[int, dict[int, set[int]]]] = [{} for _ in block_ys]
     head = [0] * n_y
     left_x, left_y = [0] * n_x, [len(m) for m in members]  # undecided nodes per class
     for i in range(n_r):
@@ -137,29 +141,37 @@ def _tie_rule_on_classes(cls_r: list[int], ban_r: list[bool], must_x: list[bool]
     # per block and part, its classes that end a search reaching them (see repair)
     ends_x: list[dict[int, set[int]]] = [{} for _ in block_ys]
     ends_y: list[dict[int, set[int]]] = [{} for _ in block_ys]
+    end_x, end_y = [False] * n_x, [False] * n_y  # whether a class is among its blocks' ends
 
     def mark(x: int | None, y: int | None) -> None:
         """Class x's (or y's) place among its blocks' ends, after a change."""
-        if x is not None:
-            end = on_x[x] < left_x[x] or loose_x[x] > 0
+        if x is not None and end_x[x] != (on_x[x] < left_x[x] or loose_x[x] > 0):
+            end_x[x] = not end_x[x]
             for k in blocks_x[x]:
-                (ends_x[k].setdefault(part_x[x], set()).add if end else ends_x[k].get(part_x[x], set()).discard)(x)
-        if y is not None:
-            end = on_y[y] < left_y[y] or loose_y[y] > 0
+                (ends_x[k].setdefault(part_x[x], set()).add if end_x[x] else ends_x[k][part_x[x]].discard)(x)
+        if y is not None and end_y[y] != (on_y[y] < left_y[y] or loose_y[y] > 0):
+            end_y[y] = not end_y[y]
             for k in blocks_y[y]:
-                (ends_y[k].setdefault(part_y[y], set()).add if end else ends_y[k].get(part_y[y], set()).discard)(y)
+                (ends_y[k].setdefault(part_y[y], set()).add if end_y[y] else ends_y[k][part_y[y]].discard)(y)
 
     def link(x: int, y: int, joined: bool) -> None:
         """Classes x and y now joined (or no longer) in their blocks' mates."""
-        for mates, ks, a, b, p in ((mates_y, blocks_y[y], x, y, part_x[x]), (mates_x, blocks_x[x], y, x, part_y[y])):
+        for mates, onward, ks, a, b, p, a_ks in ((mates_y, onward_y, blocks_y[y], x, y, part_x[x], blocks_x[x]),
+                                                 (mates_x, onward_x, blocks_x[x], y, x, part_y[y], blocks_y[y])):
             for k in ks:
                 of = mates[k].setdefault(p, {})
                 if joined:
-                    of.setdefault(a, set()).add(b)
+                    if a not in of:
+                        of[a] = set()
+                        for k2 in a_ks:
+                            onward[k].setdefault(p, {}).setdefault(k2, set()).add(a)
+                    of[a].add(b)
                 else:
                     of[a].discard(b)
                     if not of[a]:
                         del of[a]
+                        for k2 in a_ks:
+                            onward[k][p][k2].discard(a)
 
     def move(x: int, y: int, d: int) -> None:
         n = f[x].get(y, 0) + d
@@ -230,15 +242,17 @@ def _tie_rule_on_classes(cls_r: list[int], ban_r: list[bool], must_x: list[bool]
         seen.clear()
         seen.add(s)
         if rows_side:
-            nb, blk, mates, ends, on_o, left_o, pairs_o, must_s, part_o = (nb_x, blocks_x, mates_y, ends_y, on_y,
-                                                                           left_y, g, must_x, part_y)
+            nb, blk, mates, onward, ends, on_o, left_o, pairs_o, must_s, part_o = (
+                nb_x, blocks_x, mates_y, onward_y, ends_y, on_y, left_y, g, must_x, part_y)
             part = part_x[s]
         else:
-            nb, blk, mates, ends, on_o, left_o, pairs_o, must_s, part_o = (nb_y, blocks_y, mates_x, ends_x, on_x,
-                                                                           left_x, f, must_y, part_x)
+            nb, blk, mates, onward, ends, on_o, left_o, pairs_o, must_s, part_o = (
+                nb_y, blocks_y, mates_x, onward_x, ends_x, on_x, left_x, f, must_y, part_x)
             part = part_y[s]
-        met: set[int] = set()  # blocks passed through
-        queue = [s]
+        entry: dict[int, int] = {}  # a block passed through -> the class it was entered from
+        queue = [s]  # classes whose explicit arcs and blocks are still to follow
+        onward_to = []  # blocks whose mates' blocks are still to enter
+        unqueued = []  # blocks whose mates are still to queue
 
         def visit(o: int, z: int) -> int | None:
             """Class o of the other side, reached from z: -1 when o has a free node, a class
@@ -255,6 +269,27 @@ def _tie_rule_on_classes(cls_r: list[int], ban_r: list[bool], must_x: list[bool]
                     queue.append(z2)
             return None
 
+        def reach(z2: int, k: int) -> None:
+            """Class z2, one of block k's mates, reached through one of its members."""
+            if z2 not in seen:
+                o = next(iter(mates[k][part][z2]))
+                via[o] = entry[k]
+                seen.add(z2)
+                back[z2] = o
+                queue.append(z2)
+
+        def enter(k: int, z: int) -> tuple[int, int] | None:
+            """Block k, entered from class z: one of its ends and how it ends (see visit), or
+            None (its mates are to follow)."""
+            entry[k] = z
+            if ends[k].get(part):
+                o = next(iter(ends[k][part]))
+                if o not in via and (end := visit(o, z)) is not None:
+                    return o, end
+            onward_to.append(k)
+            unqueued.append(k)
+            return None
+
         def augment(o: int, end: int) -> bool:
             """The path found, ending at o (``end``: see visit), applied back to s."""
             if end >= 0:  # end gives up its pair with o
@@ -267,29 +302,46 @@ def _tie_rule_on_classes(cls_r: list[int], ban_r: list[bool], must_x: list[bool]
                 o = back[z]
                 join(*((z, o) if rows_side else (o, z)), -1)
 
-        for z in queue:
-            for o in nb[z]:
-                if o not in via and part_o[o] == part and (end := visit(o, z)) is not None:
-                    return augment(o, end)
-            for k in blk[z]:
-                if k in met:
-                    continue
-                met.add(k)
-                # through a block: one of its ends ends the search; with none, each of its
-                # classes is matched, to classes that must be, so the search goes on from
-                # those partners (one member joined to each, not the block's every class)
-                if ends[k].get(part):
-                    o = next(iter(ends[k][part]))
-                    if o not in via and (end := visit(o, z)) is not None:
+        # Through a block: one of its ends ends the search; with none, each of its classes is
+        # matched, to classes that must be (its mates), so the search goes on from those, one
+        # member joined to each standing for the block. Blocks are few and mates many: the
+        # blocks the mates reach are entered first, then the classes queued are followed, and
+        # a block's mates are queued one by one only when nothing else is left.
+        at = 0
+        while True:
+            if onward_to:
+                k = onward_to.pop()
+                for k2, zs in onward[k].get(part, {}).items():
+                    if k2 not in entry and zs:
+                        z2 = next(iter(zs))
+                        reach(z2, k)
+                        if (found := enter(k2, z2)) is not None:
+                            return augment(*found)
+            elif at < len(queue):
+                z = queue[at]
+                at += 1
+                for o in nb[z]:
+                    if o not in via and part_o[o] == part and (end := visit(o, z)) is not None:
                         return augment(o, end)
-                for z2, os in mates[k].get(part, {}).items():
-                    if z2 not in seen:
-                        o = next(iter(os))
-                        via[o] = z
-                        seen.add(z2)
-                        back[z2] = o
-                        queue.append(z2)
-        return False
+                for k in blk[z]:
+                    if k not in entry and (found := enter(k, z)) is not None:
+                        return augment(*found)
+            elif unqueued:
+                k = unqueued.pop()
+                for z2 in mates[k].get(part, {}):
+                    reach(z2, k)
+            else:
+                return False
+
+    def rehome(mates: dict[int, dict[int, set[int]]], onward: dict[int, dict[int, set[int]]], a: int,
+               a_ks: list[int], old: int, new: int) -> None:
+        """Class a, a block's mate, moved from part ``old`` to ``new`` in the block's
+        ``mates`` and ``onward`` (``a_ks``: a's blocks)."""
+        if (bs := mates.get(old, {}).pop(a, None)) is not None:
+            mates.setdefault(new, {})[a] = bs
+            for k2 in a_ks:
+                onward[old][k2].discard(a)
+                onward.setdefault(new, {}).setdefault(k2, set()).add(a)
 
     def split(y: int) -> None:
         """After a search from a class of answers that lost its pair with prediction class
@@ -312,22 +364,22 @@ def _tie_rule_on_classes(cls_r: list[int], ban_r: list[bool], must_x: list[bool]
         o_side.add(y)
         for z in seen:
             old, part_x[z] = part_x[z], new
-            for k in blocks_x[z]:
-                ends_x[k].get(old, set()).discard(z)
+            if end_x[z]:
+                for k in blocks_x[z]:
+                    ends_x[k][old].discard(z)
+                    ends_x[k].setdefault(new, set()).add(z)
             for o in f[z]:
                 for k in blocks_y[o]:
-                    if (os := mates_y[k].get(old, {}).pop(z, None)) is not None:
-                        mates_y[k].setdefault(new, {})[z] = os
-            mark(z, None)
+                    rehome(mates_y[k], onward_y[k], z, blocks_x[z], old, new)
         for o in o_side:
             old, part_y[o] = part_y[o], new
-            for k in blocks_y[o]:
-                ends_y[k].get(old, set()).discard(o)
+            if end_y[o]:
+                for k in blocks_y[o]:
+                    ends_y[k][old].discard(o)
+                    ends_y[k].setdefault(new, set()).add(o)
             for z in g[o]:
                 for k in blocks_x[z]:
-                    if (zs := mates_x[k].get(old, {}).pop(o, None)) is not None:
-                        mates_x[k].setdefault(new, {})[o] = zs
-            mark(None, o)
+                    rehome(mates_x[k], onward_x[k], o, blocks_y[o], old, new)
             renew(o)
 
     for x in range(n_x):
