@@ -341,7 +341,10 @@ def block_match(n_u: int, n_v: int, rank_u: Sequence[int], rank_v: Sequence[int]
                 net.push(e_x, n)
                 net.push(sink[b - Y0], n)
                 excess[x] -= n
-    at = [0] * n_k  # each block's first class of predictions that may still have room
+    # each block's classes of predictions, those in fewer blocks (wanted by fewer) first,
+    # and its first one that may still have room
+    fill = [sorted(out_block[k], key=lambda ye: len(blocks_v[rep_v[ye[0]]])) for k in range(n_k)]
+    at = [0] * n_k
     for x in order:
         for k in blocks_u[rep_u[x]]:
             if excess[x] == 0:
@@ -349,8 +352,8 @@ def block_match(n_u: int, n_v: int, rank_u: Sequence[int], rank_v: Sequence[int]
             e_x = to_block[x][k]
             if net.reduced(e_x) != 0:
                 continue
-            while excess[x] and at[k] < len(out_block[k]):
-                y, e_y = out_block[k][at[k]]
+            while excess[x] and at[k] < len(fill[k]):
+                y, e_y = fill[k][at[k]]
                 n = min(excess[x], net.cap[sink[y]])
                 if n:
                     for e in (e_x, e_y, sink[y]):

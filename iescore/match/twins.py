@@ -128,6 +128,8 @@ def _tie_rule_on_classes(cls_r: list[int], ban_r: list[bool], must_x: list[bool]
     # that reach block k2; onward_x likewise for classes of predictions
     onward_y: list[dict[int, dict[int, set[int]]]] = [{} for _ in block_ys]
     onward_x: list[dict[int, dict[int, set[int]]]] = [{} for _ in block_ys]
+    kept = [False, False]  # whether mates_y and onward_y (mates_x, onward_x) are kept: from a
+    # first search from a class of answers (of predictions) on; most tie rules search one side
     head = [0] * n_y
     left_x, left_y = [0] * n_x, [len(m) for m in members]  # undecided nodes per class
     for i in range(n_r):
@@ -155,23 +157,30 @@ def _tie_rule_on_classes(cls_r: list[int], ban_r: list[bool], must_x: list[bool]
                 (ends_y[k].setdefault(part_y[y], set()).add if end_y[y] else ends_y[k][part_y[y]].discard)(y)
 
     def link(x: int, y: int, joined: bool) -> None:
-        """Classes x and y now joined (or no longer) in their blocks' mates."""
-        for mates, onward, ks, a, b, p, a_ks in ((mates_y, onward_y, blocks_y[y], x, y, part_x[x], blocks_x[x]),
-                                                 (mates_x, onward_x, blocks_x[x], y, x, part_y[y], blocks_y[y])):
-            for k in ks:
-                of = mates[k].setdefault(p, {})
-                if joined:
-                    if a not in of:
-                        of[a] = set()
-                        for k2 in a_ks:
-                            onward[k].setdefault(p, {}).setdefault(k2, set()).add(a)
-                    of[a].add(b)
-                else:
-                    of[a].discard(b)
-                    if not of[a]:
-                        del of[a]
-                        for k2 in a_ks:
-                            onward[k][p][k2].discard(a)
+        """Classes x and y now joined (or no longer) in their blocks' mates, where kept."""
+        if kept[0]:
+            link_side(mates_y, onward_y, blocks_y[y], x, y, part_x[x], blocks_x[x], joined)
+        if kept[1]:
+            link_side(mates_x, onward_x, blocks_x[x], y, x, part_y[y], blocks_y[y], joined)
+
+    def link_side(mates: list[dict[int, dict[int, set[int]]]], onward: list[dict[int, dict[int, set[int]]]],
+                  ks: list[int], a: int, b: int, p: int, a_ks: list[int], joined: bool) -> None:
+        """Class a (of part p, in blocks a_ks) now joined (or no longer) to class b, a member
+        of blocks ks."""
+        for k in ks:
+            of = mates[k].setdefault(p, {})
+            if joined:
+                if a not in of:
+                    of[a] = set()
+                    for k2 in a_ks:
+                        onward[k].setdefault(p, {}).setdefault(k2, set()).add(a)
+                of[a].add(b)
+            else:
+                of[a].discard(b)
+                if not of[a]:
+                    del of[a]
+                    for k2 in a_ks:
+                        onward[k][p][k2].discard(a)
 
     def move(x: int, y: int, d: int) -> None:
         n = f[x].get(y, 0) + d
@@ -245,10 +254,20 @@ def _tie_rule_on_classes(cls_r: list[int], ban_r: list[bool], must_x: list[bool]
             nb, blk, mates, onward, ends, on_o, left_o, pairs_o, must_s, part_o = (
                 nb_x, blocks_x, mates_y, onward_y, ends_y, on_y, left_y, g, must_x, part_y)
             part = part_x[s]
+            if not kept[0]:
+                kept[0] = True
+                for x, ys in enumerate(f):
+                    for y in ys:
+                        link_side(mates_y, onward_y, blocks_y[y], x, y, part_x[x], blocks_x[x], True)
         else:
             nb, blk, mates, onward, ends, on_o, left_o, pairs_o, must_s, part_o = (
                 nb_y, blocks_y, mates_x, onward_x, ends_x, on_x, left_x, f, must_y, part_x)
             part = part_y[s]
+            if not kept[1]:
+                kept[1] = True
+                for y, xs in enumerate(g):
+                    for x in xs:
+                        link_side(mates_x, onward_x, blocks_x[x], y, x, part_y[y], blocks_y[y], True)
         entry: dict[int, int] = {}  # a block passed through -> the class it was entered from
         queue = [s]  # classes whose explicit arcs and blocks are still to follow
         onward_to = []  # blocks whose mates' blocks are still to enter
