@@ -415,23 +415,21 @@ def _tie_rule_on_classes(cls_r: list[int], ban_r: list[bool], must_x: list[bool]
     queue: dict[int, list[tuple[int, int]]] = {}
     failed: dict[int, set[int]] = {}
 
-    def key(y: int) -> int:
-        """The rank of class y's earliest undecided prediction (-1: none)."""
-        return rank_c[members[y][head[y]]] if head[y] < len(members[y]) else -1
+    key = [rank_c[m[0]] if m else -1 for m in members]  # each class's earliest undecided rank (-1: none)
 
     # per block and part, its classes of predictions by key; an entry whose key or part
     # changed since is stale
     by_key: list[dict[int, list[tuple[int, int]]]] = []
     for ys in block_ys:
-        heap = [(key(y), y) for y in ys if key(y) >= 0]
+        heap = [(key[y], y) for y in ys if key[y] >= 0]
         heapq.heapify(heap)
         by_key.append({0: heap})
 
     def renew(y: int) -> None:
         """A fresh entry for class y in its blocks' heaps (its key or part changed)."""
-        if key(y) >= 0:
+        if key[y] >= 0:
             for k in blocks_y[y]:
-                heapq.heappush(by_key[k].setdefault(part_y[y], []), (key(y), y))
+                heapq.heappush(by_key[k].setdefault(part_y[y], []), (key[y], y))
 
     def first(k: int, part: int, bad: set[int]) -> tuple[int, int]:
         """Block k's earliest class of predictions in ``part`` outside ``bad``, and its key
@@ -439,7 +437,7 @@ def _tie_rule_on_classes(cls_r: list[int], ban_r: list[bool], must_x: list[bool]
         heap = by_key[k].get(part)
         if not heap:
             return -1, -1
-        while heap and (heap[0][0] != key(heap[0][1]) or part_y[heap[0][1]] != part):
+        while heap and (heap[0][0] != key[heap[0][1]] or part_y[heap[0][1]] != part):
             heapq.heappop(heap)
         if not heap:
             return -1, -1
@@ -448,7 +446,7 @@ def _tie_rule_on_classes(cls_r: list[int], ban_r: list[bool], must_x: list[bool]
         walk = [(heap[0], 0)]  # the heap's tree in key order, past stale entries and bad classes
         while walk:
             (rank, y), at = heapq.heappop(walk)
-            if rank == key(y) and part_y[y] == part and y not in bad:
+            if rank == key[y] and part_y[y] == part and y not in bad:
                 return rank, y
             for child in (2 * at + 1, 2 * at + 2):
                 if child < len(heap):
@@ -460,15 +458,15 @@ def _tie_rule_on_classes(cls_r: list[int], ban_r: list[bool], must_x: list[bool]
         bad = failed.get(x, set())
         heap = queue.get(x)
         if heap is None:
-            heap = queue[x] = [(key(y), y) for y in nb_x[x] if key(y) >= 0]
+            heap = queue[x] = [(key[y], y) for y in nb_x[x] if key[y] >= 0]
             heapq.heapify(heap)
         best, best_key = -1, -1
         while heap:
             rank, y = heap[0]
-            if key(y) < 0 or part_y[y] != part_x[x] or y in bad:
+            if key[y] < 0 or part_y[y] != part_x[x] or y in bad:
                 heapq.heappop(heap)
-            elif rank != key(y):
-                heapq.heapreplace(heap, (key(y), y))
+            elif rank != key[y]:
+                heapq.heapreplace(heap, (key[y], y))
             else:
                 best, best_key = y, rank
                 break
@@ -477,6 +475,25 @@ def _tie_rule_on_classes(cls_r: list[int], ban_r: list[bool], must_x: list[bool]
             if y >= 0 and (best < 0 or rank < best_key):
                 best, best_key = y, rank
         return best
+
+    def pinned(x: int, y: int) -> bool:
+        """Whether an answer of class x taking class y is certain to fail because y's partner
+        is pinned to it: y's nodes are all matched, to one class x1 that must be matched and
+        has no free node, and once it gave up y, x1 could reach no other class: none it
+        reaches explicitly is in its part, and its blocks there hold no end and no joined
+        class (x's own partner, which the try frees, is joined to x). The search from x1
+        would queue x1 alone and fail, so the try is skipped and its part (x1 and its
+        partners) split off, as after that search (all 5,481 failed tries of the bench's
+        ``two_hubs`` shape at 100,000 fillers are such)."""
+        if not kept[0] or on_y[y] != left_y[y] or len(g[y]) != 1:
+            return False
+        x1, n = next(iter(g[y].items()))
+        part = part_x[x1]
+        if n != 1 or not must_x[x1] or on_x[x1] != left_x[x1]:
+            return False
+        if any(o != y and part_y[o] == part for o in nb_x[x1]):
+            return False
+        return not any(ends_y[k].get(part) or mates_y[k].get(part) for k in blocks_x[x1])
 
     for i in range(n_r):
         if ban_r[i]:
@@ -487,6 +504,12 @@ def _tie_rule_on_classes(cls_r: list[int], ban_r: list[bool], must_x: list[bool]
                 join(x, y, -1)
                 leave(x, y)
                 ok = True
+            elif pinned(x, y):  # certain to fail: no need to try
+                seen.clear()
+                seen.add(next(iter(g[y])))
+                split(y)
+                failed.setdefault(x, set()).add(y)
+                continue
             else:
                 y0 = drop_x(x) if on_x[x] == left_x[x] else None  # the answer gives up its partner
                 x1 = drop_y(y) if on_y[y] == left_y[y] else None  # the prediction gives up its partner
@@ -499,6 +522,7 @@ def _tie_rule_on_classes(cls_r: list[int], ban_r: list[bool], must_x: list[bool]
                 log.clear()
                 mate[i] = members[y][head[y]]
                 head[y] += 1
+                key[y] = rank_c[members[y][head[y]]] if head[y] < len(members[y]) else -1
                 renew(y)
                 break
             undo()
