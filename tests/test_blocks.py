@@ -86,6 +86,19 @@ def test_blocks_give_the_matching_of_the_pairs_written_out(case):
     assert block_match(*case) == written_out(*case)
 
 
+def test_a_prediction_reached_through_two_blocks_keeps_its_first_way_in():
+    """Found by a longer run of the property above: prediction classes joined to two
+    classes of answers, reached through one block for the first and then through another
+    for the second, must not be given the second way in (the entering class was itself
+    reached through that prediction: the path back looped forever). Against the pairs
+    written out."""
+    blocks = [([0], [5, 6, 7], 1), ([1], [1, 2], 1), ([7, 8, 9, 10, 11, 12], [0, 1, 2, 9, 10, 11], 1)]
+    eu = [0, 0, 0, 4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 5, 5, 6, 6, 6, 6, 6, 6, 9, 9, 10, 10, 11, 11, 12, 12]
+    ev = [0, 1, 2, 0, 1, 2, 5, 6, 7, 0, 1, 2, 5, 6, 7, 0, 1, 2, 5, 6, 7, 3, 4, 3, 4, 3, 4, 3, 4]
+    case = (13, 12, [0, 1, 3, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12], list(range(12)), eu, ev, [1] * len(eu), blocks)
+    assert block_match(*case) == written_out(*case) == [0, 1, -1, -1, 5, 6, 7, 2, 9, 3, 4, 10, 11]
+
+
 def test_a_block_and_a_heavier_edge_by_hand():
     """Answers 0, 1, 2 (ranked so), predictions 0, 1, every pair weighing 1 (a block),
     answer 2 with prediction 0 weighing 3. The best matchings weigh 4: 2-0 and one of

@@ -14,9 +14,10 @@ on classes only:
 
 * the optimum and an optimal dual, by a minimum-cost flow: each class of answers sends
   its nodes to classes of predictions (at most their size) along explicit edges or
-  through a node per block, or leaves them unmatched; from a greedy start, the primal-dual
-  method: one Dijkstra search on reduced costs per shortest distance left, then blocking
-  flows over the tight arcs (:meth:`_Flow.ship`);
+  through a node per block, or leaves them unmatched; from a greedy start (each block
+  fills its classes in the fewest blocks first), the primal-dual method: augmenting paths
+  over the tight arcs, and a Dijkstra search on reduced costs whenever none is left
+  (:meth:`_Flow.ship`);
 * the rules an optimal matching obeys (complementary slackness: a class of answers whose
   "unmatched" arc is not tight is always matched, and so is a class of predictions whose
   arc to the sink has a negative reduced cost), and the class pairs it may join: an
@@ -26,11 +27,13 @@ on classes only:
 
 Classes, arcs and searches are counted in classes, explicit arcs and blocks, not in
 pairs of nodes, nor in the pairs of classes a block joins: the tie rule is given each
-class's blocks and each block's classes, a search passes through a block once, and an
-answer's candidates from a block come from a heap the block keeps. (Handing the tie rule
-the class pairs instead made 6.7 million of them at 30,000 fillers of the bench's
+class's blocks and each block's classes, a search passes through a block once (and on
+from the classes joined to its members, not from each of its classes), and an answer's
+candidates from a block come from a heap the block keeps. (Handing the tie rule the
+class pairs instead made 6.7 million of them at 30,000 fillers of the bench's
 ``two_hubs`` shape.) The reference is the same graph with its blocks written out, solved
-by :func:`iescore.match.assign.match` (tests/test_blocks.py).
+by :func:`iescore.match.assign.match` (tests/test_blocks.py). Building this many small
+lists, dicts and sets, the solver pauses the cyclic garbage collector.
 """
 
 from __future__ import annotations
@@ -99,11 +102,11 @@ class _Flow:
 
     def ship(self, excess: dict[int, int], t: int) -> None:
         """Send every node's ``excess`` to t at least cost (the primal-dual method):
-        augmenting paths over the tight arcs (:meth:`_blocking`) send what they can; when
+        augmenting paths over the tight arcs (:meth:`_augment`) send what they can; when
         none is left, a Dijkstra search from the nodes with excess on reduced costs
         (:meth:`_settle`) makes the next shortest paths tight. Empties ``excess``."""
         while True:
-            while self._blocking(excess, t):
+            while self._augment(excess, t):
                 pass
             if not any(excess.values()):
                 return
@@ -158,7 +161,7 @@ class _Flow:
                 return True
         return False
 
-    def _blocking(self, excess: dict[int, int], t: int) -> int:
+    def _augment(self, excess: dict[int, int], t: int) -> int:
         """Augmenting paths to t over the tight arcs with capacity left, by depth-first
         searches from the nodes with excess that share each node's next arc to try (a node
         whose arcs are all tried leads nowhere this round). Returns the units sent; 0 proves

@@ -107,6 +107,16 @@ def _tie_rule_on_classes(cls_r: list[int], ban_r: list[bool], must_x: list[bool]
     heap of its classes of predictions by earliest undecided rank (an entry per change of
     that rank; stale ones are skipped), which every answer reaching it shares. A class that
     failed an answer's class is skipped for it by walking the heap's tree in order.
+
+    Through a block, a search ends at one of the block's *ends* (a class with a free node
+    or a pair it may give up) if it has one; otherwise every class of the block is matched,
+    to classes that must be, and the search goes on from those partners, the block's
+    *mates*, each reached through one member joined to it. Blocks are few and mates many
+    (thousands at 100,000 fillers of the bench's ``two_hubs`` shape, where the path found
+    has two or three steps): so each block also keeps its mates by the blocks they reach
+    (``onward``), a search enters those blocks first, and queues a block's mates one by
+    one only when nothing else is left. Ends, mates and onward blocks are kept per part
+    as the matching changes.
     """
     n_r, n_x, n_y = len(cls_r), len(must_x), len(must_y)
     nb_y: list[list[int]] = [[] for _ in range(n_y)]
@@ -289,10 +299,12 @@ def _tie_rule_on_classes(cls_r: list[int], ban_r: list[bool], must_x: list[bool]
             return None
 
         def reach(z2: int, k: int) -> None:
-            """Class z2, one of block k's mates, reached through one of its members."""
+            """Class z2, one of block k's mates, reached through one of its members (a member
+            reached before keeps its way in: every way leads back to a class queued earlier,
+            so no path loops)."""
             if z2 not in seen:
                 o = next(iter(mates[k][part][z2]))
-                via[o] = entry[k]
+                via.setdefault(o, entry[k])
                 seen.add(z2)
                 back[z2] = o
                 queue.append(z2)
@@ -313,13 +325,14 @@ def _tie_rule_on_classes(cls_r: list[int], ban_r: list[bool], must_x: list[bool]
             """The path found, ending at o (``end``: see visit), applied back to s."""
             if end >= 0:  # end gives up its pair with o
                 join(*((end, o) if rows_side else (o, end)), -1)
-            while True:
+            for _ in range(len(seen)):  # the path passes each queued class once at most
                 z = via[o]
                 join(*((z, o) if rows_side else (o, z)), 1)
                 if z == s:
                     return True
                 o = back[z]
                 join(*((z, o) if rows_side else (o, z)), -1)
+            raise AssertionError("a search's path back loops")
 
         # Through a block: one of its ends ends the search; with none, each of its classes is
         # matched, to classes that must be (its mates), so the search goes on from those, one
