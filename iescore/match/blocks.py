@@ -23,7 +23,7 @@ on classes only:
   arc to the sink has a negative reduced cost), and the class pairs it may join: an
   explicit arc, or an arc into a block and one out of it, that some optimal flow uses
   (:meth:`_Flow.allowed`: strongly connected components of the tight arcs' residual graph);
-* the tie rule on those classes (:func:`iescore.match.twins._tie_rule_on_classes`).
+* the tie rule on those classes (:func:`iescore.match.classes._tie_rule_on_classes`).
 
 Classes, arcs and searches are counted in classes, explicit arcs and blocks, not in
 pairs of nodes, nor in the pairs of classes a block joins: the tie rule is given each
@@ -42,7 +42,7 @@ import heapq
 from collections.abc import Callable, Sequence
 
 from ..summary import no_cycles_collected
-from .twins import _tie_rule_on_classes
+from .classes import _tie_rule_on_classes
 
 __all__ = ["block_match"]
 
