@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from iescore import Template, score_templates
-from iescore.match import fillers, slots
+from iescore.match import blocks as blocks_module, fillers, slots
 from iescore.match.assign import match
 from iescore.match.blocks import block_match
 
@@ -84,6 +84,21 @@ def block_graphs(draw):
 @given(block_graphs())
 def test_blocks_give_the_matching_of_the_pairs_written_out(case):
     assert block_match(*case) == written_out(*case)
+
+
+@settings(max_examples=300, deadline=None)
+@given(block_graphs())
+def test_the_flow_by_shortest_paths_gives_the_same_matching(case):
+    """The flow's rounds from the third on follow shortest paths only (Dinic's phases);
+    every round so, the same matching."""
+    real = blocks_module._Flow._augment
+
+    def shortest(self, excess, t, shortest=False):
+        return real(self, excess, t, True)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(blocks_module._Flow, "_augment", shortest)
+        assert block_match(*case) == written_out(*case)
 
 
 def test_a_prediction_reached_through_two_blocks_keeps_its_first_way_in():

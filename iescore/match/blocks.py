@@ -104,13 +104,21 @@ class _Flow:
         """Send every node's ``excess`` to t at least cost (the primal-dual method):
         augmenting paths over the tight arcs (:meth:`_augment`) send what they can; when
         none is left, a Dijkstra search from the nodes with excess on reduced costs
-        (:meth:`_settle`) makes the next shortest paths tight. Empties ``excess``."""
+        (:meth:`_settle`) makes the next shortest paths tight. Empties ``excess``.
+
+        Rounds of depth-first paths usually leave nothing after one or two (every bench
+        shape); from the third in a row on, the paths are shortest ones (Dinic's phases),
+        so that the rounds stay bounded by the paths' lengths, not by the units sent."""
+        settled = False
         while True:
-            while self._augment(excess, t):
-                pass
+            rounds = 0
+            while self._augment(excess, t, shortest=rounds >= 2):
+                rounds += 1
             if not any(excess.values()):
                 return
+            assert rounds or not settled, "a Dijkstra search made no path to t tight"
             assert self._settle([a for a, n in excess.items() if n], t), "t is always reachable"
+            settled = True
 
     def _settle(self, sources: list[int], t: int) -> bool:
         """Dijkstra's search from all ``sources`` (distance 0) on reduced costs until t is
@@ -161,17 +169,38 @@ class _Flow:
                 return True
         return False
 
-    def _augment(self, excess: dict[int, int], t: int) -> int:
+    def _augment(self, excess: dict[int, int], t: int, shortest: bool = False) -> int:
         """Augmenting paths to t over the tight arcs with capacity left, by depth-first
         searches from the nodes with excess that share each node's next arc to try (a node
         whose arcs are all tried leads nowhere this round). Returns the units sent; 0 proves
         that t is not reachable over tight arcs (the searches together explored all that the
-        sources reach)."""
+        sources reach). With ``shortest``, only along the shortest such paths: each arc
+        one level down from the sources, levelled by a breadth-first search up to t (a
+        blocking flow, as in Dinic's algorithm)."""
         head, cap, cost, pot, out = self.head, self.cap, self.cost, self.pot, self.out
+        sources = [a for a, n in excess.items() if n]
+        level = [0] * len(out)  # without ``shortest``: every arc allowed (0 == 0 * 1)
+        step = 0
+        if shortest:
+            step = 1
+            level = [-1] * len(out)
+            for a in sources:
+                level[a] = 0
+            queue = list(sources)
+            for a in queue:
+                if level[a] == level[t]:  # t's level is complete: the paths end there
+                    break
+                for e in out[a]:
+                    b = head[e]
+                    if level[b] < 0 and cap[e] > 0 and cost[e] + pot[a] == pot[b]:
+                        level[b] = level[a] + 1
+                        queue.append(b)
+            if level[t] < 0:
+                return 0
         at = [0] * len(out)  # each node's next arc to try
         on_path = [False] * len(out)
         sent = 0
-        for s in [a for a, n in excess.items() if n]:
+        for s in sources:
             path: list[int] = []  # arcs from s
             a = s
             on_path[s] = True
@@ -197,7 +226,7 @@ class _Flow:
                     continue
                 e = arcs[at[a]]
                 b = head[e]
-                if not on_path[b] and cap[e] > 0 and cost[e] + pot[a] == pot[b]:
+                if not on_path[b] and cap[e] > 0 and cost[e] + pot[a] == pot[b] and level[b] == level[a] + step:
                     path.append(e)
                     on_path[b] = True
                     a = b
