@@ -139,10 +139,8 @@ class _Flow:
             d = heapq.heappop(keys)
             bucket = buckets.pop(d)
             for a in bucket:  # grows while read: nodes at the same distance
-                if dist[t] == d:
-                    for a in settled:
-                        pot[a] -= d - dist[a]
-                    return True
+                if dist[t] == d:  # t is settled first among them
+                    break
                 if done[a] or dist[a] != d:
                     continue
                 done[a] = True
@@ -164,8 +162,8 @@ class _Flow:
                                 buckets[nd] = [b]
                                 heapq.heappush(keys, nd)
             if dist[t] == d:
-                for a in settled:
-                    pot[a] -= d - dist[a]
+                for b in settled:
+                    pot[b] -= d - dist[b]
                 return True
         return False
 
@@ -179,7 +177,7 @@ class _Flow:
         blocking flow, as in Dinic's algorithm)."""
         head, cap, cost, pot, out = self.head, self.cap, self.cost, self.pot, self.out
         sources = [a for a, n in excess.items() if n]
-        level = [0] * len(out)  # without ``shortest``: every arc allowed (0 == 0 * 1)
+        level = [0] * len(out)  # without ``shortest``: one level, every arc allowed (0 == 0 + 0)
         step = 0
         if shortest:
             step = 1

@@ -92,15 +92,24 @@ def _tie_rule_on_classes(cls_r: list[int], ban_r: list[bool], must_x: list[bool]
 
     def link(x: int, y: int, joined: bool) -> None:
         """Classes x and y now joined (or no longer) in their blocks' mates, where kept."""
-        if kept[0]:
-            link_side(mates_y, onward_y, blocks_y[y], x, y, part_x[x], blocks_x[x], joined)
-        if kept[1]:
-            link_side(mates_x, onward_x, blocks_x[x], y, x, part_y[y], blocks_y[y], joined)
+        for side in (0, 1):
+            if kept[side]:
+                link_side(side, x, y, joined)
 
-    def link_side(mates: list[dict[int, dict[int, set[int]]]], onward: list[dict[int, dict[int, set[int]]]],
-                  ks: list[int], a: int, b: int, p: int, a_ks: list[int], joined: bool) -> None:
-        """Class a (of part p, in blocks a_ks) now joined (or no longer) to class b, a member
-        of blocks ks."""
+    def keep(side: int) -> None:
+        """Keep mates (and onward blocks) for searches from ``side`` (0: answers) from now on."""
+        kept[side] = True
+        for x, ys in enumerate(f):
+            for y in ys:
+                link_side(side, x, y, True)
+
+    def link_side(side: int, x: int, y: int, joined: bool) -> None:
+        """Classes x and y now joined (or no longer) in the mates of ``side``'s searches: for
+        searches from answers (0), x is a mate of y's blocks; from predictions, y of x's."""
+        if side == 0:
+            mates, onward, ks, a, b, p, a_ks = mates_y, onward_y, blocks_y[y], x, y, part_x[x], blocks_x[x]
+        else:
+            mates, onward, ks, a, b, p, a_ks = mates_x, onward_x, blocks_x[x], y, x, part_y[y], blocks_y[y]
         for k in ks:
             of = mates[k].setdefault(p, {})
             if joined:
@@ -188,20 +197,13 @@ def _tie_rule_on_classes(cls_r: list[int], ban_r: list[bool], must_x: list[bool]
             nb, blk, mates, onward, ends, on_o, left_o, pairs_o, must_s, part_o = (
                 nb_x, blocks_x, mates_y, onward_y, ends_y, on_y, left_y, g, must_x, part_y)
             part = part_x[s]
-            if not kept[0]:
-                kept[0] = True
-                for x, ys in enumerate(f):
-                    for y in ys:
-                        link_side(mates_y, onward_y, blocks_y[y], x, y, part_x[x], blocks_x[x], True)
         else:
             nb, blk, mates, onward, ends, on_o, left_o, pairs_o, must_s, part_o = (
                 nb_y, blocks_y, mates_x, onward_x, ends_x, on_x, left_x, f, must_y, part_x)
             part = part_y[s]
-            if not kept[1]:
-                kept[1] = True
-                for y, xs in enumerate(g):
-                    for x in xs:
-                        link_side(mates_x, onward_x, blocks_x[x], y, x, part_y[y], blocks_y[y], True)
+        side = 0 if rows_side else 1
+        if not kept[side]:
+            keep(side)
         entry: dict[int, int] = {}  # a block passed through -> the class it was entered from
         queue = [s]  # classes whose explicit arcs and blocks are still to follow
         onward_to = []  # blocks whose mates' blocks are still to enter
@@ -299,9 +301,15 @@ def _tie_rule_on_classes(cls_r: list[int], ban_r: list[bool], must_x: list[bool]
                 onward[old][k2].discard(a)
                 onward.setdefault(new, {}).setdefault(k2, set()).add(a)
 
-    def split(y: int) -> None:
+    def move_end(ends: list[dict[int, set[int]]], ks: list[int], c: int, old: int, new: int) -> None:
+        """Class c, an end of blocks ``ks``, moved from part ``old`` to ``new``."""
+        for k in ks:
+            ends[k][old].discard(c)
+            ends[k].setdefault(new, set()).add(c)
+
+    def split(y: int, answers: set[int]) -> None:
         """After a search from a class of answers that lost its pair with prediction class
-        ``y`` (which an answer of another class took) failed: the classes of answers it
+        ``y`` (which an answer of another class took) failed: the classes of ``answers`` it
         queued (R) and the classes of predictions joined to them, and y (O), become a part of
         their own, which no answer outside it can take a prediction from again.
 
@@ -316,23 +324,19 @@ def _tie_rule_on_classes(cls_r: list[int], ban_r: list[bool], must_x: list[bool]
         nonlocal n_parts
         new = n_parts
         n_parts += 1
-        o_side = {o for z in seen for o in f[z]}
+        o_side = {o for z in answers for o in f[z]}
         o_side.add(y)
-        for z in seen:
+        for z in answers:
             old, part_x[z] = part_x[z], new
             if end_x[z]:
-                for k in blocks_x[z]:
-                    ends_x[k][old].discard(z)
-                    ends_x[k].setdefault(new, set()).add(z)
+                move_end(ends_x, blocks_x[z], z, old, new)
             for o in f[z]:
                 for k in blocks_y[o]:
                     rehome(mates_y[k], onward_y[k], z, blocks_x[z], old, new)
         for o in o_side:
             old, part_y[o] = part_y[o], new
             if end_y[o]:
-                for k in blocks_y[o]:
-                    ends_y[k][old].discard(o)
-                    ends_y[k].setdefault(new, set()).add(o)
+                move_end(ends_y, blocks_y[o], o, old, new)
             for z in g[o]:
                 for k in blocks_x[z]:
                     rehome(mates_x[k], onward_x[k], o, blocks_y[o], old, new)
@@ -413,9 +417,9 @@ def _tie_rule_on_classes(cls_r: list[int], ban_r: list[bool], must_x: list[bool]
                 best, best_key = y, rank
         return best
 
-    def pinned(x: int, y: int) -> bool:
-        """Whether an answer of class x taking class y is certain to fail because y's partner
-        is pinned to it: y's nodes are all matched, to one class x1 that must be matched and
+    def pinned(x: int, y: int) -> int:
+        """The class y's partner pinned to it (-1: none), which makes an answer of class x
+        taking class y certain to fail: y's nodes are all matched, to one class x1 that must be matched and
         has no free node, and once it gave up y, x1 could reach no other class: none it
         reaches explicitly is in its part, and its blocks there hold no end and no joined
         class (x's own partner, which the try frees, is joined to x). The search from x1
@@ -423,14 +427,14 @@ def _tie_rule_on_classes(cls_r: list[int], ban_r: list[bool], must_x: list[bool]
         partners) split off, as after that search (all 5,481 failed tries of the bench's
         ``two_hubs`` shape at 100,000 fillers are such)."""
         if not kept[0] or on_y[y] != left_y[y] or len(g[y]) != 1:
-            return False
+            return -1
         x1, n = next(iter(g[y].items()))
         part = part_x[x1]
         if n != 1 or not must_x[x1] or on_x[x1] != left_x[x1]:
-            return False
+            return -1
         if any(o != y and part_y[o] == part for o in nb_x[x1]):
-            return False
-        return not any(ends_y[k].get(part) or mates_y[k].get(part) for k in blocks_x[x1])
+            return -1
+        return -1 if any(ends_y[k].get(part) or mates_y[k].get(part) for k in blocks_x[x1]) else x1
 
     for i in range(n_r):
         if ban_r[i]:
@@ -441,10 +445,8 @@ def _tie_rule_on_classes(cls_r: list[int], ban_r: list[bool], must_x: list[bool]
                 join(x, y, -1)
                 leave(x, y)
                 ok = True
-            elif pinned(x, y):  # certain to fail: no need to try
-                seen.clear()
-                seen.add(next(iter(g[y])))
-                split(y)
+            elif (holder := pinned(x, y)) >= 0:  # certain to fail: no need to try
+                split(y, {holder})
                 failed.setdefault(x, set()).add(y)
                 continue
             else:
@@ -453,7 +455,7 @@ def _tie_rule_on_classes(cls_r: list[int], ban_r: list[bool], must_x: list[bool]
                 leave(x, y)
                 ok = x1 is None or not must_x[x1] or on_x[x1] == left_x[x1] or repair(x1, True)
                 if not ok:
-                    split(y)
+                    split(y, seen)
                 ok = ok and (y0 is None or not must_y[y0] or on_y[y0] == left_y[y0] or repair(y0, False))
             if ok:
                 log.clear()
