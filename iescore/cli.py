@@ -31,7 +31,7 @@ from .errors import IEScoreError, IEScoreWarning
 from .io.conll import DOC_MODES, read_conll
 from .io.conll_stream import score_conll
 from .io.formats import add_input_options, score_files, uses_formats
-from .render.formats import add_output_options, format_report, output_format, write_output
+from .render.formats import add_output_options, output_format, report_pieces, write_output
 from .render.report_cli import add_report_parser, write_report_html
 from .scorer import Scorer
 
@@ -243,7 +243,8 @@ def _main(argv: Sequence[str] | None) -> int:
             print(f"iescore: error: {exc}", file=sys.stderr)
             return 2
         try:
-            write_output(format_report(report, output_format(parser, args), confusion=args.confusion), args.output)
+            # JSON written as it is made: a large report's text is never held whole
+            write_output(report_pieces(report, output_format(parser, args), confusion=args.confusion), args.output)
         except IEScoreError as exc:
             print(f"iescore: error: {exc}", file=sys.stderr)
             return 2

@@ -263,6 +263,12 @@ class Report:
         return self._full_summary()
 
     def to_json(self, **kw: Any) -> str:
+        """``json.dumps(report.to_dict(), **kw)``; with ``indent`` alone, the same text from
+        :mod:`iescore.render.jsontext` (the standard library indents in pure Python)."""
+        if set(kw) == {"indent"} and kw["indent"] is not None:
+            from .render.jsontext import json_text
+
+            return json_text(self._full_summary(), kw["indent"])
         return json.dumps(self._full_summary(), **kw)
 
     def items(self, side: str = "prediction") -> Iterator[dict[str, Any]]:

@@ -141,3 +141,23 @@ def test_every_option_has_plain_help_with_its_choices():
     norm = next(a for a in sub.choices["score"]._actions if a.dest == "normaliser")
     for n in ("identity", "lower", "casefold", "whitespace", "nfkc", "strip-punct"):
         assert n in norm.help
+
+
+def test_json_text_is_json_dumps_indented_on_stdout_and_in_a_file(capsys, tmp_path):
+    # the JSON is written in pieces as it is made (iescore.render.jsontext); its text must be
+    # json.dumps(report.to_dict(), indent=2)'s, a newline after, on stdout and with --output;
+    # 2,000 labels make it larger than one chunk of pieces (4,096)
+    from iescore import Config
+    from iescore.io.conll_stream import score_conll
+
+    p = tmp_path / "many.conll"
+    p.write_text("".join(f"w B-L{k} B-L{(k * 7) % 2000}\n\n" for k in range(2000)), encoding="utf-8")
+    want = json.dumps(score_conll(str(p), config=Config()).to_dict(), indent=2) + "\n"
+    assert want.count("\n") > 2 * 4096
+    assert run(capsys, "score", str(p), "--format", "json").out == want
+    out = tmp_path / "out.json"
+    run(capsys, "score", str(p), "--format", "json", "--output", str(out))
+    assert out.read_text(encoding="utf-8") == want
+    # the table's text, also through the pieces, keeps its one newline
+    table = run(capsys, "score", str(p)).out
+    assert table.endswith("\n") and not table.endswith("\n\n")
