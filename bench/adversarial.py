@@ -629,6 +629,36 @@ def _iescore_cli(path):
     return {"f1": _count_f1(tp, gold, pred), "tp": tp, "gold": gold, "pred": pred}
 
 
+class _Head(io.TextIOBase):
+    """A text stream that keeps what is written up to ``keep`` characters, counts the rest
+    and holds none of it."""
+
+    def __init__(self, keep: int = 1 << 16) -> None:
+        self.keep, self.head, self.chars = keep, io.StringIO(), 0
+
+    def write(self, s: str) -> int:
+        if self.chars < self.keep:
+            self.head.write(s[: self.keep - self.chars])
+        self.chars += len(s)
+        return len(s)
+
+
+def _iescore_cli_json(path):
+    """``iescore score FILE --format json``, its text written to a stream that keeps only
+    its beginning (the overall counts) and its length."""
+    from iescore.cli import main
+
+    out = _Head()
+    with contextlib.redirect_stdout(out):
+        rc = main(["score", str(path), "--format", "json"])
+    if rc != 0:
+        raise RuntimeError(f"iescore score exited with {rc}")
+    head = out.head.getvalue()
+    overall = head[head.index('"overall"'):]
+    tp, gold, pred = (int(re.search(rf'"{k}": (\d+)', overall).group(1)) for k in ("tp", "support", "predicted"))
+    return {"f1": _count_f1(tp, gold, pred), "tp": tp, "gold": gold, "pred": pred, "json_chars": out.chars}
+
+
 def _conlleval_pl_file(path):
     """conlleval.pl itself (``perl $IESCORE_BENCH_CONLLEVAL < FILE``), its first line parsed;
     its peak RSS as GNU time reports it (``/usr/bin/time -f %M``: perl's own, not the
@@ -769,6 +799,9 @@ def make_cases(quick: bool = False) -> dict[str, Case]:
                 "nervaluate": Tool("nervaluate strict (list loader)", labels_prep, _nervaluate),
                 "iescore_cli": Tool("`iescore score FILE`: the same tokens as a CoNLL file (written untimed), "
                                     "its table printed", lambda n: _tags_file(labels_prep(n)), _iescore_cli),
+                "iescore_cli_json": Tool("`iescore score FILE --format json`: the same file, the whole report as "
+                                         "indented JSON (its text grows with the labels: 76 MB at 50,000)",
+                                         lambda n: _tags_file(labels_prep(n)), _iescore_cli_json),
                 "iescore_confusion": Tool("iescore's text table with --confusion and the HTML report (report "
                                           "scored untimed; the text table stops at 3,161 labels)",
                                           _report_prep(labels_prep), _confusion_views, compare=False,
@@ -1122,19 +1155,25 @@ def targets(results: dict) -> list[tuple[str, str]]:
         f, f0 = floor.get(str(big)), floor.get(str(small))
         floor_txt = (f"; the floor (ids_floor) alone takes {f['seconds'] / f0['seconds']:.1f}x"
                      if f and f0 and f["status"] == f0["status"] == "ok" else "")
-        for tool in ("iescore_full", "iescore_prf", "iescore_cli"):
+        for tool in ("iescore_full", "iescore_prf", "iescore_cli", "iescore_cli_json"):
             if tool not in labels["tools"]:
                 continue
             runs = labels["tools"].get(tool, {}).get("runs", {})
             r, r0 = runs.get(str(big)), runs.get(str(small))
+            # the JSON holds every label's measures: its text, so its time, grows with the labels;
+            # only its memory is judged
+            json_out = tool == "iescore_cli_json"
             if r and r0 and r["status"] == "ok" and r0["status"] == "ok":
                 ratio = r["seconds"] / r0["seconds"]
-                ok = r["peak_extra"] < 200 * MB and ratio <= 2
+                ok = r["peak_extra"] < 200 * MB and (json_out or ratio <= 2)
                 txt = (f"{'met' if ok else 'NOT met'}: +{r['peak_extra'] / MB:.0f} MB, {ratio:.1f}x the {small}-label time"
-                       + ("" if tool == "iescore_cli" else floor_txt))
+                       + (f" (JSON of {r['result']['json_chars'] / MB:.0f} MB against {r0['result']['json_chars'] / 1024:.0f} KB)"
+                          if json_out else "" if tool == "iescore_cli" else floor_txt))
             else:
                 txt = "NOT met: " + _reached(labels, tool)
-            out.append((f"{big:,} labels ({tool}): peak extra memory < 200 MB and time <= 2x a {small}-label file of the same size", txt))
+            want = ("peak extra memory < 200 MB (its time grows with its text)" if json_out else
+                    f"peak extra memory < 200 MB and time <= 2x a {small}-label file of the same size")
+            out.append((f"{big:,} labels ({tool}): {want}", txt))
     cli = cases.get("cli")
     if cli:
         big = max(cli["sizes"])
