@@ -1131,11 +1131,14 @@ def targets(results: dict) -> list[tuple[str, str]]:
             runs = rec["runs"]
             # judged only where the larger size takes >= MIN_JUDGED_S (or timed out): below
             # that, a call's fixed cost and the machine's noise decide b
-            bs = [e for k, e in rec["exponents"].items() if e is not None
+            bs = [(e, k.split("->")) for k, e in rec["exponents"].items() if e is not None
                   and runs[k.split("->")[1]].get("seconds", math.inf) >= MIN_JUDGED_S]
             if bs:
-                e = max(bs, key=lambda x: x["b"])
-                worst.append((e["b"], f"{name}/{tool} {'> ' if e['bound'] == '>' else ''}{e['b']:.2f}"))
+                e, (n1, n2) = max(bs, key=lambda x: x[0]["b"])
+                unit = case["unit"]
+                worst.append((e["b"], f"{name}/{tool} {'> ' if e['bound'] == '>' else ''}{e['b']:.2f} "
+                                      f"({_cell(runs[n1])} at {_size(int(n1), unit)}, {_cell(runs[n2])} at "
+                                      f"{_size(int(n2), unit)})"))
     if worst:
         bad = [w for w in worst if w[0] > 1.15]
         out.append((f"every adversarial case scales with b <= 1.15 between 10x sizes (iescore's tools; pairs whose "
@@ -1270,6 +1273,41 @@ def merge(old: dict, new: dict) -> dict:
     return old
 
 
+def _tables(lines: list[str]) -> dict[str, tuple[int, int]]:
+    """Where the tables are in ``lines`` (adversarial.md, or the README's "## Adversarial
+    inputs" section): by the key of their "### " heading (the case's name, or "Targets"),
+    the [start, end) line numbers of the first table under it."""
+    out: dict[str, tuple[int, int]] = {}
+    key, start = None, None
+    for i, line in enumerate(lines + [""]):
+        if key and key not in out:
+            if line.startswith("|") and start is None:
+                start = i
+            elif not line.startswith("|") and start is not None:
+                out[key], start = (start, i), None
+        if line.startswith("### "):
+            key = line[4:].split("`")[1] if line.startswith("### `") else line[4:].split()[0]
+    return out
+
+
+def sync_readme(readme: str, md: str) -> str:
+    """``readme`` with each table of its "## Adversarial inputs" section replaced by the
+    table of the same case (or the targets) in ``md`` (adversarial.md): the README's tables
+    are the run's, never copied by hand. A case missing from either side is an error."""
+    lines = readme.split("\n")
+    first = lines.index("## Adversarial inputs")
+    last = next((i for i in range(first + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+    section = lines[first:last]
+    mine, theirs = _tables(section), _tables(md.split("\n"))
+    if set(mine) != set(theirs):
+        raise ValueError(f"README tables {sorted(mine)} but adversarial.md tables {sorted(theirs)}")
+    md_lines = md.split("\n")
+    for key, (a, b) in sorted(mine.items(), key=lambda kv: -kv[1][0]):  # from the end: the positions hold
+        c, d = theirs[key]
+        section[a:b] = md_lines[c:d]
+    return "\n".join(lines[:first] + section + lines[last:])
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="tiny sizes (a few seconds)")
@@ -1285,6 +1323,8 @@ def main(argv=None) -> int:
     ap.add_argument("--tmp", default=tempfile.gettempdir(), help="folder for the generated CoNLL files")
     ap.add_argument("--out", default=str(HERE / "out"))
     ap.add_argument("--render", metavar="JSON", help="only rewrite adversarial.md (in --out) from a results file")
+    ap.add_argument("--readme", metavar="PATH", help="only copy adversarial.md's tables (in --out) into the "
+                    "README at PATH, in place (its section \"## Adversarial inputs\")")
     ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     ap.add_argument("--path", help=argparse.SUPPRESS)
     ap.add_argument("--cap-bytes", type=int, help=argparse.SUPPRESS)
@@ -1293,6 +1333,10 @@ def main(argv=None) -> int:
         child(args.child[0], args.child[1], int(args.child[2]), args.quick, args.cap_bytes, args.path)
         return 0
     out = Path(args.out)
+    if args.readme:
+        readme = Path(args.readme)
+        readme.write_text(sync_readme(readme.read_text(), (out / "adversarial.md").read_text()))
+        return 0
     if args.render:
         table = render(json.loads(Path(args.render).read_text()))
         (out / "adversarial.md").write_text(table)

@@ -214,3 +214,32 @@ def test_adversarial_merge_replaces_only_the_rerun_tools():
     chain = out["cases"]["chain"]
     assert chain["notes"] == ["rerun on day 4, the other cases are from the run of day 1"]
     assert chain["load_before"] == [0.3] and chain["tools"]["peer"]["runs"]["10"]["seconds"] == 4.0
+
+
+def test_readme_tables_are_the_runs_tables():
+    # the README's adversarial tables are bench/out/adversarial.md's, row for row (copied by
+    # `bench/adversarial.py --readme README.md`): a table copied by hand once mixed rows of
+    # other cases into the labels table
+    from pathlib import Path
+
+    import adversarial
+
+    root = Path(__file__).resolve().parent.parent
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    assert adversarial.sync_readme(readme, (root / "bench" / "out" / "adversarial.md").read_text()) == readme
+
+
+def test_sync_readme_replaces_each_table_by_its_cases():
+    import adversarial
+
+    md = "\n".join(["# run", "### `a`: one", "text", "| t | 1 |", "|---|---|", "| x | 2 |", "",
+                    "### `b`: two", "| t |", "| y |", "### Targets", "| target |", "| met |", ""])
+    readme = "\n".join(["# README", "| keep | me |", "## Adversarial inputs", "### `b`: two", "prose", "| t |",
+                        "| OLD |", "| OLD2 |", "more prose", "### `a`: one", "| t | 1 |", "| OLD |", "",
+                        "### Targets (the issue)", "| target |", "| NOT |", "## Next", "| keep | too |"])
+    assert adversarial.sync_readme(readme, md).split("\n") == [
+        "# README", "| keep | me |", "## Adversarial inputs", "### `b`: two", "prose", "| t |", "| y |",
+        "more prose", "### `a`: one", "| t | 1 |", "|---|---|", "| x | 2 |", "", "### Targets (the issue)",
+        "| target |", "| met |", "## Next", "| keep | too |"]
+    with pytest.raises(ValueError, match="README tables"):
+        adversarial.sync_readme(readme, md.replace("### `b`: two", "### `c`: two"))
