@@ -203,7 +203,8 @@ class IEScore(evaluate.Metric):  # type: ignore[misc]  # evaluate has no type in
                 if cfg.get("repair", "conlleval") == "conlleval":
                     _warn_end_begin(refs, preds)
             scorer = Scorer(**cfg)
-            scorer.add_tags(reference=refs, prediction=preds, tokens=tokens)
+            # one batch scored at once (add_tags would hold a small one for more calls)
+            scorer.add_batch(iescore.tagged_batch(refs, preds, tokens=tokens))
             report = scorer.report()
         if zero_division != "warn":
             return _seqeval_view(report, float(zero_division))

@@ -119,6 +119,44 @@ def test_a_document_at_a_time_is_scored_like_one_call():
     assert got.to_dict() == score_tags(reference=ref, prediction=pred, scheme="IOB2").to_dict()
 
 
+def _one_call(scheme, options, repair, docs, named, tokens, held):
+    """Everything readable of one call's report, or its error: ``held`` through a Scorer's
+    add_tags (held, then scored by report()), else through score_tags."""
+    kw = dict(reference=[r for r, _ in docs], prediction=[p for _, p in docs],
+              doc_ids=[f"d{j}" for j in range(len(docs))] if named else None,
+              tokens=[[f"w{i % 3}" for i in range(len(r))] for r, _ in docs] if tokens else None)
+    try:
+        if held:
+            s = Scorer(scheme=scheme, repair=repair, **options)
+            s.add_tags(**kw)
+            r = s.report()
+        else:
+            r = score_tags(scheme=scheme, repair=repair, **options, **kw)
+    except (InputError, ConfigError) as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return _everything(r, False), r.signature
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(calls(), calls(auto=True)))
+def test_score_tags_scores_like_a_held_call(case):
+    # score_tags scores its one batch at once; a Scorer holds the same call and scores it
+    # at report(): the same report, signature and errors
+    scheme, options, repair, stream_calls = case
+    docs, named, tokens, _ = stream_calls[0]
+    assert (_one_call(scheme, options, repair, docs, named, tokens, False)
+            == _one_call(scheme, options, repair, docs, named, tokens, True))
+
+
+def test_score_tags_does_not_hold_its_batch():
+    # holding copies the tags end to end for calls that one-shot scoring never makes
+    with mock.patch.object(stream.Held, "add", side_effect=AssertionError("held")):
+        r = score_tags(reference=[["B-A", "O"]], prediction=[["B-A", "B-A"]])
+        with pytest.raises(AssertionError, match="held"):
+            Scorer().add_tags(reference=[["B-A"]], prediction=[["B-A"]])
+    assert (r.overall.tp, r.overall.fp, r.overall.fn) == (1, 1, 0)
+
+
 def test_an_invalid_tag_raises_in_its_call_and_adds_nothing():
     s = Scorer(scheme="IOB2")
     s.add_tags(reference=[["B-A", "O"]], prediction=[["B-A", "O"]])
