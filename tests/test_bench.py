@@ -229,6 +229,32 @@ def test_readme_tables_are_the_runs_tables():
     assert adversarial.sync_readme(readme, (root / "bench" / "out" / "adversarial.md").read_text()) == readme
 
 
+def test_readme_performance_table_is_the_runs_results():
+    # the README's main performance table, typed from bench/out/table.md, holds the numbers
+    # of bench/out/results.json: throughput at 500k and 5M, and each tool's time over
+    # iescore's P/R/F path at 500k, 5M and on CoNLL-03 testb
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    results = json.loads((root / "bench" / "out" / "results.json").read_text())
+    head = "| tool | 500k Mtok/s | 500k × iescore | 5M Mtok/s | 5M × iescore | CoNLL-03 testb × iescore |"
+    rows = readme[readme.index(head):].split("\n")[2:11]
+    tools = ["iescore_prf", "iescore_full", "iescore_full_overlap", "iescore_ids", "seqeval_f1",
+             "seqeval_strict", "seqeval_report", "nervaluate", "spacy"]
+    for tool, row in zip(tools, rows, strict=True):
+        cells = [c.strip() for c in row.strip("|").split("|")][1:]
+        want = []
+        for size in ("500k", "5M", "conll03-testb"):
+            r = results[size]
+            med, base = r["median_s"][tool], r["median_s"]["iescore_prf"]
+            if size != "conll03-testb":
+                want.append(f"{r['tokens'] / med / 1e6:.2f}")
+            want.append(f"{med / base:.1f}")
+        assert cells == want, (tool, row)
+
+
 def test_sync_readme_replaces_each_table_by_its_cases():
     import adversarial
 
