@@ -1244,6 +1244,20 @@ def _superseded(note: str, tools: dict) -> bool:
     return m is not None and set(re.findall(r"`([^`]+)`", m.group(1))) <= set(tools)
 
 
+def _case_when(case: dict, when: str) -> str:
+    """When ``case``'s rows were run unless a note says otherwise: ``when`` (the whole run's),
+    or the date of the latest note saying the case was run or rerun whole.
+
+    >>> _case_when({"notes": ["rerun on day 3, the other cases are from the run of day 1"]}, "day 1")
+    'day 3'
+    """
+    for note in reversed(case.get("notes", [])):
+        m = re.match(r"(?:re)?run on (.+?), (?:the other cases are from|added to) the run of ", note)
+        if m:
+            return m.group(1)
+    return when
+
+
 def merge(old: dict, new: dict) -> dict:
     """``old`` with the (case, tool) records of ``new`` put in place, and a note in each
     case saying which tools were rerun when and under what load; an earlier such note
@@ -1267,7 +1281,7 @@ def merge(old: dict, new: dict) -> dict:
         prev["notes"].append(
             f"{', '.join(f'`{t}`' for t in case['tools'])} rerun on {new['when']} (load average "
             f"{case['load_before'][0]:.2f} before, {case['load_after'][0]:.2f} after); the other rows are from "
-            f"the run of {old['when']}")
+            f"the run of {_case_when(prev, old['when'])}")
         for note in case.get("notes", []):
             prev["notes"].append(note)
     return old

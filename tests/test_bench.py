@@ -214,6 +214,11 @@ def test_adversarial_merge_replaces_only_the_rerun_tools():
     chain = out["cases"]["chain"]
     assert chain["notes"] == ["rerun on day 4, the other cases are from the run of day 1"]
     assert chain["load_before"] == [0.3] and chain["tools"]["peer"]["runs"]["10"]["seconds"] == 4.0
+    # a tool rerun after that: its case's other rows are from day 4, not from the whole run's day 1
+    out = adversarial.merge(out, {"when": "day 5", "cases": {"chain": case({"mine": 0.2}, 0.4)}})
+    assert out["cases"]["chain"]["notes"] == [
+        "rerun on day 4, the other cases are from the run of day 1",
+        "`mine` rerun on day 5 (load average 0.40 before, 0.40 after); the other rows are from the run of day 4"]
 
 
 def test_readme_tables_are_the_runs_tables():
