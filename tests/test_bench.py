@@ -46,6 +46,9 @@ def test_quick_adversarial_benchmark_runs_and_counts_by_hand(tmp_path):
     # one cut to [199, 200): 100 predictions, none equal to an answer.
     full = result("chain", "iescore_full", 200)
     assert (full["tp"], full["gold"], full["pred"], full["f1"]) == (0, 100, 100, 0.0)
+    # a short call is timed three times (each run gave the same counts), its median kept
+    times = res["cases"]["chain"]["tools"]["iescore_full"]["runs"]["200"]["all_seconds"]
+    assert len(times) == 3 and res["cases"]["chain"]["tools"]["iescore_full"]["runs"]["200"]["seconds"] == sorted(times)[1]
     # every prediction overlaps answer k by one token: aligned, not correct -> 100 substitutions
     assert full["slot_errors"] == {"C": 0, "S": 100, "D": 0, "I": 0}
     assert result("chain", "nervaluate", 200)["f1"] == 0.0
