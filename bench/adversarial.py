@@ -1105,8 +1105,8 @@ def render(results: dict) -> str:
              f"per-size limit {results['limit_s']:g} s, {results['cli_limit_s']:g} s for the CLI; "
              f"address space capped at {results['mem_cap'] / GIB:.1f} GiB; the whole run took "
              f"{results.get('total_s', 0) / 60:.1f} min).", "",
-             "Each cell: wall time of one call in a fresh process, and its peak extra memory "
-             "(peak RSS during the call minus RSS before it). b: the scaling exponent "
+             "Each cell: wall time of one call in a fresh process (of a call under 2 s, the median "
+             "of three), and its peak extra memory (peak RSS during the first call minus RSS before it). b: the scaling exponent "
              "log(t2/t1)/log(n2/n1) between consecutive sizes (`>`: a lower bound, the larger size timed out). "
              "not run: a smaller size of the same tool timed out or ran out of memory.", ""]
     for name, case in results["cases"].items():
@@ -1265,7 +1265,7 @@ def _superseded(note: str, tools: dict) -> bool:
     >>> _superseded("`a`, `b` rerun on day 2 (...)", {"a": 1, "b": 2, "c": 3}), _superseded("`a`, `d` rerun on x", {"a": 1})
     (True, False)
     """
-    m = re.match(r"((?:`[^`]+`(?:, )?)+) rerun on ", note)
+    m = re.match(r"((?:`[^`]+`(?:, )?)+) (?:re)?run on ", note)
     return m is not None and set(re.findall(r"`([^`]+)`", m.group(1))) <= set(tools)
 
 
@@ -1298,13 +1298,14 @@ def merge(old: dict, new: dict) -> dict:
                                                 f"{old['when']}")
             old["cases"][name] = case
             continue
+        again = "rerun" if set(case["tools"]) & set(prev["tools"]) else "run"
         prev["tools"].update(case["tools"])
         prev["sizes"] = sorted(set(prev["sizes"]) | set(case["sizes"]))
         if case.get("files"):
             prev.setdefault("files", {}).update(case["files"])
         prev["notes"] = [n for n in prev.get("notes", []) if not _superseded(n, case["tools"])]
         prev["notes"].append(
-            f"{', '.join(f'`{t}`' for t in case['tools'])} rerun on {new['when']} (load average "
+            f"{', '.join(f'`{t}`' for t in case['tools'])} {again} on {new['when']} (load average "
             f"{case['load_before'][0]:.2f} before, {case['load_after'][0]:.2f} after); the other rows are from "
             f"the run of {_case_when(prev, old['when'])}")
         for note in case.get("notes", []):

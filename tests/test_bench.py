@@ -222,6 +222,11 @@ def test_adversarial_merge_replaces_only_the_rerun_tools():
     assert out["cases"]["chain"]["notes"] == [
         "rerun on day 4, the other cases are from the run of day 1",
         "`mine` rerun on day 5 (load average 0.40 before, 0.40 after); the other rows are from the run of day 4"]
+    # a tool the case did not have is run, not rerun, and added as a row
+    out = adversarial.merge(out, {"when": "day 6", "cases": {"chain": case({"perl": 9.0}, 0.5)}})
+    assert out["cases"]["chain"]["notes"][-1] == (
+        "`perl` run on day 6 (load average 0.50 before, 0.50 after); the other rows are from the run of day 4")
+    assert list(out["cases"]["chain"]["tools"]) == ["mine", "peer", "perl"]
 
 
 def test_readme_tables_are_the_runs_tables():
@@ -234,7 +239,11 @@ def test_readme_tables_are_the_runs_tables():
 
     root = Path(__file__).resolve().parent.parent
     readme = (root / "README.md").read_text(encoding="utf-8")
-    assert adversarial.sync_readme(readme, (root / "bench" / "out" / "adversarial.md").read_text()) == readme
+    md = (root / "bench" / "out" / "adversarial.md").read_text()
+    assert adversarial.sync_readme(readme, md) == readme
+    # and the cli case's lines under its table, the files' sizes and the throughputs
+    lines = [x for x in md.split("\n") if x.startswith(("Files: ", "Throughput and absolute peak RSS"))]
+    assert len(lines) == 2 and all(x in readme.split("\n") for x in lines)
 
 
 def test_readme_performance_table_is_the_runs_results():
