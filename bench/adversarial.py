@@ -1,6 +1,6 @@
 """Adversarial inputs: the shapes where a scorer can fall off a cliff, each at several sizes.
 
-    python bench/adversarial.py               # the default run (about 30 minutes on a 2-core VM)
+    python bench/adversarial.py               # the default run (about 20 minutes on a 2-core VM)
     python bench/adversarial.py --quick       # tiny sizes, a few seconds (the tests run it)
     python bench/adversarial.py --cases chain,nested --limit 60
 
@@ -458,7 +458,7 @@ def _score_prf(st):
 def _ids_floor(st):
     """The least any coder of string tags does: every tag of both sides mapped to an int
     by one dict look-up in C (an unseen tag taking the next id), into an int32 array. Its
-    time grows with the labels too: a dict of 100,000 tags misses the CPU cache."""
+    time grows with the labels too: a dict of 90,000 tags misses the CPU cache."""
     from collections import defaultdict
     from itertools import chain, count
 
@@ -904,7 +904,7 @@ def _status(key: str) -> int:
 
 # a call shorter than this is timed REPEATS times, on input built afresh, and its median kept:
 # the time of one short call moves by 20% from run to run on this VM, which alone moves the
-# exponent b between 10x sizes by 0.08
+# exponent b between 10x sizes by up to 0.08
 REPEAT_UNDER_S = 2.0
 REPEATS = 3
 
