@@ -49,6 +49,20 @@ def _numpy(x: Any) -> Any:
     return x
 
 
+def _parts(eval_pred: Any) -> tuple[Any, Any]:
+    """The predictions and the label ids of an ``EvalPrediction``, or of a tuple
+    ``(predictions, label_ids)`` as ``predictions, labels = eval_pred`` reads one."""
+    if hasattr(eval_pred, "predictions") and hasattr(eval_pred, "label_ids"):
+        return eval_pred.predictions, eval_pred.label_ids
+    if isinstance(eval_pred, (tuple, list)) and len(eval_pred) in (2, 3):  # (+ the inputs)
+        return eval_pred[0], eval_pred[1]
+    shown = f"a {type(eval_pred).__name__}" + (f" of {len(eval_pred)}" if isinstance(eval_pred, (tuple, list)) else "")
+    raise TypeError(
+        f"compute_metrics takes the Trainer's EvalPrediction (with .predictions and .label_ids) or a "
+        f"tuple (predictions, label_ids); got {shown}"
+    )
+
+
 class ComputeMetrics:
     """The hook (see the module docstring). Options are :class:`iescore.Config` fields."""
 
@@ -69,8 +83,8 @@ class ComputeMetrics:
         self._seen = 0
 
     def _batch(self, eval_pred: Any) -> Any:
-        preds = _numpy(eval_pred.predictions)
-        labels = _numpy(eval_pred.label_ids)
+        preds, labels = _parts(eval_pred)
+        preds, labels = _numpy(preds), _numpy(labels)
         n = len(labels)
         offset, self._seen = self._seen, self._seen + n
         return trainer_batch(preds, labels, id2label=self.label_names, id_offset=offset)

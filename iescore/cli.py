@@ -55,6 +55,12 @@ def _three_floats(text: str) -> tuple[float, float, float]:
     return a, b, c
 
 
+def _setting(text: str) -> str:
+    """A setting in any case (an acronym, as scheme names are read); other text is left for
+    argparse's check of the choices to name."""
+    return text.upper() if text.upper() in SETTINGS else text
+
+
 def _rule(text: str) -> Rule:
     try:
         return Rule.parse(text)
@@ -79,8 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
     sc.add_argument("pred_file", nargs="?", help="prediction file, aligned line by line with FILE")
     sc.add_argument("--example", action="store_true", help="score the built-in example file")
     g = sc.add_argument_group("evaluation model")
-    g.add_argument("--setting", choices=SETTINGS, default=_DEFAULT.setting, help="AO (all occurrences: spans at positions) or OBD (one best per document: "
-                   "templates of distinct fillers); default AO")
+    g.add_argument("--setting", type=_setting, choices=SETTINGS, default=_DEFAULT.setting,
+                   help="AO (all occurrences: spans at positions) or OBD (one best per document: "
+                   "templates of distinct fillers), in any case; default AO")
     g.add_argument("--rule", type=_rule, default=_DEFAULT.rule, help="matching rule: exact (E), contain(e) (C(e)) or overlap(e,m) (O(e,m)), "
                    "e.g. 'O(1,1)' or 'O(inf,inf)'; default exact")
     g.add_argument("--counting", choices=COUNTINGS, default=_DEFAULT.counting,
@@ -201,6 +208,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             return SIGPIPE_STATUS
 
 
+def _two_column_hint(args: argparse.Namespace, exc: IEScoreError) -> str:
+    """A hint for a reference-tag error in a one-file CoNLL input of 2 columns: likely a
+    token and a tag, not conlleval's gold and predicted tags."""
+    from .io.conll import TWO_COLUMNS, two_columns
+
+    conll = getattr(args, "input_format", "conll") == "conll" and getattr(args, "pred_format", None) in (None, "conll")
+    if args.pred_file is None and conll and "(reference)" in str(exc) and two_columns(args.file, args.encoding):
+        return "\niescore: hint: " + TWO_COLUMNS.format(name=args.file)
+    return ""
+
+
 def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -240,7 +258,7 @@ def _main(argv: Sequence[str] | None) -> int:
                 report = score_conll(args.file, args.pred_file, config=cfg, encoding=args.encoding,
                                      documents=args.documents, progress=Progress(sys.stderr))
         except IEScoreError as exc:
-            print(f"iescore: error: {exc}", file=sys.stderr)
+            print(f"iescore: error: {exc}{_two_column_hint(args, exc)}", file=sys.stderr)
             return 2
         try:
             # JSON written as it is made: a large report's text is never held whole

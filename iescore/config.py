@@ -337,6 +337,9 @@ class Config:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "rule", Rule.parse(self.rule))
+        # the settings are acronyms, read in any case as scheme names and rules are
+        if isinstance(self.setting, str) and self.setting.upper() in SETTINGS:
+            object.__setattr__(self, "setting", self.setting.upper())
         checks: tuple[tuple[str, object, tuple[str, ...]], ...] = (
             ("setting", self.setting, SETTINGS),
             ("counting", self.counting, COUNTINGS),

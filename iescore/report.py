@@ -93,11 +93,7 @@ class Report:
         token_counts: per-document ``[tokens, agreeing tags, tokens not O on both
             sides, agreeing among those]`` for tag input (conlleval's token
             accuracy), else ``None``.
-        repairs: ill-formed chunks repaired (``conlleval``) or discarded, per side
-            (``reference``, ``prediction``; for tag input); ``adapter``, what an
-            adapter or reader moved, dropped or skipped (``reference ...`` for the gold
-            side), only when it counted something: read it with
-            ``repairs.get("adapter", {})``.
+        repairs: chunks repaired or discarded per side; ``adapter`` only if nonzero (``.get("adapter", {})``).
         repair_sites: per side, where the first repaired or discarded chunks start
             (``document 'id', token k (file:line (side))``; at most a few per batch).
         ts_error: why the token & separator model is unavailable, if it is.

@@ -116,10 +116,67 @@ def test_invalid_tag_names_file_line_and_valid_forms(tmp_path, capsys, tag, why)
     f = write(tmp_path, "a", f"a B-PER B-PER\nb O {tag}\n")
     code, _, err = run(capsys, "score", f)
     assert code == 2
+    # the scheme was detected (IOB2, from the gold B-PER): a tag of no scheme's form says so
+    note = (" (scheme IOB2 was detected from the gold tags under scheme='auto'; pass scheme= to name another)"
+            if why.startswith("not a tag of scheme") else "")
     assert err == (
+        f"iescore: error: {f}:2 (prediction): invalid tag {tag!r}: {why}; "
+        f"valid forms: 'B-<label>', 'I-<label>' or 'O'{note}\n"
+    )
+    code, _, err = run(capsys, "score", f, "--scheme", "IOB2")  # named: nothing to add
+    assert code == 2 and err == (
         f"iescore: error: {f}:2 (prediction): invalid tag {tag!r}: {why}; "
         f"valid forms: 'B-<label>', 'I-<label>' or 'O'\n"
     )
+
+
+HINT = ("has 2 columns, read as the gold and the predicted tag (conlleval's input, whose last two "
+        "columns are the tags); if they are a token and one tag, give the gold file and a prediction "
+        "file: iescore score GOLD PRED")
+
+
+def test_a_file_of_tokens_and_one_tag_gets_a_hint(tmp_path, capsys):
+    """A gold file given alone (token, tag) is read as conlleval's 2-column input: the token
+    column is taken for gold tags. The error names the file, line and value, and a hint says
+    what the 2 columns were read as and what to give instead."""
+    f = write(tmp_path, "gold", "Ada B-PER\nLovelace I-PER\nwrote O\n")
+    code, out, err = run(capsys, "score", f)
+    assert (code, out) == (2, "")
+    assert err == (
+        f"iescore: error: {f}:1 (reference): invalid tag 'Ada': not a tag of scheme IOB2; valid forms: "
+        "'B-<label>', 'I-<label>' or 'O' (scheme IOB2 was detected from the gold tags under scheme='auto'; "
+        f"pass scheme= to name another)\niescore: hint: {f} {HINT}\n"
+    )
+    # with -DOCSTART- lines the first error is the -DOCSTART- line's, and says so at once
+    f = write(tmp_path, "docs", "-DOCSTART- O\n\nAda B-PER\n")
+    code, _, err = run(capsys, "score", f)
+    assert code == 2
+    assert err == f"iescore: error: {f}:1: a -DOCSTART- line with 2 columns, '-DOCSTART- O': {f} {HINT}\n"
+    # 3 columns or two files: no hint (the columns are not in doubt)
+    f = write(tmp_path, "three", "Ada X-PER B-PER\n")
+    code, _, err = run(capsys, "score", f, "--scheme", "IOB2")
+    assert code == 2 and "hint" not in err
+    g, p = write(tmp_path, "g", "Ada X-PER\n"), write(tmp_path, "p", "Ada B-PER\n")
+    code, _, err = run(capsys, "score", g, p, "--scheme", "IOB2")
+    assert code == 2 and "hint" not in err and err.startswith(f"iescore: error: {g}:1 (reference): invalid tag 'X-PER'")
+
+
+def test_an_invalid_tag_under_auto_names_the_detected_scheme():
+    """Under scheme="auto" the error says which scheme was detected and that scheme= names
+    another, from every front end; with scheme= given it does not."""
+    ref, pred = [["B-PER", "I-PER"], ["I-PER", "X-PER"]], [["O", "O"], ["O", "O"]]
+    base = ("document '1' (reference), token 1: invalid tag 'X-PER': not a tag of scheme IOB1; "
+            "valid forms: 'B-<label>', 'I-<label>' or 'O'")
+    note = " (scheme IOB1 was detected from the gold tags under scheme='auto'; pass scheme= to name another)"
+    for call in (lambda: score_tags(reference=ref, prediction=pred),
+                 lambda: Scorer().add_tags(reference=ref, prediction=pred),
+                 lambda: Scorer().add_tags(reference=ref * 40_000, prediction=pred * 40_000)):  # not held
+        with pytest.raises(InputError) as e:
+            call()
+        assert str(e.value) == base + note
+    with pytest.raises(InputError) as e:
+        Scorer(scheme="IOB1").add_tags(reference=ref, prediction=pred)
+    assert str(e.value) == base
 
 
 def test_invalid_tag_in_the_gold_file_of_two(tmp_path, capsys):

@@ -181,6 +181,29 @@ def test_option_errors_list_choices():
         score(reference=[], prediction=[], normaliser="upper")
 
 
+def test_a_setting_is_read_in_any_case_like_a_scheme():
+    """Settings are acronyms: 'ao' and 'obd' are AO and OBD (in Config, so in every front
+    end, and on the command line), as 'iob2' is IOB2; anything else lists the choices."""
+    from iescore import Config
+
+    assert Config(setting="obd").setting == "OBD" and Config(setting="Ao").setting == "AO"
+    assert Config(setting="obd") == Config(setting="OBD")
+    with pytest.raises(ValueError, match="unknown setting 'o b d'; valid: 'AO' or 'OBD'"):
+        Config(setting="o b d")
+
+
+def test_cli_setting_in_any_case(tmp_path, capsys):
+    f = write(tmp_path, "three", "Al B-PER B-PER\nRoth I-PER O\n\nIdo B-PER B-PER\n")
+    code, upper, _ = run(capsys, "score", f, "--setting", "OBD", "--json")
+    code2, lower, _ = run(capsys, "score", f, "--setting", "obd", "--json")
+    assert code == code2 == 0 and lower == upper and "setting:OBD" in json.loads(lower)["signature"]
+    with pytest.raises(SystemExit) as e:
+        main(["score", f, "--setting", "xx"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err  # argparse's words (they vary with the Python version)
+    assert "argument --setting: invalid choice: 'xx'" in err and "AO" in err and "OBD" in err
+
+
 def test_templates_need_obd():
     with pytest.raises(ValueError, match="score them with setting='OBD'"):
         score(reference=[Template("d", {})], prediction=[Template("d", {})])

@@ -186,8 +186,19 @@ def test_merged_shards_with_numbered_ids_need_distinct_numbers():
     a, b = Scorer(scheme="IOB2"), Scorer(scheme="IOB2")
     a.add_tags(reference=[["B-A"]], prediction=[["B-A"]])
     b.add_tags(reference=[["B-A"]], prediction=[["O"]])
-    with pytest.raises(InputError, match="duplicate document id '0'"):
+    with pytest.raises(InputError) as e:
         a.merge(b)
+    assert str(e.value) == (
+        "cannot merge: duplicate document id '0' is in both scorers; documents without doc_ids are numbered "
+        "'0', '1', ... in each scorer, so shards scored apart need distinct ids: pass doc_ids=, or number a "
+        "shard's documents from N with tagged_batch(..., id_offset=N)")
+    # what the message says to do: numbered from 1, b merges (A: tp 1; the second A missed: fn 1)
+    from iescore import tagged_batch
+
+    c = Scorer(scheme="IOB2")
+    c.add_batch(tagged_batch([["B-A"]], [["O"]], id_offset=1))
+    o = a.merge(c).report().overall
+    assert (o.tp, o.fp, o.fn) == (1, 0, 1)
 
 
 def test_random_streams_equal_one_shot():

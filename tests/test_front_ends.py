@@ -381,6 +381,21 @@ def test_trainer_hook(cfg: dict[str, Any]) -> None:
     close(m["ts_f1_micro"], z(exp["ts"]["f1_micro"]), "ts_f1_micro")
     close(m["token_f1_macro"], z(exp["ts"]["token_f1_macro"]), "token_f1_macro")
     assert all(isinstance(v, float) for v in m.values())
+    # a tuple (predictions, label_ids), as `predictions, labels = eval_pred` reads one, is the same
+    assert compute_metrics(names, **cfg)((preds, labels)) == m
+
+
+def test_trainer_hook_refuses_what_is_not_an_eval_prediction() -> None:
+    from iescore.adapters.trainer import compute_metrics
+
+    hook = compute_metrics(["O", "B-PER", "I-PER"])
+    # (predictions, label_ids, inputs): the inputs are not read. PER[0,2) found: F1 1
+    assert hook((np.array([[1, 2, 0]]), np.array([[1, 2, -100]]), None))["f1"] == 1.0
+    for bad, shown in (((np.zeros(3),), "a tuple of 1"), ({"predictions": 1}, "a dict"), (np.zeros(3), "a ndarray")):
+        with pytest.raises(TypeError) as e:
+            hook(bad)
+        assert str(e.value) == ("compute_metrics takes the Trainer's EvalPrediction (with .predictions and "
+                                f".label_ids) or a tuple (predictions, label_ids); got {shown}")
 
 
 SPACY = [c for c in CONFIGS if not set(c) - {"rule", "counting", "mode", "average", "beta", "normaliser", "setting"}]

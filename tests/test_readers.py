@@ -264,3 +264,19 @@ def test_texts_that_differ_between_formats_are_an_error_naming_the_character(tmp
     with pytest.raises(InputError, match=r"document 'doc1': the prediction's text differs from the reference's "
                                          r"at character 31: '\\n' \(reference\) vs the end of the text \(prediction\)"):
         score_text(gold, pred, level="characters")
+
+
+def test_docbin_without_spacy_says_what_needs_it(monkeypatch, tmp_path):
+    """Without spaCy (an import that fails), reading and writing a DocBin each name what
+    they were doing and the extra to install."""
+    import sys
+
+    from iescore.io.docbin import read_docbin, write_docbin
+
+    monkeypatch.setitem(sys.modules, "spacy", None)  # `import spacy` raises ImportError
+    with pytest.raises(ConfigError) as e:
+        read_docbin(str(tmp_path / "x.spacy"))
+    assert str(e.value) == "reading .spacy files needs spaCy (pip install 'iescore[spacy]')"
+    with pytest.raises(ConfigError) as e:
+        write_docbin([TextDocument("d", T1, ())], str(tmp_path / "x.spacy"))
+    assert str(e.value) == "writing .spacy files needs spaCy (pip install 'iescore[spacy]')"

@@ -422,6 +422,17 @@ def test_cli_agree(tmp_path, capsys):
     code = main(["agree", a])
     _, err = capsys.readouterr()
     assert code == 2 and "two or more" in err
+    # one file given twice: no path ending tells them apart; the error says so and how to name them
+    code = main(["agree", a, a])
+    _, err = capsys.readouterr()
+    assert code == 2 and err == (f"iescore: error: the same file is given more than once: {a!r}; give each "
+                                 "file once, or name them with --names (e.g. --names A,B)\n")
+    code = main(["agree", a, a, "--names", "A,A"])
+    _, err = capsys.readouterr()
+    assert code == 2 and err.endswith("iescore: error: --names needs 2 distinct names, one per file; got 'A,A'\n")
+    code = main(["agree", a, a, "--names", "A,B", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0 and json.loads(out)["pairs"][0]["kappa"] == 1.0  # the same tags: full agreement
 
 
 def test_agreement_f1_is_the_mean_of_both_directions():

@@ -100,6 +100,31 @@ def read_lines(path: str, encoding: str = "utf-8") -> list[str]:
     return lines
 
 
+TWO_COLUMNS = (
+    "{name} has 2 columns, read as the gold and the predicted tag (conlleval's input, whose "
+    "last two columns are the tags); if they are a token and one tag, give the gold file and a "
+    "prediction file: iescore score GOLD PRED"
+)
+
+
+def two_columns(path: str | None, encoding: str = "utf-8") -> bool:
+    """Is the first line of the file with a token (not ``-DOCSTART-``) one of 2 fields? (For
+    the hint of :data:`TWO_COLUMNS` on an error; ``False`` when the file cannot be read.)"""
+    if path is None or path == STDIN:
+        return False
+    try:
+        with open(path, encoding=encoding, errors="replace") as f:
+            for k, line in enumerate(f):
+                fields = _fields(line)
+                if fields and fields[0] not in (DOCSTART, BOUNDARY):
+                    return len(fields) == 2
+                if k > 1000:
+                    return False
+    except OSError:
+        return False
+    return False
+
+
 def _fields(line: str) -> list[str]:
     """The fields of a line: runs of characters other than ASCII space and tab."""
     return _FIELD.findall(line)
@@ -198,6 +223,9 @@ def read_conll(
         if fields[0] == DOCSTART:
             if g != "O" or p != "O":
                 where_file = pred_path if (pred_path is not None and p != "O") else path
+                if pred_path is None and len(fields) == 2:
+                    raise InputError(f"{path}:{lineno}: a -DOCSTART- line with 2 columns, {line.strip(_BLANK)!r}: "
+                                     f"{TWO_COLUMNS.format(name=path)}")
                 raise InputError(
                     f"{where_file}:{lineno}: a -DOCSTART- line must be tagged O, "
                     f"got gold {g!r} and prediction {p!r}"

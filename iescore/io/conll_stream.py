@@ -39,6 +39,7 @@ from ..errors import ConfigError, IEScoreError, InputError, choices, warn
 from ..report import Report
 from ..scoring.batch import TaggedBatch
 from ..scoring.stream import Scorer
+from ..scoring.tags import detected_note
 from .conll import _FIELD, _LINE_END, BOUNDARY, DOC_MODES, DOCSTART, STDIN, read_conll
 
 __all__ = ["iter_conll", "score_conll", "BATCH_TOKENS"]
@@ -471,7 +472,7 @@ def score_conll(
                 scheme = found  # the scheme of the whole file: once more with it
                 continue
             if failed is not None:
-                raise failed
+                raise detected_note(failed, scheme) if auto and isinstance(failed, InputError) else failed
             return scorer.report()
 
 

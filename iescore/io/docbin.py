@@ -23,18 +23,19 @@ from .chars import TextCorpus, TextDocument, char_span
 __all__ = ["read_docbin", "write_docbin"]
 
 
-def _spacy() -> Any:
+def _spacy(doing: str) -> Any:
+    """spaCy, or a ConfigError saying what needs it (``doing``: "reading", "writing")."""
     try:
         import spacy
         import spacy.tokens  # noqa: F401
     except ImportError:  # pragma: no cover - depends on the environment
-        raise ConfigError("reading .spacy files needs spaCy (pip install 'iescore[spacy]')") from None
+        raise ConfigError(f"{doing} .spacy files needs spaCy (pip install 'iescore[spacy]')") from None
     return spacy
 
 
 def read_docbin(path: str, *, spans_key: str | None = None) -> TextCorpus:
     """Read a ``.spacy`` file; spans from ``doc.ents`` or ``doc.spans[spans_key]``."""
-    spacy = _spacy()
+    spacy = _spacy("reading")
     from spacy.vocab import Vocab
 
     if not os.path.isfile(path):
@@ -73,7 +74,7 @@ def write_docbin(documents: Iterable[TextDocument], path: str, *, spans_key: str
     """Write documents as a ``DocBin`` (tokenised by a blank multi-language spaCy
     pipeline; spans in ``doc.ents``, or in ``doc.spans[spans_key]``). A span off the
     tokens, or overlapping spans in ``doc.ents``, is an InputError naming the document."""
-    spacy = _spacy()
+    spacy = _spacy("writing")
     nlp = spacy.blank("xx")
     db = spacy.tokens.DocBin(store_user_data=True)
     for d in documents:

@@ -25,7 +25,7 @@ from ..model import Document, Span, Template
 from .batch import TaggedBatch, _locator, end_to_end
 from .part import _Part
 from .spans import _documents_part, _templates_part
-from .tags import _tags_part
+from .tags import _tags_part, detected_note
 
 _IOB1 = SCHEMES["IOB1"]
 
@@ -157,9 +157,10 @@ class TagFacts:
                 prev = label
         return False
 
-    def check(self, tags: set[str], scheme: str, batch: Callable[[], TaggedBatch]) -> None:
+    def check(self, tags: set[str], scheme: str, batch: Callable[[], TaggedBatch], detected: bool = False) -> None:
         """Raise the InputError of the first tag not valid under ``scheme`` (where
-        ``batch()``, the call's documents, has it); else remember them as valid."""
+        ``batch()``, the call's documents, has it; ``detected``: the scheme was detected
+        under ``scheme="auto"``, which the error says); else remember them as valid."""
         valid = self._valid.setdefault(scheme, set())
         new = tags - valid
         if new:
@@ -169,6 +170,11 @@ class TagFacts:
                 v.roles(get_scheme(scheme))  # each tag on its own
             except InputError:
                 b = batch()  # raises the same error, saying where the tag is
-                b.vocab.roles(get_scheme(scheme), locate=_locator(b))
+                try:
+                    b.vocab.roles(get_scheme(scheme), locate=_locator(b))
+                except InputError as exc:
+                    if not detected:
+                        raise
+                    raise detected_note(exc, scheme) from None
                 raise
             valid |= new

@@ -220,7 +220,7 @@ class Scorer:
             self._facts.learn(tags)
             found = self._facts.detect(tags, ref)
             scheme = self._decoding(found)
-        self._facts.check(tags, scheme, lambda: built(ref, pred, ids, lengths, toks))
+        self._facts.check(tags, scheme, lambda: built(ref, pred, ids, lengths, toks), detected=self._auto)
         _check_config(self.config, toks is not None)
         if self._auto:
             # a tag other than the outside one makes a chunk, or a repaired or discarded one
@@ -269,7 +269,7 @@ class Scorer:
         else:
             found = detect_scheme(batch.reference, batch.vocab)
             scheme = self._decoding(found)
-            part, _ = _tags_part(batch, config.with_(scheme=scheme))
+            part, _ = _tags_part(batch, config.with_(scheme=scheme), detected=True)
             evidence = len(part.ref) > 0 or len(part.pred) > 0 or any(
                 v for rep in part.repairs.values() for v in rep.values()
             )
@@ -346,8 +346,18 @@ class Scorer:
         out._auto = self._auto and other._auto
         out._fixed = fixed
         out._batches = self._batches + other._batches
-        for p in self._parts + other._parts:
+        for p in self._parts:
             out._add_part(p)
+        for p in other._parts:
+            try:
+                out._add_part(p)
+            except InputError as exc:  # an id of both: say why shards collide and what to pass
+                raise InputError(
+                    f"cannot merge: {str(exc).replace('(already added to this scorer)', 'is in both scorers')}; "
+                    f"documents without doc_ids are numbered '0', '1', ... in each scorer, so shards scored "
+                    f"apart need distinct ids: pass doc_ids=, or number a shard's documents from N with "
+                    f"tagged_batch(..., id_offset=N)"
+                ) from None
         for notes in (self._notes, other._notes):
             for k, v in notes.items():
                 out.note(k, v)

@@ -139,9 +139,17 @@ def format_comparison(c: Comparison) -> str:
 def _system_names(names_option: str | None, paths: Sequence[str]) -> list[str]:
     """The names of the files: ``--names`` (comma-separated, one per file, distinct) or short
     names derived from the paths."""
-    names = names_option.split(",") if names_option else _short_names(paths)
+    if not names_option:
+        names = _short_names(paths)
+        if len(set(names)) != len(names):  # a file given twice: no path ending tells them apart
+            twice = sorted({p for p in paths if list(paths).count(p) > 1})
+            raise ConfigError(f"the same file is given more than once: {', '.join(map(repr, twice))}; give each "
+                              f"file once, or name them with --names (e.g. --names "
+                              f"{','.join(chr(65 + i) for i in range(min(len(paths), 26)))})")
+        return names
+    names = names_option.split(",")
     if len(names) != len(paths) or len(set(names)) != len(names):
-        raise ConfigError(f"--names needs {len(paths)} distinct names; got {names_option!r}")
+        raise ConfigError(f"--names needs {len(paths)} distinct names, one per file; got {names_option!r}")
     return names
 
 
