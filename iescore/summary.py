@@ -43,7 +43,7 @@ def pylist(a: np.ndarray) -> list[Any]:
     return out
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _template(keys: tuple[str, ...]) -> dict[str, Any]:
     """A dict of ``keys`` (values None) whose copies share its key table: in CPython an
     instance's ``__dict__`` is such a dict (key-sharing dictionaries, PEP 412), so a copy

@@ -22,7 +22,7 @@ from operator import itemgetter
 import numpy as np
 
 from ..errors import InputError, choices
-from .tables import I, PREFIX_LETTERS, Scheme, get_scheme
+from .tables import I, PREFIX_LETTERS, Scheme, get_scheme  # noqa: F401 (get_scheme: the docstring examples)
 
 
 class _ByteOverflow(Exception):

@@ -27,7 +27,7 @@ def _spacy(doing: str) -> Any:
     """spaCy, or a ConfigError saying what needs it (``doing``: "reading", "writing")."""
     try:
         import spacy
-        import spacy.tokens  # noqa: F401
+        import spacy.tokens
     except ImportError:  # pragma: no cover - depends on the environment
         raise ConfigError(f"{doing} .spacy files needs spaCy (pip install 'iescore[spacy]')") from None
     return spacy
