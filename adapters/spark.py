@@ -108,7 +108,7 @@ def score_runs(
     job = _Job(tuple(plans), doc_id, tokens, keep)
     table = df.select(*columns).mapInArrow(job, _OUT)
     rows = _rows(table)
-    return {p.name: _merge(p, [r for r in rows if r["run"] == p.name], numbered=doc_id is None) for p in plans}
+    return {p.name: _merge(p, [r for r in rows if r["run"] == p.name], doc_id=doc_id) for p in plans}
 
 
 def _rows(table: Any) -> list[dict[str, Any]]:
@@ -374,10 +374,13 @@ def _add(scorer: Any, plan: _Plan, ref: list[Any], pred: list[Any], ids: list[st
 
 # --- on the driver ------------------------------------------------------------------------------
 
-def _merge(plan: _Plan, rows: Sequence[dict[str, Any]], *, numbered: bool) -> Report:
+def _merge(plan: _Plan, rows: Sequence[dict[str, Any]], *, doc_id: str | None) -> Report:
     """The run's states merged in partition order (numbered documents renumbered from the
-    counts of the partitions before); the first partition's error raised."""
+    counts of the partitions before; ``doc_id``: the id column, None when numbered); the first
+    partition's error raised."""
     from iescore.scoring.state import load_state, merge_states, renumber
+
+    numbered = doc_id is None
 
     by_part: dict[int, list[dict[str, Any]]] = {}
     for r in rows:
@@ -397,4 +400,11 @@ def _merge(plan: _Plan, rows: Sequence[dict[str, Any]], *, numbered: bool) -> Re
         from iescore.scoring.stream import Scorer
 
         return Scorer(plan.config).report()
-    return merge_states(states).report()
+    try:
+        merged = merge_states(states)
+    except InputError as exc:  # keep="items": an id in two partitions (the counts states were checked)
+        if exc.doc_id is None or not doc_id:
+            raise
+        raise InputError(f"duplicate document id {exc.doc_id!r} (doc_id column {doc_id!r}: rows in two "
+                         f"Spark partitions)") from None
+    return merged.report()

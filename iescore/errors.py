@@ -27,7 +27,12 @@ class IEScoreError(ValueError):
 
 
 class InputError(IEScoreError):
-    """Bad data: ill-formed tags, spans out of range, mismatched documents, bad files."""
+    """Bad data: ill-formed tags, spans out of range, mismatched documents, bad files.
+
+    ``doc_id``: the repeated document id, for an id given twice (else None).
+    """
+
+    doc_id: str | None = None
 
 
 class ConfigError(IEScoreError):

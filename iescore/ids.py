@@ -209,7 +209,9 @@ class IdRegistry:
 
     @staticmethod
     def _duplicate(x: str) -> None:
-        raise InputError(f"duplicate document id {x!r} (already added to this scorer)")
+        exc = InputError(f"duplicate document id {x!r} (already added to this scorer)")
+        exc.doc_id = x
+        raise exc
 
     def add(self, ids: Sequence[str]) -> None:
         """Check ``ids`` (see :meth:`check`) and record them."""

@@ -40,7 +40,7 @@ def test_match_best_without_confidences_keeps_the_first_in_document_order():
 
 def test_match_best_mixed_confidences_is_an_error():
     pred = [[Span("stime", 5, 6, 0.3), Span("stime", 1, 3)]]
-    with pytest.raises(ValueError, match=r"document 'sem', predicted span \('stime', 1, 3\) has nan"):
+    with pytest.raises(ValueError, match=r"document 'sem', predicted span \('stime', 1, 3\) has no confidence \(None or NaN\)"):
         score(reference=[REF], prediction=pred, mode="match-best")
 
 
@@ -246,3 +246,18 @@ def test_ts_unit_weights_stream_like_one_shot():
     x = one["ts"]["per_label"]["X"]["ts"]
     # X: tokens TP y (1), FP z (1), FN x (3); separators TP none, FP y-z (1), FN x-y (2); t-units 5+3 in a, 2+1 in b
     assert (x["tp"], x["fp"], x["fn"], x["tn"]) == (1, 2, 5, 11 - 8)
+
+
+def test_match_best_names_a_missing_or_infinite_confidence():
+    """match-best ranks by confidence: every prediction has a finite one, or none has. The
+    error says which prediction lacks one (None) or has one that is not finite (inf)."""
+    from iescore import Document, InputError, Span, score
+
+    d = Document(id="d", tokens=tuple("abcdefg"), spans=(Span("X", 0, 1),))
+    for given, has in ((None, "no confidence (None or NaN)"), (float("nan"), "no confidence (None or NaN)"),
+                       (float("inf"), "the confidence inf, not a finite number")):
+        with pytest.raises(InputError) as e:
+            score(reference=[d], prediction=[[Span("X", 0, 1, score=0.2), Span("X", 5, 6, score=given)]],
+                  mode="match-best")
+        assert str(e.value) == ("match-best needs a finite confidence on every prediction or on none: "
+                                f"document 'd', predicted span ('X', 5, 6) has {has}")

@@ -218,6 +218,14 @@ def test_missing_and_mistyped_columns(spark):
         score_dataframe(twice, reference="gold", prediction="pred", doc_id="id", keep="counts")
     with pytest.raises(InputError, match="duplicate document id 'a'"):
         score_dataframe(twice.repartition(2), reference="gold", prediction="pred", doc_id="id")
+    # 'a' in each of two partitions: keep="items"
+    # finds it when the driver merges, and says so in the words of the DataFrame
+    rows = spark.sparkContext.parallelize([(x, ["O"], ["O"]) for x in "abca"], 2)  # slices a b | c a
+    split = spark.createDataFrame(rows, "id string, gold array<string>, pred array<string>")
+    assert split.rdd.getNumPartitions() == 2
+    with pytest.raises(InputError) as e:
+        score_dataframe(split, reference="gold", prediction="pred", doc_id="id")
+    assert str(e.value) == "duplicate document id 'a' (doc_id column 'id': rows in two Spark partitions)"
     nulls = spark.createDataFrame(pa.table({"id": ["a", "b"], "gold": [["B-PER"], None], "pred": [["O"], ["O"]]}))
     with pytest.raises(InputError, match="column 'gold' is null for document 'b'"):
         score_dataframe(nulls, reference="gold", prediction="pred", doc_id="id")

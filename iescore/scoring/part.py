@@ -147,9 +147,11 @@ def _score_units(
             what = f"filler {' '.join(P.key[i])!r}" if P.key is not None and P.start is None else (
                 f"span ({labels[int(P.label[i])]!r}, {int(P.start[i])}, {int(P.end[i])})" if P.start is not None else f"item {i}"  # type: ignore[index]
             )
+            value = float(P.score[i])
+            has = "no confidence (None or NaN)" if np.isnan(value) else f"the confidence {value!r}, not a finite number"
             raise InputError(
-                f"match-best needs a confidence on every prediction or on none: document "
-                f"{doc_ids[int(P.doc[i])]!r}, predicted {what} has {float(P.score[i])!r}"
+                f"match-best needs a finite confidence on every prediction or on none: document "
+                f"{doc_ids[int(P.doc[i])]!r}, predicted {what} has {has}"
             )
 
     def table(U: Units, status: np.ndarray, text: Callable[[], Sequence[str]] | None, filler: bool) -> ItemTable:

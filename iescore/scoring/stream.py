@@ -352,12 +352,16 @@ class Scorer:
             try:
                 out._add_part(p)
             except InputError as exc:  # an id of both: say why shards collide and what to pass
-                raise InputError(
-                    f"cannot merge: {str(exc).replace('(already added to this scorer)', 'is in both scorers')}; "
+                if exc.doc_id is None:
+                    raise
+                err = InputError(
+                    f"cannot merge: duplicate document id {exc.doc_id!r} is in both scorers; "
                     f"documents without doc_ids are numbered '0', '1', ... in each scorer, so shards scored "
                     f"apart need distinct ids: pass doc_ids=, or number a shard's documents from N with "
                     f"tagged_batch(..., id_offset=N)"
-                ) from None
+                )
+                err.doc_id = exc.doc_id
+                raise err from None
         for notes in (self._notes, other._notes):
             for k, v in notes.items():
                 out.note(k, v)
