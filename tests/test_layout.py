@@ -49,3 +49,17 @@ def test_every_module_has_a_docstring_saying_its_place_and_stays_readable():
         assert "pipeline" in first or "old import path" in first or path.name == "__main__.py" or (
             path.parent == PACKAGE and path.name == "__init__.py"), f"{path}: the docstring's first paragraph does not place it"
         assert text.count("\n") <= 500, f"{path} has {text.count(chr(10))} lines"
+
+
+def test_the_readme_layout_names_every_module():
+    """Each module of the package, the adapters and the metric is named in the README's
+    Layout table (as `name` or `name.py`, with or without its folder)."""
+    root = PACKAGE.parent
+    text = (root / "README.md").read_text(encoding="utf-8").split("\n## Layout\n", 1)[1]
+    named = set()
+    for cell in text.split("`"):
+        named.add(cell.removesuffix(".py").rsplit("/", 1)[-1])
+    missing = [str(p.relative_to(root)) for folder in ("iescore", "adapters", "metric_card")
+               for p in sorted((root / folder).rglob("*.py"))
+               if p.stem not in ("__init__", "__main__", "app") and p.stem not in named]
+    assert not missing

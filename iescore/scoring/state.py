@@ -205,8 +205,10 @@ def renumber(state: Scorer | Totals, offset: int) -> Scorer | Totals:
 
 
 def merge_states(states: Sequence[Scorer | Totals]) -> Scorer | Totals:
-    """Merge loaded states in the order given (a balanced tree of pairwise merges, so the
-    cost grows as n log n with the number of shards, not n^2); all must be of one kind."""
+    """Merge loaded states in the order given, in a balanced tree of n - 1 pairwise merges:
+    counts states have a fixed size, so the cost is linear in the shards; items states grow
+    up the tree, so each item is copied about log2(n) times (a chain copies it up to n
+    times). All must be of one kind."""
     items = list(states)
     if not items:
         raise ConfigError("merge_states needs at least one state")
