@@ -64,10 +64,19 @@ def choices(values: Iterable[object]) -> str:
 
 
 def did_you_mean(value: object, valid: Iterable[str]) -> str:
-    """`` (did you mean 'x'?)`` naming the valid string nearest to a misspelt one, or ``""``.
+    """`` (did you mean 'x'?)`` naming the valid string nearest to a misspelt one, or the
+    one valid string it abbreviates (``norm`` for ``normaliser``, as the signature writes
+    it), or ``""``.
 
     >>> did_you_mean("one-two-one", ["any", "one-to-one"]), did_you_mean(3, ["any"])
     (" (did you mean 'one-to-one'?)", '')
+    >>> did_you_mean("norm", ["normaliser", "mode"]), did_you_mean("m", ["mode", "match"])
+    (" (did you mean 'normaliser'?)", '')
     """
-    near = difflib.get_close_matches(value, list(valid), n=1) if isinstance(value, str) else []
-    return f" (did you mean {near[0]!r}?)" if near else ""
+    if not isinstance(value, str):
+        return ""
+    valid = list(valid)
+    near = difflib.get_close_matches(value, valid, n=1)
+    if not near and len(value) >= 3:
+        near = [v for v in valid if v.startswith(value)]
+    return f" (did you mean {near[0]!r}?)" if len(near) == 1 else ""

@@ -26,6 +26,14 @@ def test_a_misspelt_option_is_a_config_error_naming_the_nearest_option(call):
         call()
 
 
+@pytest.mark.parametrize("short, name", [("norm", "normaliser"), ("super", "supertags"), ("avg", "average")])
+def test_a_signature_key_used_as_an_option_suggests_the_option(short, name):
+    # the signature writes norm:, super:, avg:; 'norm' and 'super' begin one option name each
+    # (difflib alone misses them: 'norm' ~ 'normaliser' is 2*4/14 = 0.57 < 0.6)
+    with pytest.raises(ConfigError, match=rf"^unknown option '{short}' \(did you mean '{name}'\?\); valid: "):
+        Scorer(**{short: "x"})
+
+
 def test_an_option_far_from_every_name_gets_no_suggestion():
     with pytest.raises(ConfigError, match=r"^unknown option 'zzz'; valid: 'setting'"):
         Scorer(zzz=1)
