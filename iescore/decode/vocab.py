@@ -25,6 +25,14 @@ from ..errors import InputError, choices
 from .tables import I, PREFIX_LETTERS, Scheme, get_scheme  # noqa: F401 (get_scheme: the docstring examples)
 
 
+NOT_OF_SCHEME = "not a tag of scheme"  # the problem another scheme may not have
+
+
+def detected_note(scheme: str) -> str:
+    """What an invalid tag's error adds when its scheme was detected, not given."""
+    return f" (scheme {scheme} was detected from the gold tags under scheme='auto'; pass scheme= to name another)"
+
+
 class _ByteOverflow(Exception):
     """Raised inside a byte-coded encoding when the 257th distinct tag appears."""
 
@@ -183,7 +191,7 @@ class Vocabulary:
             ok = prefix in scheme.letters
         else:  # a bare label
             ok = scheme.bare
-        return None if ok else f"not a tag of scheme {scheme.name}"
+        return None if ok else f"{NOT_OF_SCHEME} {scheme.name}"
 
     def valid_forms(self, scheme: Scheme) -> str:
         """The valid tag forms of ``scheme``, for error messages."""
@@ -193,13 +201,16 @@ class Vocabulary:
         return choices(valid)
 
     def roles(
-        self, scheme: Scheme, *, check: bool = True, locate: Callable[[int], str] | None = None
+        self, scheme: Scheme, *, check: bool = True, locate: Callable[[int], str] | None = None,
+        detected: bool = False,
     ) -> tuple[np.ndarray, np.ndarray]:
         """Per tag id: its role code (int8) and label id (int32) under ``scheme``.
 
         Raises InputError for an invalid tag (see the module's description), naming
-        the tag and, when ``locate(tag_id)`` is given, where it occurs. With
-        ``check=False`` an invalid tag is read as outside instead (for guessing the scheme).
+        the tag and, when ``locate(tag_id)`` is given, where it occurs; with ``detected``
+        (the scheme was detected under ``scheme="auto"``) a tag of another form says so
+        (:func:`detected_note`). With ``check=False`` an invalid tag is read as outside
+        instead (for guessing the scheme).
 
         >>> v = Vocabulary()
         >>> _ = v.encode(["B", "I", "O"])
@@ -225,8 +236,9 @@ class Vocabulary:
                     if not check:
                         continue
                     where = f"{locate(i)}: " if locate is not None else ""
+                    note = detected_note(scheme.name) if detected and problem.startswith(NOT_OF_SCHEME) else ""
                     raise InputError(
-                        f"{where}invalid tag {self.tags[i]!r}: {problem}; valid forms: {self.valid_forms(scheme)}"
+                        f"{where}invalid tag {self.tags[i]!r}: {problem}; valid forms: {self.valid_forms(scheme)}{note}"
                     )
                 prefix, label = pi
                 role[i], lab[i] = (I if prefix == "" else scheme.letters[prefix]), self.label_id(label)

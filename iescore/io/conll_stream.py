@@ -35,11 +35,11 @@ import numpy as np
 
 from ..config import Config
 from ..decode import TagArrays, Vocabulary, detect_scheme
+from ..decode.vocab import NOT_OF_SCHEME, detected_note
 from ..errors import ConfigError, IEScoreError, InputError, choices, warn
 from ..report import Report
 from ..scoring.batch import TaggedBatch
 from ..scoring.stream import Scorer
-from ..scoring.tags import detected_note
 from .conll import _FIELD, _LINE_END, BOUNDARY, DOC_MODES, DOCSTART, STDIN, read_conll
 
 __all__ = ["iter_conll", "score_conll", "BATCH_TOKENS"]
@@ -472,7 +472,8 @@ def score_conll(
                 scheme = found  # the scheme of the whole file: once more with it
                 continue
             if failed is not None:
-                raise detected_note(failed, scheme) if auto and isinstance(failed, InputError) else failed
+                # the streamed scorer was given the detected scheme: the note is added here
+                raise InputError(f"{failed}{detected_note(scheme)}") if auto and NOT_OF_SCHEME in str(failed) else failed
             return scorer.report()
 
 

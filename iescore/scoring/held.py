@@ -25,7 +25,7 @@ from ..model import Document, Span, Template
 from .batch import TaggedBatch, _locator, end_to_end
 from .part import _Part
 from .spans import _documents_part, _templates_part
-from .tags import _tags_part, detected_note
+from .tags import _tags_part
 
 _IOB1 = SCHEMES["IOB1"]
 
@@ -170,11 +170,6 @@ class TagFacts:
                 v.roles(get_scheme(scheme))  # each tag on its own
             except InputError:
                 b = batch()  # raises the same error, saying where the tag is
-                try:
-                    b.vocab.roles(get_scheme(scheme), locate=_locator(b))
-                except InputError as exc:
-                    if not detected:
-                        raise
-                    raise detected_note(exc, scheme) from None
+                b.vocab.roles(get_scheme(scheme), locate=_locator(b), detected=detected)
                 raise
             valid |= new

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..config import Config
 from ..decode import PAIR_TAGS, PairChunks, Scheme, decode_arrays, decode_pair, detect_scheme, get_scheme
-from ..errors import ConfigError, InputError
+from ..errors import ConfigError
 from ..match import Units
 from .batch import TaggedBatch, _locator
 from .part import _CELL, _I64, _check_prf, _keys, _label_space, _Part, _score_units
@@ -135,15 +135,6 @@ def _check_config(cfg: Config, has_tokens: bool) -> bool:
     return need_keys
 
 
-def detected_note(exc: Exception, scheme: str) -> InputError:
-    """An invalid tag's error when the scheme was detected, not given: a tag that is not
-    of the scheme says so (another scheme may take it); other faults stay as they are."""
-    if "not a tag of scheme" not in str(exc):
-        return InputError(str(exc))
-    return InputError(f"{exc} (scheme {scheme} was detected from the gold tags under scheme='auto'; "
-                      f"pass scheme= to name another)")
-
-
 def _tags_part(batch: TaggedBatch, cfg: Config, *, detected: bool = False) -> tuple[_Part, str]:
     """The part of a tagged batch (``detected``: ``cfg.scheme`` was detected from the
     gold tags under ``scheme="auto"``, which an invalid tag's error then says)."""
@@ -164,12 +155,8 @@ def _tags_part(batch: TaggedBatch, cfg: Config, *, detected: bool = False) -> tu
 
         return f
 
-    try:  # checks every tag against the scheme and registers its label
-        vocab.roles(scheme, locate=_locator(batch))
-    except InputError as exc:
-        if not detected:
-            raise
-        raise detected_note(exc, scheme.name) from None
+    # checks every tag against the scheme and registers its label
+    vocab.roles(scheme, locate=_locator(batch), detected=detected)
     # items in 32 bits (half the memory per item) below 2**31 tokens
     narrow = np.int32 if batch.n_tokens < 2**31 else _I64
     labels, lab_map = _label_order(vocab.labels, cfg, narrow)  # lab_map: vocabulary label -> the report's
