@@ -1,19 +1,37 @@
 """Statistics, after the report in the pipeline: inter-annotator agreement: F1 both ways
-and Cohen's kappa on t-units per pair, Fleiss' kappa over all annotators."""
+and Cohen's kappa on t-units per pair, Fleiss' kappa over all annotators.
+
+The t-units (SPEC §6) are the tokens and, per document, the separators between
+consecutive tokens, so they depend on where documents begin. They are the same
+whichever annotator comes first: :func:`agreement` takes the documents as given (the
+same for every annotator); for CoNLL files (``iescore agree``, :func:`conll_pairs`)
+the documents and tokens come from all the files together, not from the first one:
+
+* a line is a ``-DOCSTART-`` line (no token; a document starts after it) when any
+  file has ``-DOCSTART-`` there, a boundary when any file has ``-X-`` there;
+* ``documents="auto"`` gives a document per ``-DOCSTART-`` section when any file has
+  one, else a document per sentence (``"docstart"``, ``"sentence"``: always so);
+* the tokens are the other non-blank lines (blank lines are aligned in all files).
+
+So a gold file with ``-DOCSTART-`` lines and a system file holding only tags (``O``
+on those lines) give the gold's documents in either order.
+"""
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+import os
+import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ..errors import ConfigError, InputError
+from ..errors import ConfigError, InputError, choices
 from ..report import Report
 
-__all__ = ['agreement', 'Agreement', 'cohen_kappa', 'fleiss_kappa']
+__all__ = ['agreement', 'Agreement', 'cohen_kappa', 'fleiss_kappa', 'conll_pairs']
 
 
 # --- inter-annotator agreement --------------------------------------------------------
@@ -109,6 +127,103 @@ def _agreement(names: Sequence[str], pair: Any) -> Agreement:
     r0 = reports[(first, names[1])]
     return Agreement(signature=r0.config.signature() + "|agree:f1,kappa:t-units", annotators=tuple(names),
                      pairs=tuple(rows), fleiss_kappa=fleiss_kappa(np.stack(cats)), t_units=len(cats[0]))
+
+
+_FIRST_FIELD = re.compile(r"[^ \t]+")  # fields: runs of characters other than ASCII space and tab
+_DOCSTART, _BOUNDARY = "-DOCSTART-", "-X-"
+
+
+def _first_fields(path: str, encoding: str) -> list[str | None]:
+    """The first field of every line of a CoNLL file (None: blank), trailing blank lines dropped."""
+    from ..io.conll import read_lines
+
+    out = [(m.group() if (m := _FIRST_FIELD.search(ln)) else None) for ln in read_lines(path, encoding)]
+    while out and out[-1] is None:
+        out.pop()
+    return out
+
+
+def conll_pairs(paths: Mapping[str, str], *, encoding: str = "utf-8",
+                documents: str = "auto") -> Callable[[str, str], Any]:
+    """A reader of CoNLL annotation files (name -> path, the files aligned line by line, each
+    annotator's tags in its last column) for agreement: ``read(a, b)`` is the
+    :class:`~iescore.scoring.batch.TaggedBatch` of ``a``'s tags as the reference and ``b``'s
+    as the prediction, with the documents, sentences and tokens that all the files give
+    together (the module docstring), so the same for every pair and either order. Each
+    pair is read and checked by :func:`~iescore.io.conll.read_conll` (its errors name the
+    file and line), then laid out on these common lines."""
+    from ..io.conll import DOC_MODES, read_conll
+    from ..scoring.batch import TaggedBatch
+    from ..decode import TagArrays
+
+    if documents not in DOC_MODES:
+        raise ConfigError(f"unknown documents mode {documents!r}; valid: {choices(DOC_MODES)}")
+    firsts = {name: _first_fields(p, encoding) for name, p in paths.items()}
+    n = max(len(f) for f in firsts.values())
+    docstart = np.zeros(n, dtype=bool)
+    boundary = np.zeros(n, dtype=bool)
+    for f in firsts.values():
+        docstart[:len(f)] |= np.array([x == _DOCSTART for x in f], dtype=bool)
+        boundary[:len(f)] |= np.array([x == _BOUNDARY for x in f], dtype=bool)
+    by_docstart = documents == "docstart" or (documents == "auto" and bool(docstart.any()))
+    # the common layout, line by line
+    token_line: list[int] = []  # the line (0-based) of every common token
+    first: list[bool] = []
+    doc_starts: list[int] = []
+    extra: list[list[int]] = []
+    pending, new_sentence = 0, True
+    blank = np.zeros(n, dtype=bool)  # blank in some file, or past its end: read_conll names the mismatch
+    for f in firsts.values():
+        blank |= np.array([x is None for x in f] + [True] * (n - len(f)), dtype=bool)
+    for i in range(n):
+        if docstart[i]:
+            pending += 1
+            if by_docstart:
+                doc_starts.append(len(token_line))
+                extra.append([pending, pending])
+                pending = 0
+            new_sentence = True
+        elif blank[i] or boundary[i]:
+            new_sentence = True
+        else:
+            if (new_sentence and not by_docstart) or not doc_starts:
+                doc_starts.append(len(token_line))
+                extra.append([pending, pending])
+                pending = 0
+            token_line.append(i)
+            first.append(new_sentence)
+            new_sentence = False
+    if pending:
+        if not doc_starts:
+            doc_starts.append(len(token_line))
+            extra.append([0, 0])
+        extra[-1][0] += pending
+        extra[-1][1] += pending
+    lines = np.array(token_line, dtype=np.int64)
+    first_arr = np.array(first, dtype=bool)
+
+    def read(a: str, b: str) -> TaggedBatch:
+        batch = read_conll(paths[a], paths[b], encoding=encoding, documents=documents)
+        fa = firsts[a]
+        # the lines read_conll made tokens of: those of a's lines that hold one
+        own = np.array([i for i, x in enumerate(fa) if x is not None and x not in (_DOCSTART, _BOUNDARY)],
+                       dtype=np.int64)
+        keep = np.searchsorted(own, lines)  # every common token line is one of a's token lines
+        assert len(own) == batch.n_tokens and np.array_equal(own[keep], lines)
+        where = batch.where
+        return TaggedBatch(
+            vocab=batch.vocab,
+            reference=TagArrays(batch.reference.ids[keep], first_arr),
+            prediction=TagArrays(batch.prediction.ids[keep], first_arr),
+            doc_offsets=np.array(doc_starts, dtype=np.int64),
+            doc_ids=tuple(f"{os.path.basename(paths[a])}#{k + 1}" for k in range(len(doc_starts))),
+            tokens=None if batch.tokens is None else [batch.tokens[k] for k in keep.tolist()],
+            extra=np.array(extra, dtype=np.int64).reshape(-1, 2),
+            where=None if where is None else (lambda flat, side: where(int(keep[flat]), side)),
+            options={**batch.options, "documents": "docstart" if by_docstart else "sentence"},
+        )
+
+    return read
 
 
 def agreement(annotations: Mapping[str, Sequence[Sequence[str]]], **options: Any) -> Agreement:

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..errors import ConfigError, InputError, choices
 from ..report import Report
-from .agreement import Agreement, _agreement
+from .agreement import Agreement, _agreement, conll_pairs
 from .paired import Comparison, compare
 from .table import METHODS, TESTS, measure_names
 
@@ -213,11 +213,15 @@ def main_agree(args: Any) -> int:
     paths = list(args.annotators)
     try:
         names = _system_names(args.names, paths)
-        path = dict(zip(names, paths))
         cfg = _config_from(args)
+        read = conll_pairs(dict(zip(names, paths)), encoding=args.encoding, documents=args.documents)
 
-        def pair(a: str, b: str) -> Report:
-            return _score_files(args, cfg, path[a], path[b])
+        def pair(a: str, b: str) -> Report:  # documents and tokens from all the files: either order, one set of t-units
+            from ..scorer import Scorer
+
+            scorer = Scorer(cfg)
+            scorer.add_batch(read(a, b))
+            return scorer.report()
 
         ag = _agreement(names, pair)
     except (ConfigError, InputError) as exc:
