@@ -246,14 +246,18 @@ def test_groups_and_holm_over_several_systems():
     bad = [["O", "O", "O"]] * 30
     reps = {n: iescore.score_tags(reference=gold, prediction=p) for n, p in
             (("bad", bad), ("good", good), ("good2", good))}
-    c = stats.compare(reps, resamples=300, seed=9)
-    rows = {s["name"]: s for s in c.systems}
-    assert c.baseline == "bad" and c.to_dict()["correction"] == "holm"
-    # good vs bad: F1 1 vs 0 in every resample: d* = 1, mean 1, d* - mean = 0 < 1: p = 1/301;
-    # Holm over two comparisons: 2/301
-    assert rows["good"]["p_value"] == 1 / 301 and rows["good"]["p_value_holm"] == 2 / 301
-    assert rows["good"]["group"] == rows["good2"]["group"] == 1 and rows["bad"]["group"] == 2
-    assert c.pairwise["good vs good2"] == 1.0  # tested for the group: identical systems
+    # good vs bad, F1 1 vs 0. Bootstrap: d* = 1 in every resample, mean 1, |d* - mean| = 0 < 1.
+    # Randomization (the default): |d*| = 1 only when no document or every one of the 30 is
+    # swapped (2 of 2**30 patterns), none of 300 random ones here. Either way p = 1/301, and
+    # Holm over two comparisons 2/301
+    for test in (None, "bs"):
+        c = stats.compare(reps, resamples=300, seed=9, **({} if test is None else {"test": test}))
+        assert c.test == (test or "ar")
+        rows = {s["name"]: s for s in c.systems}
+        assert c.baseline == "bad" and c.to_dict()["correction"] == "holm"
+        assert rows["good"]["p_value"] == 1 / 301 and rows["good"]["p_value_holm"] == 2 / 301
+        assert rows["good"]["group"] == rows["good2"]["group"] == 1 and rows["bad"]["group"] == 2
+        assert c.pairwise["good vs good2"] == 1.0  # tested for the group: identical systems
 
 
 def test_compare_refuses_different_references():
@@ -283,7 +287,8 @@ def test_cli_compare_json(tmp_path, capsys):
     assert code == 0, err
     d = json.loads(out)
     assert d["resamples"] == 300 and d["seed"] == 3 and d["baseline"] == "b" and d["correction"] == "holm"
-    assert "|test:bs|n:300|seed:3|" in d["signature"] and "docs:sentence" in d["signature"]
+    assert "|test:ar|n:300|seed:3|" in d["signature"] and "docs:sentence" in d["signature"]
+    assert (d["test"], d["test_name"]) == ("ar", "approximate randomization (Riezler & Maxwell 2005)")
     rows = {s["name"]: s for s in d["systems"]}
     # A: tp 6 -> F1 1, recall 1, SER 0 (a constant system: interval [1, 1]); B: tp 2, fn 4 -> F1 4/8
     assert rows["a"]["f1"] == 1.0 and rows["a"]["f1_ci"] == [1.0, 1.0] and rows["a"]["ser_ci"] == [0.0, 0.0]
@@ -297,7 +302,11 @@ def test_cli_compare_table_and_errors(tmp_path, capsys):
     short = _conll(tmp_path, "short", A3[:2])
     code = main(["compare", gold, a, a, "--names", "x,y", "--paired", "ar", "--resamples", "50"])
     out, _ = capsys.readouterr()
-    assert code == 0 and "x (baseline)" in out and "approximate randomization" in out and "Holm" in out
+    assert code == 0 and "x (baseline)" in out and "Holm" in out
+    assert "p: approximate randomization (Riezler & Maxwell 2005) of f1 against x, 50 resamples;" in out
+    code = main(["compare", gold, a, a, "--names", "x,y", "--paired", "bs", "--resamples", "50"])
+    out, _ = capsys.readouterr()
+    assert code == 0 and "p: paired bootstrap, centred (Efron & Tibshirani 1993) of f1 against x, 50 resamples;" in out
     code = main(["compare", gold, a, short])
     _, err = capsys.readouterr()
     assert code == 2 and "iescore: error:" in err

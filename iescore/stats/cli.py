@@ -73,9 +73,13 @@ def add_compare_parser(sub: Any, score_parser: Any) -> Any:
     cp.add_argument("systems", nargs="+", metavar="SYS", help="system outputs (each file's last column)")
     t = cp.add_argument_group("comparison")
     t.add_argument("--baseline", help="the baseline system's name or path (default: the first SYS)")
-    t.add_argument("--paired", choices=TESTS, default="bs",
-                   help="bs: paired bootstrap (Koehn 2004); ar: approximate randomization (Riezler & Maxwell 2005)")
-    t.add_argument("--resamples", type=int, default=1000, help="resamples (bs) or shuffles (ar); default 1000")
+    t.add_argument("--paired", choices=TESTS, default="ar",
+                   help="the paired test: ar, approximate randomization (Riezler & Maxwell 2005; the default: "
+                        "each document's counts swapped between the systems with probability 1/2); bs, paired "
+                        "bootstrap, centred (Efron & Tibshirani 1993: documents drawn with replacement, the same "
+                        "for both systems; |d* - mean(d*)| against the observed |d|)")
+    t.add_argument("--resamples", type=int, default=1000,
+                   help="random swaps (ar) or resamples (bs), and the resamples of the intervals; default 1000")
     t.add_argument("--seed", type=int, default=12345, help="seed of the random resamples; default 12345")
     t.add_argument("--ci", choices=METHODS, default="percentile",
                    help="interval method: percentile or bca (bias-corrected and accelerated); default percentile")
@@ -128,8 +132,7 @@ def format_comparison(c: Comparison) -> str:
     widths = [max(len(r[i]) for r in [head] + rows) for i in range(len(head))]
     lines = ["  ".join(x.ljust(w) if i == 0 else x.rjust(w) for i, (x, w) in enumerate(zip(r, widths)))
              for r in [head] + rows]
-    test = "paired bootstrap (Koehn 2004)" if c.test == "bs" else "approximate randomization (Riezler & Maxwell 2005)"
-    lines.append(f"p: {test} of {c.measure} against {c.baseline}, {c.resamples} resamples; "
+    lines.append(f"p: {c.test_name} of {c.measure} against {c.baseline}, {c.resamples} resamples; "
                  f"* = significant at {c.alpha:g} after Holm-Bonferroni correction; "
                  f"a group holds systems not significantly different from its first system")
     lines.append(f"signature: {c.signature}")

@@ -19,7 +19,12 @@ __all__ = ['measure_names', 'resample_measures']
 
 
 METHODS = ("percentile", "bca")
-TESTS = ("bs", "ar")
+# the paired tests, the better calibrated first (the default): code -> what it computes
+TESTS = ("ar", "bs")
+TEST_NAMES = {
+    "ar": "approximate randomization (Riezler & Maxwell 2005)",
+    "bs": "paired bootstrap, centred (Efron & Tibshirani 1993)",
+}
 _SPAN = ("tp", "fp", "fn")
 _SLOT = ("C", "S", "D", "I")
 _TS_CELL = ("tok_tp", "tok_fp", "tok_fn", "sep_tp", "sep_fp", "sep_fn")
