@@ -25,7 +25,7 @@ from typing import Any, cast, get_args
 from . import __version__
 from .errors import ConfigError, choices, did_you_mean
 from .decode.tables import SCHEMES, get_scheme
-from .options import (Average, Counting, Detail, Documents, Misaligned, Missing, Level, Mode, Repair,
+from .options import (Align, Average, Counting, Detail, Documents, Misaligned, Missing, Level, Mode, Repair,
                       Setting, Subwords, TokenizerName)
 from .text import MISALIGNED
 
@@ -44,6 +44,7 @@ __all__ = [
     "MISSING",
     "LEVELS",
     "TOKENIZER_NAMES",
+    "ALIGNS",
     "get_normaliser",
     "canonical_scheme",
     "parse_supertags",
@@ -60,11 +61,12 @@ SUBWORDS: tuple[Subwords, ...] = get_args(Subwords)
 MISSING: tuple[Missing, ...] = get_args(Missing)
 LEVELS: tuple[Level, ...] = get_args(Level)  # what character-offset input is scored on (iescore.io.chars)
 TOKENIZER_NAMES: tuple[TokenizerName, ...] = get_args(TokenizerName)  # the tokens of level="tokens"
+ALIGNS: tuple[Align, ...] = get_args(Align)  # where LLM strings are placed (iescore.io.llm)
 # options that record how the input was prepared (None: not used)
-PREPARATION = ("documents", "subwords", "misaligned", "missing", "level", "tokenizer")
+PREPARATION = ("documents", "subwords", "misaligned", "missing", "level", "tokenizer", "align")
 _PREPARATION_KEYS = (("documents", "docs"), ("subwords", "subwords"), ("misaligned", "misaligned"),
                      ("missing", "missing"), ("level", "level"),
-                     ("tokenizer", "tokenizer"))  # (Config field, signature key)
+                     ("tokenizer", "tokenizer"), ("align", "align"))  # (Config field, signature key)
 
 _INF = math.inf
 
@@ -305,6 +307,9 @@ class Config:
             adapters), else None.
         missing: the spaCy adapter's rule for unannotated gold tokens (``"ignore"``,
             ``"outside"``), else None.
+        align: where LLM strings without offsets were placed in the text (``"first"``,
+            ``"every"``, ``"unique"`` occurrence; set by :func:`iescore.score_llm` in AO),
+            else None.
         ser_weights: weights of substitutions, deletions and insertions in the
             weighted slot error rate ``(wS*S + wD*D + wI*I) / N`` (Makhoul et al.).
         detail: ``"full"`` (everything), or ``"prf"``: exact-match TP/FP/FN only, for
@@ -333,6 +338,7 @@ class Config:
     missing: Missing | None = None
     level: Level | None = None
     tokenizer: TokenizerName | None = None
+    align: Align | None = None
     detail: Detail = "full"
 
     def __post_init__(self) -> None:
@@ -358,6 +364,7 @@ class Config:
             ("missing", self.missing, MISSING),
             ("level", self.level, LEVELS),
             ("tokenizer", self.tokenizer, TOKENIZER_NAMES),
+            ("align", self.align, ALIGNS),
         ):
             if value is not None and value not in valid:
                 raise ConfigError(

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Options", "ScoringOptions", "Setting", "Counting", "Mode", "Average", "Repair", "Detail",
-    "Documents", "Subwords", "Misaligned", "Missing", "Level", "TokenizerName", "SchemeName",
+    "Documents", "Subwords", "Misaligned", "Missing", "Level", "TokenizerName", "Align", "SchemeName",
 ]
 
 Setting = Literal["AO", "OBD"]
@@ -58,6 +58,7 @@ Missing = Literal["ignore", "outside"]  # unannotated gold tokens (spaCy's ent_i
 Level = Literal["characters", "tokens"]  # what character-offset input is scored on (iescore.io.chars)
 # the tokens of level="tokens": a named tokenizer, the input's own tokens, or a callable
 TokenizerName = Literal["spacy", "regex", "whitespace", "given", "custom"]
+Align = Literal["first", "every", "unique"]  # where LLM strings without offsets are placed in the text (AO)
 # tag schemes: the canonical names, their aliases (case does not matter at run time),
 # "auto" (detected from the reference tags) and "spans" (the input is not tags)
 SchemeName = Literal[
@@ -97,3 +98,4 @@ class Options(ScoringOptions, total=False):
     missing: Missing | None
     level: Level | None
     tokenizer: TokenizerName | None
+    align: Align | None

@@ -69,7 +69,8 @@ Args:
     sample_weight: refused with an error: seqeval accepts it but never uses it (it weights only
         average="samples", which it does not offer), and chunk counts have no per-sentence weight.
     zero_division: "warn" (default: an UndefinedMetricWarning naming the values, then 0), 0 or 1: the value
-        that replaces an undefined value (0/0), as seqeval does.
+        that replaces an undefined value (0/0), as seqeval does; 1 is written in the signature
+        (`|zero_division:1` at its end).
     iescore's options:
     repair: "conlleval" (default), "strict" or "discard".
     rule: "E" (exact, default), "C(e)", "O(e,m)" or "O(inf,inf)".
@@ -207,7 +208,10 @@ class IEScore(evaluate.Metric):  # type: ignore[misc]  # evaluate has no type in
             scorer.add_batch(iescore.tagged_batch(refs, preds, tokens=tokens))
             report = scorer.report()
         if zero_division != "warn":
-            return _seqeval_view(report, float(zero_division))
+            out = _seqeval_view(report, float(zero_division))
+            if zero_division == 1:  # undefined values as 1, not 0 (as "warn" and 0 give): other numbers
+                out["signature"] += "|zero_division:1"
+            return out
         out = _seqeval_view(report, 0.0)
         _warn_undefined(out, _seqeval_view(report, 1.0))
         return out

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from iescore import Config, ConfigError, Document, Scorer, Span, score, score_tags
-from iescore.config import DOCUMENTS, MISALIGNED, MISSING, NORMALISERS, SUBWORDS, Rule
+from iescore.config import ALIGNS, DOCUMENTS, MISALIGNED, MISSING, NORMALISERS, SUBWORDS, Rule
 from iescore.io.conll import read_conll
 from iescore.decode import SCHEMES
 
@@ -147,6 +147,75 @@ def test_different_unit_weights_never_share_a_signature():
     assert "unit" not in score(reference=[Document("d", toks, tuple(ref))], prediction=pred).signature
 
 
+def test_llm_alignment_is_recorded():
+    from iescore.io.chars import TextDocument
+    from iescore.io.llm import Extraction, score_llm
+
+    # "Al" occurs at characters 0 and 7; the reference's only entity is "Al Roth" (7..14)
+    ref = [TextDocument("d", "Al met Al Roth.", (Span("PER", 7, 14),))]
+    pred = [Extraction("d", (("PER", "Al"),))]
+    first = score_llm(ref, pred, level="characters", align="first")  # at 0: 1 FP
+    every = score_llm(ref, pred, level="characters", align="every")  # at 0 and 7: 2 FP
+    assert (first.overall.tp, first.overall.fp, every.overall.tp, every.overall.fp) == (0, 1, 0, 2)
+    assert "|level:characters|align:first|" in first.signature
+    assert "|level:characters|align:every|" in every.signature
+    assert Config.from_signature(every.signature).align == "every"
+    # the policy is not an option of OBD, which places nothing
+    obd = score_llm(ref, pred, level="characters", align="every", setting="OBD")
+    assert "align:" not in obd.signature and Config.from_signature(obd.signature).align is None
+    with pytest.raises(ConfigError, match=r"^unknown align 'evry' \(did you mean 'every'\?\); valid: 'first', "
+                                          r"'every' or 'unique' \(or None: not used\)$"):
+        Config(align="evry")
+
+
+def test_metric_zero_division_is_recorded():
+    from conftest import require
+
+    evaluate = require("evaluate")
+    import iescore.metric_card as card
+
+    metric = evaluate.load(card.PATH)
+    # LOC is predicted but never in the reference: its recall is 0/0
+    kw = dict(predictions=[["B-PER", "B-LOC"]], references=[["B-PER", "O"]])
+    zero = metric.compute(zero_division=0, **kw)
+    one = metric.compute(zero_division=1, **kw)
+    with pytest.warns(UserWarning, match="undefined"):
+        warned = metric.compute(**kw)
+    assert (zero["LOC"]["recall"], one["LOC"]["recall"], warned["LOC"]["recall"]) == (0.0, 1.0, 0.0)
+    assert one["signature"] == zero["signature"] + "|zero_division:1"
+    assert warned == zero  # "warn" gives 0, as zero_division=0 does, and the same signature
+
+
+def _templates():
+    from iescore import Template
+
+    ref = [Template("a", {"P": (("x", "y"),)}), Template("b", {"L": (("z",),)})]
+    pred = [Template("a", {"P": (("x", "y"),)}), Template("b", {})]
+    return ref, pred
+
+
+def test_an_empty_batch_or_shard_leaves_the_template_digest():
+    from iescore import score_templates
+    from iescore.scoring.state import load_state, merge_states
+
+    ref, pred = _templates()
+    one = score_templates(reference=ref, prediction=pred, setting="OBD").signature
+    a = Scorer(setting="OBD")
+    a.add(reference=ref, prediction=pred)
+    empty = Scorer(setting="OBD")
+    empty.add(reference=[], prediction=[])  # no documents: nothing to describe
+    assert a.merge(empty).report().signature == empty.merge(a).report().signature == one
+    assert merge_states([load_state(a.to_state()), load_state(empty.to_state())]).report().signature == one
+    a.add(reference=[], prediction=[])
+    assert a.report().signature == one
+    # a template without fillers is a document all the same: another digest
+    from iescore import Template
+
+    b = Scorer(setting="OBD")
+    b.add(reference=[*ref, Template("c", {})], prediction=[*pred, Template("c", {})])
+    assert b.report().signature != one
+
+
 # --- every option round-trips, and the rebuilt configuration gives the same numbers ---------------
 
 LABELS = ("A", "B", "C")
@@ -178,6 +247,7 @@ def configs(draw):
         subwords=draw(st.one_of(st.none(), st.sampled_from(SUBWORDS))),
         misaligned=draw(st.one_of(st.none(), st.sampled_from(MISALIGNED))),
         missing=draw(st.one_of(st.none(), st.sampled_from(MISSING))),
+        align=draw(st.one_of(st.none(), st.sampled_from(ALIGNS))),
     )
 
 

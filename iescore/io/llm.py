@@ -36,7 +36,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..config import Config
+from ..config import ALIGNS, Config
 from ..errors import ConfigError, InputError, choices, warn
 from ..model import Span, Template
 from ..scorer import Scorer
@@ -45,7 +45,7 @@ from .jsonl import read_json_records
 
 __all__ = ["ALIGN", "Extraction", "read_llm", "llm_templates", "align_extractions", "score_llm"]
 
-ALIGN = ("first", "every", "unique")
+ALIGN = ALIGNS  # ("first", "every", "unique"): recorded in the signature as align:...
 _LIST_KEYS = ("entities", "extractions", "items")
 _LABEL_KEYS = ("label", "type", "entity_type")
 
@@ -172,7 +172,14 @@ def score_llm(
     ``setting="OBD"`` compares templates (:func:`llm_templates`); ``"AO"`` aligns the
     strings (:func:`align_extractions`) and scores them at ``level`` as
     :func:`~iescore.io.chars.score_text` does, counting ``hallucinated`` and
-    ``ambiguous strings`` in the report."""
+    ``ambiguous strings`` in the report; its signature names ``align`` (``align:every``).
+
+    >>> from iescore.io.chars import TextDocument
+    >>> ref = [TextDocument("d", "Al met Al Roth.", (("PER", 7, 14),))]
+    >>> pred = [Extraction("d", (("PER", "Al"),))]
+    >>> [(r.overall.fp, r.signature.split("|")[-3]) for r in
+    ...  (score_llm(ref, pred, level="characters", align=a) for a in ("first", "every"))]
+    [(1, 'align:first'), (2, 'align:every')]"""
     cfg = Config.from_options(config, **options)
     s = Scorer(cfg)
     for k, v in (notes or {}).items():
@@ -193,6 +200,7 @@ def score_llm(
     if reference and isinstance(reference[0], Extraction):
         raise ConfigError("extractions without offsets have no positions: score them against each other with setting='OBD'")
     docs, unfound = align_extractions(reference, prediction, align=align)  # type: ignore[arg-type]
+    s.use(align=align)  # where the strings went changes the numbers: the signature says it
     if unfound:
         shown = "; ".join(f"{d!r}: {lab} {t!r}" for d, lab, t in unfound[:3])
         warn(f"{len(unfound)} extracted strings are found nowhere in their document's text and "

@@ -66,6 +66,9 @@ def _warn_label_sets(report: Report) -> None:
 
 
 def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None = None) -> Report:
+    # a part without documents (an empty batch or shard) adds nothing: its kind (tokens or
+    # templates) must not decide the report's, which the reference digest reads
+    parts = [p for p in parts if len(p.doc_ids)] or parts[:1]
     # one part whose labels are already the sorted distinct labels (as a part of tags has
     # them): no sorting and no renumbering (and no per-label dict: there may be many thousand)
     same = len(parts) == 1 and all(map(operator.lt, parts[0].labels, islice(parts[0].labels, 1, None)))
