@@ -27,6 +27,9 @@ Cases (``CASES``):
   of an OBD Template), beside one call over all of them; sizes in sentences.
 * ``cli``: ``iescore score FILE`` on generated CoNLL files of 20 MB, 200 MB and 2 GB
   (written to the temporary folder and deleted after); sizes in bytes.
+* ``longline``: ``iescore score FILE`` on a CoNLL file of ONE line: a token of n bytes,
+  then its gold and predicted tag (a line far longer than a block read at a time; written
+  to the temporary folder, untimed, and deleted after); sizes in bytes.
 * ``templates``: one OBD template with two slots of n fillers each, half of the predicted
   fillers equal to an answer, the other half a prefix of one (all share a first token);
   and (one tool) one slot of n fillers with a tie among four of them, (one) one slot
@@ -407,6 +410,22 @@ def write_conll(path: Path, n_bytes: int, seed: int = 0) -> dict:
         for _ in range(repeats):
             fh.write(block)
     return {"bytes": repeats * len(block), "tokens": repeats * sum(map(len, g)), "repeats": repeats}
+
+
+def long_line_file(n_bytes: int) -> str:
+    """A CoNLL file of one line: a token of ``n_bytes`` x's, then ``B-PER B-PER`` and LF (one
+    chunk, predicted exactly), written to ``IESCORE_BENCH_TMP`` (the run's ``--tmp``) or the
+    temporary folder; the input's preparation, untimed; removed when the child exits."""
+    import atexit
+
+    fd, name = tempfile.mkstemp(suffix=".conll", dir=os.environ.get("IESCORE_BENCH_TMP"))
+    atexit.register(os.unlink, name)
+    piece = b"x" * min(n_bytes, 10 * MB)
+    with os.fdopen(fd, "wb") as fh:
+        for _ in range(n_bytes // len(piece)):
+            fh.write(piece)
+        fh.write(piece[: n_bytes % len(piece)] + b" B-PER B-PER\n")
+    return name
 
 
 # --- tools: prep(size) -> state (untimed); run(state) -> counts ------------------------------
@@ -858,6 +877,18 @@ def make_cases(quick: bool = False) -> dict[str, Case]:
                    if _peers_pl() else {}),
             },
         ),
+        "longline": Case(
+            "`iescore score FILE` on a file of one line: a token of n bytes, then its two tags",
+            "bytes", (10 * MB, 100 * MB, 1000 * MB), (200_000, 2 * MB),
+            {
+                "iescore_cli": Tool("`iescore score FILE` (cli.main in a fresh interpreter)", long_line_file,
+                                    _iescore_cli),
+                "conlleval_standin": Tool("conlleval.pl's chunk rules in Python, streaming (a stand-in, not "
+                                          "conlleval.pl)", long_line_file, _conlleval_standin_file),
+                **({"conlleval_pl": Tool("conlleval.pl (perl, reading the file)", long_line_file,
+                                         _conlleval_pl_file)} if _peers_pl() else {}),
+            },
+        ),
         "templates": Case(
             "one OBD template, two slots of n fillers (half exact, half a prefix; all share a token)",
             "fillers per slot", (10, 100, 1_000, 10_000, 100_000), (10, 100),
@@ -1237,6 +1268,15 @@ def targets(results: dict) -> list[tuple[str, str]]:
             label = "met (memory)" if ok else "NOT met"
         out.append((f"`iescore score` on a {_size(big, 'bytes')} CoNLL file: peak RSS < 500 MB, throughput >= 5x conlleval.pl",
                     f"{label}: {txt}"))
+    long = cases.get("longline")
+    if long and "iescore_cli" in long["tools"]:
+        big = max(long["sizes"])
+        r = long["tools"]["iescore_cli"]["runs"].get(str(big))
+        ok = r is not None and r["status"] == "ok" and r["peak_extra"] <= 5 * big
+        txt = (f"{r['seconds']:.3g} s, +{r['peak_extra'] / MB:.0f} MB ({r['peak_extra'] / big:.1f}x the line)"
+               if r is not None and r["status"] == "ok" else _reached(long, "iescore_cli"))
+        out.append((f"`iescore score` on a file of one line of {_size(big, 'bytes')}: peak extra memory <= 5x the line "
+                    "(time: the b above)", f"{'met' if ok else 'NOT met'}: {txt}"))
     return out
 
 
@@ -1351,7 +1391,7 @@ def sync_readme(readme: str, md: str) -> str:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="tiny sizes (a few seconds)")
-    ap.add_argument("--cases", default="chain,nested,crossing,labels,calls,cli,templates")
+    ap.add_argument("--cases", default="chain,nested,crossing,labels,calls,cli,longline,templates")
     ap.add_argument("--tools", default="", help="comma-separated tool names to keep (default: all)")
     ap.add_argument("--limit", type=float, default=100.0, help="seconds per timed call before it is killed")
     ap.add_argument("--cli-limit", type=float, default=600.0, help="the same for the cli case")
@@ -1384,6 +1424,7 @@ def main(argv=None) -> int:
         return 0
     if args.conlleval:
         os.environ["IESCORE_BENCH_CONLLEVAL"] = str(Path(args.conlleval).resolve())
+    os.environ["IESCORE_BENCH_TMP"] = str(Path(args.tmp).resolve())  # (the children's files: longline)
     cap = int(min(args.mem_cap * GIB, max(2 * GIB, _mem_available() - 3 * GIB)))
     all_cases = make_cases(args.quick)
     keep = {t for t in args.tools.split(",") if t}

@@ -286,3 +286,24 @@ def test_sync_readme_replaces_each_table_by_its_cases():
         "| target |", "| met |", "## Next", "| keep | too |"]
     with pytest.raises(ValueError, match="README tables"):
         adversarial.sync_readme(readme, md.replace("### `b`: two", "### `c`: two"))
+
+
+def test_quick_longline_case_reads_one_line_and_removes_its_files(tmp_path, monkeypatch):
+    # a file of one line, a token of n x's and "B-PER B-PER": one token, one chunk, predicted
+    # exactly (tp = gold = pred = 1) by iescore and the stand-in (their agreement is checked by
+    # the run); the files, written to --tmp, are gone after
+    import adversarial
+
+    monkeypatch.setenv("IESCORE_BENCH_TMP", str(tmp_path))  # (main sets it for its children: put back after)
+    assert adversarial.main(["--quick", "--out", str(tmp_path), "--cases", "longline",
+                             "--tools", "iescore_cli,conlleval_standin", "--tmp", str(tmp_path)]) == 0
+    case = json.loads((tmp_path / "adversarial.json").read_text())["cases"]["longline"]
+    assert case["sizes"] == [200_000, 2_000_000]
+    for tool in ("iescore_cli", "conlleval_standin"):
+        for size in case["sizes"]:
+            run = case["tools"][tool]["runs"][str(size)]
+            got = run["result"]
+            assert run["status"] == "ok" and (got["tp"], got["gold"], got["pred"]) == (1, 1, 1)
+    assert not list(tmp_path.glob("*.conll"))
+    with open(adversarial.long_line_file(1000)) as fh:
+        assert fh.read() == "x" * 1000 + " B-PER B-PER\n"

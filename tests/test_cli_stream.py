@@ -262,3 +262,69 @@ def test_progress_shows_only_on_a_terminal_after_two_seconds():
     q(50, 100)
     assert quiet.getvalue() == ""
     assert not Progress(io.StringIO()).on  # a StringIO is no terminal
+
+
+def _read_all(path, **kw):
+    """Everything the batches of ``iter_conll`` hold, per token, in file order."""
+    out = []
+    for b in iter_conll(str(path), tokens=True, **kw):
+        tags = b.vocab.tags
+        ends = list(b.doc_offsets[1:]) + [b.n_tokens]
+        for doc, start, end in zip(b.doc_ids, b.doc_offsets, ends):
+            for i in range(int(start), int(end)):
+                out.append((doc, b.tokens[i] if b.tokens is not None else None, tags[b.reference.ids[i]],
+                            tags[b.prediction.ids[i]], bool(b.reference.first[i]), b.where(i, "reference")))
+    return out
+
+
+@pytest.mark.parametrize("end", ["\n", "\r\n", "\r"])
+def test_a_long_line_across_many_blocks_reads_as_in_one_block(tmp_path, monkeypatch, end):
+    # a token of 40,000 characters (two-byte ones among them, so blocks cut characters in
+    # two) on line 3, one of 25,000 spaces and x's on the last line (no line end): blocks
+    # of 7 bytes read it over thousands of blocks; one block of the whole file reads it at once
+    long_token = ("é" + "x" * 9) * 4000
+    lines = ["a B-PER B-PER", "b I-PER O", long_token + " B-LOC B-LOC", "", "c O O", "-X- O O", "d B-ORG I-ORG",
+             "y" * 25_000 + " I-ORG I-ORG"]
+    path = tmp_path / "long.conll"
+    path.write_bytes(end.join(lines).encode("utf-8"))
+    monkeypatch.setattr(cs, "_CHUNK", path.stat().st_size + 1)
+    whole = _read_all(path, documents="sentence")
+    monkeypatch.setattr(cs, "_CHUNK", 7)
+    assert _read_all(path, documents="sentence") == whole
+    # and as the plain reference reader reads it: tokens, tags, sentence starts, lines
+    ref = read_conll(str(path))
+    assert [w[1] for w in whole] == ["a", "b", long_token, "c", "d", "y" * 25_000]
+    assert [w[1] for w in whole] == list(ref.tokens)
+    assert [w[2] for w in whole] == ["B-PER", "I-PER", "B-LOC", "O", "B-ORG", "I-ORG"]
+    assert [w[3] for w in whole] == ["B-PER", "O", "B-LOC", "O", "I-ORG", "I-ORG"]
+    assert [w[4] for w in whole] == [True, False, False, True, True, False]  # blank line 4 and -X- line 6
+    assert [w[5] for w in whole] == [f"{path}:{n} (reference)" for n in (1, 2, 3, 5, 7, 8)]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_lines_read_in_tiny_blocks_are_the_files_lines(tmp_path, seed):
+    """Property: long lines, LF, CRLF and CR ends (a CR at a block's end may be half a CRLF),
+    a byte-order mark, two-byte characters: the lines given block by block, blocks of 1 to
+    12 bytes, are read_lines's."""
+    from iescore.io.conll import read_lines
+
+    rng = random.Random(seed)
+    pieces = ["a", "é", " ", "\n", "\r", "\r\n", "x" * rng.randrange(1, 300)]
+    text = ("\ufeff" if seed % 3 == 0 else "") + "".join(rng.choice(pieces) for _ in range(rng.randrange(1, 80)))
+    path = tmp_path / "x.txt"
+    path.write_bytes(text.encode("utf-8"))
+    for chunk in (1, 2, 3, 5, 12, len(text) * 2 + 1):
+        cs._CHUNK = chunk  # (the fixture puts it back)
+        with open(path, "rb") as fh:
+            src = cs._Lines(fh, "utf-8")
+            got = []
+            while (block := src.block()) is not None:
+                got += block
+        assert got == read_lines(str(path)), chunk
+
+
+@pytest.mark.parametrize("space", ["\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f"])
+def test_ascii_spaces_other_than_space_and_tab_stay_in_their_field(space):
+    # str.split() would split at these; the reference reader splits at spaces and tabs only
+    flat, n = _fields(f"a{space}b B-X O\n\nc O O\n")
+    assert flat == [f"a{space}b", "B-X", "O", "c", "O", "O"] and n.tolist() == [3, 0, 3]

@@ -46,8 +46,9 @@ __all__ = ["iter_conll", "score_conll", "BATCH_TOKENS"]
 
 BATCH_TOKENS = 1 << 19  # tokens per batch (a batch is cut at the next document start)
 _CHUNK = 1 << 20  # bytes read at a time
-# the characters other than space and tab that str.split() splits at (\n and \r end lines)
-_OTHER_SPACE = re.compile("[\x0b\x0c\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
+# the ASCII characters other than space and tab that str.split() splits at (\n and \r end
+# lines; the others are not ASCII)
+_OTHER_ASCII_SPACE = "\x0b\x0c\x1c\x1d\x1e\x1f"
 _HAS_DOCSTART = re.compile(r"(?:^|[\r\n])[ \t]*-DOCSTART-(?=[ \t\r\n]|$)")
 
 
@@ -65,7 +66,9 @@ class _Lines:
         except LookupError:
             raise ConfigError(f"unknown encoding {encoding!r}") from None
         self.fh, self.seen = fh, seen
-        self.carry = ""  # the start of a line that goes on in the next block
+        # the start of a line that goes on in the next block, in pieces (joined once, at its
+        # end: a line of many blocks is read in time and memory linear in its length)
+        self.carry: list[str] = []
         self.start = True
         self.done = False
 
@@ -84,14 +87,20 @@ class _Lines:
             self.start = False
             if text.startswith("\ufeff"):
                 text = text[1:]  # a byte-order mark, not data
-        text = self.carry + text
         if not data:
-            self.done, self.carry = True, ""
+            self.done = True
+            self.carry.append(text)
+            text, self.carry = "".join(self.carry), []
             return text
-        # up to the last line end (a final CR may be the first half of a CRLF)
+        # up to the last line end of this block (a final CR may be the first half of a CRLF)
         cut = max(text.rfind("\n"), text.rfind("\r", 0, len(text) - 1))
-        self.carry = text[cut + 1 :]
-        return text[: cut + 1]
+        if cut < 0:  # (a CR held back at the end of the carry is read with the line after it)
+            if text:
+                self.carry.append(text)
+            return ""
+        self.carry.append(text[: cut + 1])
+        head, self.carry = "".join(self.carry), [text[cut + 1 :]] if cut + 1 < len(text) else []
+        return head
 
     def block(self) -> list[str] | None:
         """The next block of lines (None after the end of the file)."""
@@ -112,15 +121,24 @@ def _fields(text: str) -> tuple[list[str], np.ndarray]:
     >>> flat, n.tolist()
     (['a', 'B-X', 'O', 'c', 'O', 'O', 'd'], [3, 0, 3, 1])
     """
-    if text.isascii() and "\r" not in text and not _OTHER_SPACE.search(text):
+    if text.isascii() and "\r" not in text and not any(c in text for c in _OTHER_ASCII_SPACE):
+        if not text:
+            return [], np.zeros(0, dtype=np.intp)
+        # a byte array or two at a time (a line may be the whole block: memory a small multiple of it)
         b = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
-        end = b == 10
-        space = end | (b == 32) | (b == 9)
+        ends = np.flatnonzero(b == 10)
+        space = b == 32
+        space |= b == 9
+        space[ends] = True
         start = ~space
         start[1:] &= space[:-1]
-        n_lines = int(end.sum()) + (1 if len(b) and b[-1] != 10 else 0)
-        line_of = np.cumsum(end)  # line ends before each byte (a field start is no line end)
-        return text.split(), np.bincount(line_of[start], minlength=n_lines)
+        del space
+        n_lines = len(ends) + (1 if b[-1] != 10 else 0)
+        del b
+        # a field starts on the line of the line ends before it
+        line_of = np.searchsorted(ends, np.flatnonzero(start))
+        del start
+        return text.split(), np.bincount(line_of, minlength=n_lines)
     lines = _LINE_END.split(text)
     if lines and lines[-1] == "":
         lines.pop()
