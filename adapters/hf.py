@@ -67,6 +67,10 @@ def pipeline_to_spans(
 ) -> tuple[list[Span], dict[str, int]]:
     """Spans on ``reference``'s tokens from one text's pipeline output.
 
+    ``outputs`` is one text's list of entity dicts. ``pipeline(texts)`` returns one such
+    list per text: give each document its own (a list of one list is read as that list;
+    of more, an :class:`~iescore.errors.InputError` says so).
+
     Aggregated outputs (``entity_group``) map each entity's characters to tokens
     with the ``misaligned`` policy. Sub-word outputs (``entity`` with tags such
     as ``B-PER``) give every word the tag of its first sub-word, and the word
@@ -78,6 +82,7 @@ def pipeline_to_spans(
     signature (``misaligned:<policy>`` for aggregated outputs, ``subwords:first``
     for sub-word outputs); add the spans to it yourself.
     """
+    outputs = _one_text(outputs, reference)
     spans, counts = _pipeline_spans(outputs, reference, misaligned=misaligned, scheme=scheme, labels=labels)
     if scorer is not None:
         if outputs and "entity_group" in outputs[0]:
@@ -88,6 +93,28 @@ def pipeline_to_spans(
             if v:
                 scorer.note(k, v)
     return spans, counts
+
+
+def _one_text(outputs: Any, reference: Document) -> Sequence[Mapping[str, Any]]:
+    """One text's pipeline output (a list of entity dicts): ``pipeline(texts)`` gives a list
+    of such lists, one per text, which is that text's list when it holds one, else an error."""
+    if isinstance(outputs, Mapping) or isinstance(outputs, (str, bytes)):
+        raise InputError(f"document {reference.id!r}: the pipeline output is a list of entity dicts, "
+                         f"got a {type(outputs).__name__}")
+    outputs = list(outputs)
+    if outputs and all(isinstance(o, (list, tuple)) for o in outputs):
+        if len(outputs) == 1:  # pipeline([text])
+            return list(outputs[0])
+        raise InputError(
+            f"document {reference.id!r}: the pipeline output is a list of {len(outputs)} lists, one per text "
+            "(what pipeline(texts) returns); pipeline_to_spans maps one text's list onto its document: "
+            "call it once per document, e.g. [pipeline_to_spans(out, doc) for out, doc in zip(outputs, documents)]"
+        )
+    for k, o in enumerate(outputs):
+        if not isinstance(o, Mapping):
+            raise InputError(f"document {reference.id!r}: pipeline entity #{k} is a {type(o).__name__}, "
+                             f"not an entity dict: {o!r}")
+    return outputs
 
 
 def _pipeline_spans(
@@ -207,12 +234,29 @@ def _check_ids(arr: np.ndarray, side: str, n_lab: int) -> None:
         raise InputError(f"{side} holds label id {int(arr[bad[0]])}, outside 0..{n_lab - 1} (id2label)")
 
 
+def _nan_logits(seq: str, position: int, names: list[str]) -> str:
+    return (f"predictions: sequence {seq!r}, position {position} has NaN logits (a model that diverged?); "
+            f"their arg-max would read as label id 0 ({names[0]!r})")
+
+
+def _check_integral(ids: np.ndarray, keep: np.ndarray, side: str, seq: Sequence[str], first: int) -> None:
+    """Refuse a label id of a float array that is not an integer (1.5, NaN: truncating it
+    would give another label) at the positions ``keep`` of ``ids``, whose first row is
+    sequence ``seq[first]``."""
+    at = keep & (ids != np.trunc(ids))
+    if at.any():
+        i, j = np.argwhere(at)[0].tolist()
+        raise InputError(f"{side}: sequence {seq[first + i]!r}, position {j} holds label id {float(ids[i, j])!r}, "
+                         f"not an integer")
+
+
 def _first_subwords(
-    labels: np.ndarray, preds: np.ndarray, n_lab: int, dtype: Any
+    labels: np.ndarray, preds: np.ndarray, n_lab: int, dtype: Any, names: list[str], seq: Sequence[str]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The label ids at the positions not labelled -100, row after row, as ``dtype``,
-    and the number of such positions per row (``preds``: ids, or logits to arg-max).
-    Done a block of rows at a time, so only the narrow outputs are written in full."""
+    and the number of such positions per row (``preds``: ids, or logits to arg-max;
+    ``names``: id2label; ``seq``: the sequences' ids, for errors). Done a block of rows at
+    a time, so only the narrow outputs are written in full."""
     width = labels.shape[1]
     rows = max(1, (1 << 16) // max(width, 1))
     # words per row: a float32 matrix-vector product counts them exactly (and faster than
@@ -225,7 +269,17 @@ def _first_subwords(
         lengths.append((keep.astype(np.float32) @ ones).astype(np.int64) if ones is not None else keep.sum(axis=1))
         block = preds[a : a + rows]
         if block.ndim == 3:
-            block = block.argmax(-1)
+            best = block.argmax(-1)
+            if block.dtype.kind in "fc":  # a row with a NaN has its (first) NaN as arg-max
+                at = np.isnan(np.take_along_axis(block, best[..., None], -1)[..., 0]) & keep
+                if at.any():
+                    i, j = np.argwhere(at)[0].tolist()
+                    raise InputError(_nan_logits(seq[a + i], j, names))
+            block = best
+        elif block.dtype.kind in "fc":
+            _check_integral(block, keep, "predictions", seq, a)
+        if lab.dtype.kind in "fc":
+            _check_integral(lab, keep, "label_ids", seq, a)
         flat = keep.ravel()
         r, p = lab.ravel()[flat], block.ravel()[flat]
         _check_ids(r, "label_ids", n_lab)
@@ -285,11 +339,17 @@ def trainer_batch(
         raise ConfigError(f"strategy={strategy!r} needs logits and word_ids")
     n_lab = len(names)
     narrow = np.uint8 if n_lab <= 256 else np.int32  # tag ids as narrow as the label set allows
+    n_seq = labels.shape[0]
+    ids: Sequence[str] = tuple(doc_ids) if doc_ids is not None else NumberedIds(id_offset, id_offset + n_seq)
     if word_ids is None:
-        ref, pred, lengths = _first_subwords(labels, preds, n_lab, narrow)
+        ref, pred, lengths = _first_subwords(labels, preds, n_lab, narrow, names, ids)
     else:
         if len(word_ids) != labels.shape[0]:
             raise InputError(f"{len(word_ids)} word_ids lists for a batch of {labels.shape[0]}")
+        for side, arr in (("label_ids", labels), ("predictions", preds)):
+            if arr.ndim == 2 and arr.dtype.kind in "fc":
+                _check_integral(arr, labels != IGNORE, side, ids, 0)
+        nan_logits = preds.ndim == 3 and preds.dtype.kind in "fc"
         ref_parts, pred_parts, lens = [], [], []
         for b, wids in enumerate(word_ids):
             row_l = labels[b]
@@ -304,6 +364,10 @@ def trainer_batch(
                 if row_l[at[0]] == IGNORE:
                     continue
                 r_row.append(int(row_l[at[0]]))
+                if nan_logits:  # the sub-words the strategy reads
+                    nan = np.isnan(preds[b, at[:1] if strategy == "first" else at]).any(-1)
+                    if nan.any():
+                        raise InputError(_nan_logits(ids[b], at[int(nan.argmax())], names))
                 if preds.ndim == 2:
                     p_row.append(int(preds[b, at[0]]))
                 elif strategy == "first":
@@ -325,7 +389,6 @@ def trainer_batch(
     offsets -= lengths
     # sequences are segments too, the empty ones left out (the offsets as they are when none is)
     segments = offsets if lengths.all() else offsets[lengths > 0]
-    ids: Sequence[str] = tuple(doc_ids) if doc_ids is not None else NumberedIds(id_offset, id_offset + len(lengths))
 
     def where(i: int, side: str) -> str:
         k = int(np.searchsorted(offsets, i, "right")) - 1

@@ -54,6 +54,7 @@ from typing import Any
 from iescore.adapters.spacy import score_examples
 from iescore.options import Average, Counting, Misaligned, Missing, Mode, ScoringOptions, Setting
 from iescore.render.flat import as_float
+from iescore.scorer import Scorer
 
 __all__ = ["make_spans_scorer", "make_templates_scorer", "spacy_scores"]
 
@@ -111,6 +112,8 @@ def _make(setting: Setting, default_suffix: str) -> Callable[..., Callable[..., 
             setting=setting, rule=rule, counting=counting, mode=mode, average=average, beta=beta,
             normaliser=normaliser,
         )
+        # the options checked now, when spaCy builds the pipeline, not at its first evaluation
+        Scorer(**options).use(misaligned=misaligned, missing=missing if spans_key is None else None)
 
         def score(examples: Iterable[Any], **_: Any) -> dict[str, Any]:
             report = score_examples(

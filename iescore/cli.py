@@ -210,11 +210,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _two_column_hint(args: argparse.Namespace, exc: IEScoreError) -> str:
     """A hint for a reference-tag error in a one-file CoNLL input of 2 columns: likely a
-    token and a tag, not conlleval's gold and predicted tags."""
+    token and a tag, not conlleval's gold and predicted tags (so is a predicted tag refused
+    under IO, the scheme a token column read as gold tags is detected as)."""
     from .io.conll import TWO_COLUMNS, two_columns
 
     conll = getattr(args, "input_format", "conll") == "conll" and getattr(args, "pred_format", None) in (None, "conll")
-    if args.pred_file is None and conll and "(reference)" in str(exc) and two_columns(args.file, args.encoding):
+    tags = "(reference)" in str(exc) or "not a tag of scheme IO;" in str(exc)
+    if args.pred_file is None and conll and tags and two_columns(args.file, args.encoding):
         return "\niescore: hint: " + TWO_COLUMNS.format(name=args.file)
     return ""
 

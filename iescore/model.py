@@ -200,9 +200,25 @@ class Template:
         for label, fillers in dict(self.slots).items():
             if isinstance(fillers, str):
                 fillers = [fillers]
+            if not isinstance(fillers, Iterable):
+                raise InputError(
+                    f"template {self.id!r}: slot {label!r} holds {fillers!r} ({type(fillers).__name__}); "
+                    "a slot holds a list of fillers, each a string or a sequence of token strings"
+                )
             out = []
             for f in fillers:
+                if not isinstance(f, Iterable):
+                    raise InputError(
+                        f"template {self.id!r}: slot {label!r} has the filler {f!r}, not a string "
+                        f"({type(f).__name__}); a filler is a string or a sequence of token strings"
+                    )
                 seq = tuple(f.split()) if isinstance(f, str) else tuple(f)
+                bad = next((t for t in seq if not isinstance(t, str)), None)
+                if bad is not None:
+                    raise InputError(
+                        f"template {self.id!r}: slot {label!r} has the filler {f!r}, whose token {bad!r} is "
+                        f"not a string ({type(bad).__name__}); a filler is a string or a sequence of token strings"
+                    )
                 if not seq:
                     raise InputError(f"template {self.id!r}: slot {label!r} has an empty filler")
                 out.append(seq)

@@ -343,11 +343,22 @@ def _as_tags(references: list[Any], predictions: list[Any], label_names: list[st
             if label_names is None:
                 raise iescore.ConfigError("integer tags need label_names (ClassLabel names or id2label)")
             keep = [i for i, x in enumerate(r) if x != -100]
-            try:
-                refs.append([label_names[r[i]] for i in keep])
-                preds.append([label_names[p[i]] for i in keep])
-            except IndexError:
-                raise iescore.InputError(f"document {k}: a tag id is outside label_names (0..{len(label_names) - 1})") from None
+            n = len(label_names)
+            for side, ids in (("references", r), ("predictions", p)):
+                bad = next((i for i in keep if not 0 <= ids[i] < n), None)  # label_names[-2] would wrap
+                if bad is None:
+                    continue
+                if side == "predictions" and p[bad] == -100:
+                    raise iescore.InputError(
+                        f"document {k}, position {bad}: the prediction holds -100 where the reference holds "
+                        f"{r[bad]}; integer ids -100 are not tokens and are removed from both sides where the "
+                        f"references hold them: a prediction needs a label id wherever its reference has one"
+                    )
+                raise iescore.InputError(
+                    f"document {k}, position {bad}: {side} hold label id {ids[bad]}, outside 0..{n - 1} (label_names)"
+                )
+            refs.append([label_names[r[i]] for i in keep])
+            preds.append([label_names[p[i]] for i in keep])
         else:
             refs.append(list(r))
             preds.append(list(p))

@@ -142,9 +142,10 @@ def test_a_file_of_tokens_and_one_tag_gets_a_hint(tmp_path, capsys):
     f = write(tmp_path, "gold", "Ada B-PER\nLovelace I-PER\nwrote O\n")
     code, out, err = run(capsys, "score", f)
     assert (code, out) == (2, "")
+    # the token column, read as gold tags, is bare labels: IO is detected, which refuses B-PER
     assert err == (
-        f"iescore: error: {f}:1 (reference): invalid tag 'Ada': not a tag of scheme IOB2; valid forms: "
-        "'B-<label>', 'I-<label>' or 'O' (scheme IOB2 was detected from the gold tags under scheme='auto'; "
+        f"iescore: error: {f}:1 (prediction): invalid tag 'B-PER': not a tag of scheme IO; valid forms: "
+        "'I-<label>', 'O' or '<label>' (scheme IO was detected from the gold tags under scheme='auto'; "
         f"pass scheme= to name another)\niescore: hint: {f} {HINT}\n"
     )
     # with -DOCSTART- lines the first error is the -DOCSTART- line's, and says so at once

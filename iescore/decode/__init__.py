@@ -15,7 +15,9 @@ Invalid tags are refused naming the tag and, where the caller can say, its
 file and line or document and token: an empty tag, a label missing after the
 delimiter (``B-``), a control or format character or a space other than the
 ASCII space anywhere in the tag (e.g. a byte-order mark or a non-breaking space
-glued to it), and a prefix the scheme does not have (``b-per``,
+glued to it), a space at the tag's start or end or after the delimiter (``"B-PER "``,
+given from Python: a file's columns are split at spaces), and a prefix the scheme does
+not have (``b-per``,
 ``O-X``, ``X-PER``). (conlleval reads ``B-`` as ``B``; iescore refuses it, as a
 label lost on the way is likelier than a deliberate empty one.) Each scheme is
 a declarative table:

@@ -19,7 +19,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 
@@ -359,27 +359,113 @@ def encode_spans(
     return tags
 
 
-def detect_scheme(arrays: TagArrays, vocab: Vocabulary) -> str:
+def detect_scheme(arrays: TagArrays, vocab: Vocabulary, prediction: TagArrays | None = None) -> str:
     """Guess the scheme of (reference) tags from the prefixes they use.
 
     S/U/L/E/M prefixes pick IOBES/BILOU/IOE2/BMES; B and I pick IOB1 when some
     chunk starts with ``I-`` after ``O``, another label or a sentence start, else
-    IOB2; only ``I-`` picks IOB1; unprefixed labels pick IO.
+    IOB2; only ``I-`` picks IOB1; unprefixed labels pick IO. The prefixes are those of
+    the tags in ``arrays`` (the reference's); when these are all outside, those of every
+    tag of ``vocab`` (the prediction's too). With ``prediction``, see :func:`choose_scheme`.
     """
-    prefixes = vocab.prefixes()
-    # the I- starts are looked for only where they change the answer
-    if scheme_from_evidence(prefixes, False) == scheme_from_evidence(prefixes, True):
-        return scheme_from_evidence(prefixes, False)
-    return scheme_from_evidence(prefixes, _i_starts(arrays, vocab))
+    if prediction is not None:
+        return detect_schemes(arrays, prediction, vocab)[0]
+    return choose_scheme(vocab.prefixes(arrays.ids), frozenset(), lambda: _i_starts(arrays, vocab),
+                         vocab.prefixes())[0]
+
+
+def detect_schemes(reference: TagArrays, prediction: TagArrays, vocab: Vocabulary) -> tuple[str, str | None]:
+    """:func:`choose_scheme` of the two sides' tags: the scheme, and a warning or None."""
+    return choose_scheme(vocab.prefixes(reference.ids), vocab.prefixes(prediction.ids),
+                         lambda: _i_starts(reference, vocab))
 
 
 def scheme_evidence(arrays: TagArrays, vocab: Vocabulary) -> tuple[frozenset[str], bool]:
-    """What :func:`detect_scheme` decides from: the prefixes of the vocabulary's well-formed
-    tags, and whether some chunk of ``arrays`` starts with ``I-`` (after ``O``, another
-    label or a segment start). Both combine over shards by union and ``or``, so
-    :func:`scheme_from_evidence` of the combined evidence is the scheme of one call over
-    all the shards (the Spark adapter decides ``scheme="auto"`` this way)."""
+    """What :func:`detect_scheme` of tags of both sides decides from: the prefixes of the
+    vocabulary's well-formed tags, and whether some chunk of ``arrays`` starts with ``I-``
+    (after ``O``, another label or a segment start). Both combine over shards by union and
+    ``or``, so :func:`scheme_from_evidence` of the combined evidence is the scheme of one
+    call over all the shards (the Spark adapter decides ``scheme="auto"`` this way)."""
     return vocab.prefixes(), _i_starts(arrays, vocab)
+
+
+def _fits(scheme: str, prefixes: frozenset[str] | set[str]) -> bool:
+    """Are tags with these prefixes tags of ``scheme``?"""
+    return prefixes <= set(SCHEMES[scheme].letters) | ({""} if SCHEMES[scheme].bare else set())
+
+
+def choose_scheme(
+    reference: frozenset[str], prediction: frozenset[str], i_starts: Callable[[], bool],
+    every: frozenset[str] | None = None,
+) -> tuple[str, str | None]:
+    """The scheme ``scheme="auto"`` decodes both sides with, from the prefixes of the
+    reference's and the prediction's tags (``every``: of all the tags, when not their
+    union), and the warning to give or None. ``i_starts()`` says whether a reference chunk
+    starts with ``I-`` (asked only where it decides).
+
+    The scheme is the reference's. When the reference has no chunk tag, it is that of every
+    tag. When the prediction has tags the reference's scheme does not (IOBES tags against
+    IOB2 ones), both sides are decoded with the scheme of all their tags, with a warning
+    naming the two; when its tags fit the reference's scheme but are of another
+    (:func:`other_scheme`), with a warning too.
+
+    >>> choose_scheme(frozenset("BI"), frozenset("BIES"), lambda: False)[0]
+    'IOBES'
+    >>> choose_scheme(frozenset("BIES"), frozenset("BI"), lambda: False)[0]
+    'IOBES'
+    """
+    def decide(prefixes: frozenset[str] | set[str]) -> str:
+        if scheme_from_evidence(prefixes, False) == scheme_from_evidence(prefixes, True):
+            return scheme_from_evidence(prefixes, False)
+        return scheme_from_evidence(prefixes, i_starts())
+
+    every = reference | prediction if every is None else every
+    if not reference:
+        return decide(every), None
+    scheme = decide(reference)
+    if _fits(scheme, prediction):
+        return scheme, other_scheme(scheme, prediction)
+    both = decide(every)
+    if not (_fits(both, prediction) and _fits(both, reference)):  # no one scheme: the invalid tag's error says so
+        return scheme, None
+    extra = " and ".join(f"{p}-" for p in sorted(prediction - set(SCHEMES[scheme].letters)) if p)
+    return both, (
+        f"scheme='auto': the reference's tags are of scheme {scheme} and the prediction's of scheme "
+        f"{_scheme_of(prediction)}, whose {extra or 'unprefixed'} tags {scheme} does not have; both sides are "
+        f"decoded as {both}, where the reference's chunks that {both} spells otherwise count as repaired: "
+        f"convert one side, or pass scheme= to choose"
+    )
+
+
+def _scheme_of(prediction: frozenset[str] | set[str]) -> str:
+    """The scheme :func:`detect_scheme` gives tags with these prefixes (I- without B-: a chunk starts with I-)."""
+    return scheme_from_evidence(prediction, "B" not in prediction)
+
+
+# per scheme, the prefixes of which a tag sequence of it that has a chunk holds one at least
+_MARKS = {"IO": ("", "I"), "IOB1": ("I",), "IOB2": ("B",), "IOE1": ("I",), "IOE2": ("E",),
+          "IOBES": ("E", "S"), "BMES": ("E", "S"), "BILOU": ("L", "U")}
+
+
+def other_scheme(scheme: str, prediction: frozenset[str] | set[str]) -> str | None:
+    """The warning for predicted tags with the prefixes ``prediction`` when ``scheme`` was
+    detected from the reference's (None if they fit it): valid tags of ``scheme``, but
+    with none of the prefixes every chunk of it has (B/I tags under IOBES, say), so they
+    are of another scheme. IOB1 and IOB2 tags are read alike (conlleval's rules).
+
+    >>> other_scheme("IOBES", {"B", "I"})
+    "scheme='auto' detected IOBES from the reference tags, but the prediction's tags are of scheme IOB2 (no E- or S- tag); the prediction is decoded as IOBES, its ill-formed chunks counted as repaired: convert it, or pass scheme= to choose"
+    >>> other_scheme("IOBES", {"S"}), other_scheme("IOB2", {"I"}), other_scheme("IOB2", set())
+    (None, None, None)
+    """
+    if not prediction or not _fits(scheme, prediction) or not prediction.isdisjoint(_MARKS[scheme]):
+        return None
+    if scheme in ("IOB1", "IOB2") and prediction <= {"B", "I"}:
+        return None
+    marks = " or ".join(f"{m}-" for m in _MARKS[scheme] if m)
+    return (f"scheme='auto' detected {scheme} from the reference tags, but the prediction's tags are of "
+            f"scheme {_scheme_of(prediction)} (no {marks} tag); the prediction is decoded as {scheme}, its "
+            f"ill-formed chunks counted as repaired: convert it, or pass scheme= to choose")
 
 
 def _i_starts(arrays: TagArrays, vocab: Vocabulary) -> bool:

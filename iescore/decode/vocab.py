@@ -185,6 +185,10 @@ class Vocabulary:
                 continue
             return f"it contains {name} U+{ord(ch):04X}"
         prefix, label = parsed
+        if tag != tag.strip(" "):  # (given from Python: a file's columns are split at spaces)
+            return f"it {'starts' if tag.startswith(' ') else 'ends'} with a space"
+        if label.startswith(" ") and self.delimiter in tag:
+            return f"a space after the delimiter {self.delimiter!r}"
         if self.delimiter in tag and not label:
             return f"no label after the delimiter {self.delimiter!r}"
         if self.delimiter in tag or tag in PREFIX_LETTERS:
@@ -247,17 +251,26 @@ class Vocabulary:
         self._roles[key] = (n, role, lab)
         return role, lab
 
-    def prefixes(self) -> frozenset[str]:
+    def prefixes(self, ids: np.ndarray | None = None) -> frozenset[str]:
         """The prefixes of the well-formed tags, ``""`` standing for a bare label (an
         invalid tag is reported once the scheme is known): what guessing the scheme reads.
+        With ``ids`` (tag ids, e.g. one side's), of the tags that occur in it only.
 
         >>> v = Vocabulary()
         >>> _ = v.encode(["O", "B-PER", "I-PER", "E-", "X-", "LOC"])
-        >>> sorted(v.prefixes())
-        ['', 'B', 'E', 'I']
+        >>> sorted(v.prefixes()), sorted(v.prefixes(np.array([0, 1, 2, 0])))
+        (['', 'B', 'E', 'I'], ['B', 'I'])
         """
         heads, tails, tags = self._heads, self._tails, self.tags
         o = self.tag_ids.get(self.outside)
+        if ids is not None:
+            if not len(ids):
+                return frozenset()
+            seen = np.bincount(ids, minlength=len(tags))  # one counting pass (C-level)
+            if not seen.all():  # the tags that occur, the outside tag's index among them
+                keep = np.flatnonzero(seen)
+                o = int(np.searchsorted(keep, o)) if o is not None and seen[o] else None
+                heads, tails, tags = ([x[k] for k in keep.tolist()] for x in (heads, tails, tags))
         if o is not None:  # the outside tag left out (by slices: the tags are distinct)
             heads, tails, tags = (x[:o] + x[o + 1:] for x in (heads, tails, tags))
         letters = set(heads)
@@ -277,9 +290,10 @@ class Vocabulary:
     def _read_common(self, done: int, n: int, scheme: Scheme, role: np.ndarray, lab: np.ndarray) -> bool:
         """Fill ``role`` and ``lab`` for the tags ``done`` to ``n`` in whole-list passes (C-level
         maps, no Python call per tag) if each of them is the outside tag or the common valid
-        tag: a letter of ``scheme``, the delimiter, a label, printable (so no byte-order
-        mark, which is a format character). Else change nothing and return False: the
-        tags are then read one by one (:meth:`_problem` says what is wrong)."""
+        tag: a letter of ``scheme``, the delimiter, a label without a space around it,
+        printable (so no byte-order mark, which is a format character). Else change nothing
+        and return False: the tags are then read one by one (:meth:`_problem` says what is
+        wrong)."""
         tags, heads, tails = self.tags[done:n], self._heads[done:n], self._tails[done:n]
         labelled = np.ones(n - done, dtype=bool)
         o = self.tag_ids.get(self.outside, -1) - done  # the outside tag, if new (tags are distinct)
@@ -289,8 +303,9 @@ class Vocabulary:
         letters = {p: r for p, r in scheme.letters.items() if p != ""}  # "" would be a bare label
         # each head's role, -1 for a head that is not a letter
         codes = np.fromiter(map(letters.get, heads, repeat(-1)), dtype=np.int8, count=len(heads))
-        # a letter, a label (so the delimiter too), printable
-        if not ((codes >= 0).all() and all(tails) and all(map(str.isprintable, tags))):
+        # a letter, a label (so the delimiter too) without a space around it, printable
+        if not ((codes >= 0).all() and all(tails) and all(map(str.isprintable, tags))
+                and all(map(operator.eq, tails, map(str.strip, tails)))):
             return False
         role[done:][labelled] = codes
         labels = self.label_ids

@@ -34,7 +34,8 @@ from typing import IO, Any
 import numpy as np
 
 from ..config import Config
-from ..decode import TagArrays, Vocabulary, detect_scheme
+from ..decode import TagArrays, Vocabulary
+from ..decode.decoder import _i_starts, choose_scheme
 from ..decode.vocab import NOT_OF_SCHEME, detected_note
 from ..errors import ConfigError, IEScoreError, InputError, choices, warn
 from ..report import Report
@@ -420,19 +421,26 @@ class _State:
 
 
 class _SchemeWatch:
-    """The scheme ``scheme="auto"`` detects on all the batches read so far (their
-    vocabulary holds every tag read; a chunk that starts with ``I-`` in any batch
-    makes B/I tags IOB1, as it would in one call: batches start at sentence starts)."""
+    """The scheme ``scheme="auto"`` detects on all the batches read so far, from the prefixes
+    of their reference's and prediction's tags (:func:`~iescore.decode.decoder.choose_scheme`),
+    and the warning it gives (``message``); a chunk that starts with ``I-`` in any batch
+    makes B/I tags IOB1, as it would in one call: batches start at sentence starts."""
 
     def __init__(self) -> None:
         self.iob1 = False
+        self.reference: frozenset[str] = frozenset()
+        self.prediction: frozenset[str] = frozenset()
+        self.message: str | None = None
 
     def update(self, batch: TaggedBatch) -> str:
-        found = detect_scheme(batch.reference, batch.vocab)
-        if found == "IOB1":
-            self.iob1 = True
-        elif found == "IOB2" and self.iob1:
-            found = "IOB1"
+        self.reference |= batch.vocab.prefixes(batch.reference.ids)
+        self.prediction |= batch.vocab.prefixes(batch.prediction.ids)
+
+        def i_starts() -> bool:
+            self.iob1 = self.iob1 or _i_starts(batch.reference, batch.vocab)
+            return self.iob1
+
+        found, self.message = choose_scheme(self.reference, self.prediction, i_starts)
         return found
 
 
@@ -492,6 +500,8 @@ def score_conll(
             if failed is not None:
                 # the streamed scorer was given the detected scheme: the note is added here
                 raise InputError(f"{failed}{detected_note(scheme)}") if auto and NOT_OF_SCHEME in str(failed) else failed
+            if auto and watch.message is not None:
+                warn(watch.message)
             return scorer.report()
 
 

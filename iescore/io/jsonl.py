@@ -16,7 +16,8 @@ Studio's JSON export). Each object is a document, whose shape is recognised by i
   ``[start, end, label]``; Label Studio JSON-MIN: ``{"start", "end", "labels"}``),
   ``results`` (presidio: ``{"entity_type", "start", "end", "score"}``). A span's label
   is its ``label``, ``entity_type``, ``entity_group`` or each of its ``labels``; its
-  optional ``score`` is its confidence.
+  optional ``score`` is its confidence, a finite number (``Infinity`` and ``NaN``, which
+  Python's ``json`` reads but JSON does not have, are errors).
 * Prodigy records whose ``answer`` is not ``accept`` are skipped and counted; Prodigy's
   ``tokens`` (``{"start", "end"}``) are kept for ``tokenizer="given"``.
 
@@ -39,6 +40,7 @@ Example:
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -154,6 +156,12 @@ def read_jsonl(
             text = given
             found = next((k for k in SPAN_KEYS if isinstance(record.get(k), list)), None)
             raw = [x for e in (record[found] if found else []) for x in _span_dicts(e, where)]
+        for lab, a, b, sc in raw:
+            if isinstance(sc, float) and not math.isfinite(sc):  # Python's json reads them; JSON has none
+                raise InputError(
+                    f"{where}: span ({lab!r}, {a!r}, {b!r}) has the confidence {json.dumps(sc)}, not a finite "
+                    "number; leave 'score' out (or null) for a span without one"
+                )
         spans = tuple(char_span(lab, a, b, text, where, sc) for lab, a, b, sc in raw)
         tokens = None
         if isinstance(record.get("tokens"), list):

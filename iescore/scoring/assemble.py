@@ -11,6 +11,7 @@ has the same numbers.
 from __future__ import annotations
 
 import operator
+import unicodedata
 from collections.abc import Mapping, Sequence
 from itertools import islice
 
@@ -45,7 +46,9 @@ def _warn_label_sets(report: Report) -> None:
     """Warn (:class:`~iescore.errors.IEScoreWarning`) when the reference and the
     prediction each have items of at least two labels but no label in common: the
     columns are likely from different tasks (a chunk column scored against an NE
-    column). One label against another (a single wrong entity) is ordinary."""
+    column). One label against another (a single wrong entity) is ordinary. Before
+    that, a label of one side spelt as one of the other but for case, whitespace or
+    Unicode normalisation is warned of (:func:`_warn_label_spellings`)."""
     n = len(report.labels)
     if not n:
         return
@@ -53,6 +56,8 @@ def _warn_label_sets(report: Report) -> None:
     # of totals, which keeps no items, warns as well)
     support, predicted = report._item_counts()
     ref, pred = np.flatnonzero(support), np.flatnonzero(predicted)
+    if _warn_label_spellings(report.labels, support, predicted):
+        return  # said more precisely
     if len(ref) >= 2 and len(pred) >= 2 and not predicted[ref].any():  # no label with both
 
         def names(ix: np.ndarray) -> str:
@@ -63,6 +68,45 @@ def _warn_label_sets(report: Report) -> None:
             f"no predicted label occurs in the reference and no reference label in the prediction "
             f"(reference: {names(ref)}; prediction: {names(pred)}); are the columns from different tasks?"
         )
+
+
+def _warn_label_spellings(labels: Sequence[str], support: np.ndarray, predicted: np.ndarray) -> int:
+    """Warn (:class:`~iescore.errors.IEScoreWarning`) for each predicted label that a
+    reference label spells the same but for case, surrounding whitespace or Unicode
+    normalisation (``per`` and ``PER``; ``É`` composed (NFC) and decomposed (NFD)), one of
+    the two being on one side only (``support``, ``predicted``: the items per label): they
+    are scored as two labels. Compares the two label sets once (a dict of the reference's
+    labels by their folded spelling), whatever the number of items. Returns the warnings
+    given."""
+
+    def folded(label: str) -> str:
+        return unicodedata.normalize("NFC", label.strip()).casefold()
+
+    by_fold: dict[str, list[int]] = {}
+    n = 0
+    for i in np.flatnonzero(support).tolist():
+        by_fold.setdefault(folded(labels[i]), []).append(i)
+    for i in np.flatnonzero(predicted).tolist():
+        for j in by_fold.get(folded(labels[i]), ()):
+            if i == j or (support[i] and predicted[j]):  # the same label, or both on both sides
+                continue
+            p, r = labels[i], labels[j]
+            a, b = p.strip(), r.strip()
+            kinds = [
+                kind for kind, differs in (
+                    ("case", unicodedata.normalize("NFC", a) != unicodedata.normalize("NFC", b)),
+                    ("surrounding whitespace", (a, b) != (p, r)),
+                    ("Unicode normalisation (composed or decomposed characters)", a.casefold() != b.casefold()),
+                ) if differs
+            ]
+            show = ascii if kinds[-1].startswith("Unicode") else repr  # spelt alike when printed: escaped
+            warn(
+                f"labels {show(p)} (prediction) and {show(r)} (reference) differ only by {' and '.join(kinds)}; "
+                f"they are scored as two different labels: correct one of them, or merge them "
+                f"with supertags={{{show(p)}: {show(r)}}}"
+            )
+            n += 1
+    return n
 
 
 def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None = None) -> Report:

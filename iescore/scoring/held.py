@@ -17,7 +17,7 @@ from itertools import chain
 
 from ..config import Config
 from ..decode import Vocabulary, get_scheme
-from ..decode.decoder import scheme_from_evidence
+from ..decode.decoder import choose_scheme
 from ..decode.tables import PREFIX_LETTERS, SCHEMES, I, O
 from ..errors import InputError
 from ..ids import NumberedIds
@@ -136,13 +136,16 @@ class TagFacts:
                 one.encode([tag])
                 self._prefixes[tag] = one.prefixes()
 
-    def detect(self, tags: set[str], reference: Sequence[Sequence[str]]) -> str:
-        """:func:`~iescore.decode.detect_scheme` of a batch of these documents, whose
-        tags (both sides) are ``tags``, all learnt."""
-        prefixes = frozenset().union(*map(self._prefixes.__getitem__, tags))
-        if scheme_from_evidence(prefixes, False) == scheme_from_evidence(prefixes, True):
-            return scheme_from_evidence(prefixes, False)
-        return scheme_from_evidence(prefixes, self._i_starts(reference))
+    def prefixes(self, tags: set[str]) -> frozenset[str]:
+        """The prefixes of these tags (all learnt), as :meth:`~iescore.decode.Vocabulary.prefixes` reads them."""
+        return frozenset().union(*map(self._prefixes.__getitem__, tags))
+
+    def detect(self, reference_tags: set[str], prediction_tags: set[str],
+               reference: Sequence[Sequence[str]]) -> tuple[str, str | None]:
+        """:func:`~iescore.decode.decoder.detect_schemes` of a batch of these documents, whose
+        reference's and prediction's tags are these, all learnt: the scheme and a warning or None."""
+        return choose_scheme(self.prefixes(reference_tags), self.prefixes(prediction_tags),
+                             lambda: self._i_starts(reference))
 
     def _i_starts(self, reference: Sequence[Sequence[str]]) -> bool:
         """Does some chunk start with ``I-`` (at a document's start, after ``O`` or after

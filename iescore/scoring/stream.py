@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 
 from ..config import PREPARATION, Config
-from ..decode import detect_scheme
-from ..errors import ConfigError, InputError, choices
+from ..decode.decoder import detect_schemes
+from ..errors import ConfigError, InputError, choices, warn
 from ..ids import IdRegistry, NumberedIds
 from ..model import Document, Span, Template
 from ..report import Report
@@ -78,6 +78,8 @@ class Scorer:
         self._auto = config.scheme in ("auto", "spans")
         self._fixed: tuple[str, str] | None = None if self._auto else (config.scheme, "the scheme= option")
         self._batches = 0
+        # under scheme="auto": whether the two sides' tags were warned of as of two schemes (once)
+        self._scheme_warned = False
 
     @property
     def _parts(self) -> list[_Part]:
@@ -207,8 +209,8 @@ class Scorer:
             self._add_tagged(built(ref, pred, ids, lengths, toks))
             return
         try:
-            tags = set(chain.from_iterable(ref))
-            tags.update(chain.from_iterable(pred))
+            ref_tags, pred_tags = set(chain.from_iterable(ref)), set(chain.from_iterable(pred))
+            tags = ref_tags | pred_tags
             if not all(isinstance(t, str) for t in tags):
                 raise TypeError
         except TypeError:  # a tag that is not a string: built() names it
@@ -218,9 +220,11 @@ class Scorer:
         config, fixes, scheme = self.config, self._fixed, self.config.scheme
         if self._auto:  # as _add_tagged decides, from facts learnt once per tag
             self._facts.learn(tags)
-            found = self._facts.detect(tags, ref)
+            found, message = self._facts.detect(ref_tags, pred_tags, ref)
             scheme = self._decoding(found)
         self._facts.check(tags, scheme, lambda: built(ref, pred, ids, lengths, toks), detected=self._auto)
+        if self._auto:
+            self._warn_schemes(message)
         _check_config(self.config, toks is not None)
         if self._auto:
             # a tag other than the outside one makes a chunk, or a repaired or discarded one
@@ -267,15 +271,23 @@ class Scorer:
         if not self._auto:
             part, _ = _tags_part(batch, config)
         else:
-            found = detect_scheme(batch.reference, batch.vocab)
+            found, message = detect_schemes(batch.reference, batch.prediction, batch.vocab)
             scheme = self._decoding(found)
             part, _ = _tags_part(batch, config.with_(scheme=scheme), detected=True)
+            self._warn_schemes(message)
             evidence = len(part.ref) > 0 or len(part.pred) > 0 or any(
                 v for rep in part.repairs.values() for v in rep.values()
             )
             config, fixes = self._settle(config, found, scheme, evidence, batch.doc_ids, n)
         self._add_part(part, registered)
         self.config, self._fixed, self._batches = config, fixes, n
+
+    def _warn_schemes(self, message: str | None) -> None:
+        """Under ``scheme="auto"``, give the warning of a batch whose two sides' tags are of two
+        schemes (:func:`~iescore.decode.decoder.choose_scheme`), once per scorer."""
+        if message is not None and not self._scheme_warned:
+            self._scheme_warned = True
+            warn(message)
 
     def _decoding(self, found: str) -> str:
         """Under ``scheme="auto"``, the scheme that decodes a batch whose tags look like
