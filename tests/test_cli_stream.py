@@ -328,3 +328,32 @@ def test_ascii_spaces_other_than_space_and_tab_stay_in_their_field(space):
     # str.split() would split at these; the reference reader splits at spaces and tabs only
     flat, n = _fields(f"a{space}b B-X O\n\nc O O\n")
     assert flat == [f"a{space}b", "B-X", "O", "c", "O", "O"] and n.tolist() == [3, 0, 3]
+
+
+def test_columns_are_runs_of_characters_other_than_space_and_tab(tmp_path):
+    # tabs separate columns, so do runs of spaces and tabs; blanks at either end of a line
+    # are ignored, a line of blanks is blank, and a non-breaking space is part of its token.
+    # (conlleval.pl splits at each single space: it reads line 1 as one column and stops.)
+    path = tmp_path / "blanks.conll"
+    path.write_bytes("a\tB-PER\tB-PER\n  b  I-PER \t I-PER  \n \t \nNew\u00a0York B-LOC O\n".encode())
+    want = [("blanks.conll#1", "a", "B-PER", "B-PER", True, f"{path}:1 (reference)"),
+            ("blanks.conll#1", "b", "I-PER", "I-PER", False, f"{path}:2 (reference)"),
+            ("blanks.conll#2", "New\u00a0York", "B-LOC", "O", True, f"{path}:4 (reference)")]
+    assert _read_all(path, documents="sentence") == want
+    ref = read_conll(str(path), documents="sentence")
+    assert list(ref.tokens) == ["a", "b", "New\u00a0York"]
+
+
+def test_the_type_0_is_a_label(tmp_path, capsys):
+    # gold B-0 I O, prediction B-0 I B-X. iescore: "0" is a type, "" (the bare I) another, so
+    # I after B-0 starts a chunk: gold 0[0,1) and [1,2), prediction the same and X[2,3):
+    # 2 phrases, 3 found, 2 correct; accuracy 2/3, P = 2/3, R = 1, F1 = 0.8. conlleval.pl
+    # reads the type "0" as "" (Perl's "0" is false): one chunk [0,2) on each side,
+    # "processed 3 tokens with 1 phrases; found: 2 phrases; correct: 1." (run by hand).
+    path = tmp_path / "zero.conll"
+    path.write_text("a B-0 B-0\nb I I\nc O B-X\n")
+    assert main(["score", str(path)]) == 0
+    lines = capsys.readouterr().out.split("\n")
+    assert lines[:2] == ["processed 3 tokens with 2 phrases; found: 3 phrases; correct: 2.",
+                         "accuracy:  66.67%; precision:  66.67%; recall: 100.00%; FB1:  80.00"]
+    assert "                0: precision: 100.00%; recall: 100.00%; FB1: 100.00  1" in lines
