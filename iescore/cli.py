@@ -9,9 +9,15 @@ a small built-in example; FILE ``-`` reads standard input (``iescore score - <
 output.conll``, as conlleval reads it). Bad input exits with status 2 and a
 message naming the file, line and value; likely mistakes (an empty file, the
 same column given twice, no label in common) print ``iescore: warning: ...`` on
-standard error and the scores all the same. When standard output is closed early
-(``iescore score F | head -1``) the command stops quietly with status 141, as a
-Unix tool stopped by SIGPIPE reports it.
+standard error and the scores all the same. Slips are refused before anything is
+read (status 2, saying what to pass): a JSON, brat or spaCy file read as CoNLL, a file
+read in another encoding than its byte-order mark says, a gold file without its
+prediction column, a misspelt option, choice or subcommand (with the nearest valid
+one), and an output file (``--output``, ``--html``) that is one of the inputs. Output
+files are written whole or not at all (:mod:`iescore.atomic`). When standard output
+is closed early (``iescore score F | head -1``) the command stops quietly with status
+141, as a Unix tool stopped by SIGPIPE reports it; Ctrl-C prints ``iescore:
+interrupted`` and exits with status 130.
 """
 
 from __future__ import annotations
@@ -27,10 +33,10 @@ from typing import Any
 
 from . import __version__
 from .config import AVERAGES, COUNTINGS, MODES, NORMALISERS, REPAIRS_CHOICES, SETTINGS, Config, Rule, parse_supertags
-from .errors import IEScoreError, IEScoreWarning
-from .io.conll import DOC_MODES, read_conll
+from .errors import IEScoreError, IEScoreWarning, InputError, choices, did_you_mean
+from .io.conll import DOC_MODES, check_encoding, missing_prediction, read_conll
 from .io.conll_stream import score_conll
-from .io.formats import add_input_options, score_files, uses_formats
+from .io.formats import add_input_options, not_conll, score_files, uses_formats
 from .render.formats import add_output_options, output_format, report_pieces, write_output
 from .render.report_cli import add_report_parser, write_report_html
 from .scorer import Scorer
@@ -68,8 +74,39 @@ def _rule(text: str) -> Rule:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, whose errors for a misspelt option, choice or subcommand name
+    the nearest valid one (:func:`~iescore.errors.did_you_mean`, as the Python API does)."""
+
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        if action.choices is not None and value not in action.choices:
+            names = [str(c) for c in action.choices]
+            raise argparse.ArgumentError(
+                action, f"invalid choice: {value!r}{did_you_mean(value, names)}; choose from {choices(names)}")
+
+    def parse_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:  # type: ignore[override]
+        ns, extra = self.parse_known_args(args, namespace)
+        if extra:
+            sub = self._subcommand(ns)
+            where = sub or self
+            known = [o for a in where._actions for o in a.option_strings if o.startswith("--")]
+            shown = []
+            for word in extra:
+                name = word.split("=", 1)[0]
+                hint = did_you_mean(name[2:], [o[2:] for o in known]) if name.startswith("--") else ""
+                shown.append(word + hint.replace(" (did you mean '", " (did you mean '--"))
+            where.error(f"unrecognized arguments: {' '.join(shown)}")
+        return ns
+
+    def _subcommand(self, ns: Any) -> argparse.ArgumentParser | None:
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction) and getattr(ns, action.dest, None):
+                return action.choices[getattr(ns, action.dest)]  # type: ignore[no-any-return]
+        return None
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="iescore",
         description="Information Extraction evaluation as the literature defines it.",
     )
@@ -180,10 +217,12 @@ class Progress:
 
 
 SIGPIPE_STATUS = 141  # 128 + SIGPIPE: what a shell reports for a tool stopped by a closed pipe
+SIGINT_STATUS = 130  # 128 + SIGINT: what a shell reports for a tool stopped by Ctrl-C
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; the exit status (0, 2 on bad input, 141 on a closed output pipe)."""
+    """Run the command line; the exit status (0, 2 on bad input, 141 on a closed output pipe,
+    130 on Ctrl-C)."""
     with warnings.catch_warnings():
         warnings.simplefilter("always", IEScoreWarning)
         show = warnings.showwarning
@@ -206,6 +245,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             except (OSError, ValueError):
                 pass
             return SIGPIPE_STATUS
+        except KeyboardInterrupt:  # Ctrl-C: one line, no traceback (an output file is left as it was)
+            print("iescore: interrupted", file=sys.stderr)
+            return SIGINT_STATUS
 
 
 def _two_column_hint(args: argparse.Namespace, exc: IEScoreError) -> str:
@@ -221,6 +263,63 @@ def _two_column_hint(args: argparse.Namespace, exc: IEScoreError) -> str:
     return ""
 
 
+# the options that name a file written, and the arguments that name files read
+OUTPUTS = (("output", "--output"), ("html", "--html"))
+INPUTS = (("file", "the input file"), ("pred_file", "the prediction file"), ("gold", "the gold file"),
+          ("systems", "a system file"), ("annotators", "an annotation file"))
+
+
+def _same_file(out: str, inp: str) -> bool:
+    """Is ``out`` the file ``inp`` (links and other spellings of a path resolved), or in the folder ``inp``?"""
+    real_out, real_in = os.path.realpath(out), os.path.realpath(inp)
+    if os.path.isdir(real_in):
+        return os.path.commonpath([real_out, real_in]) == real_in
+    if real_out == real_in:
+        return True
+    try:
+        return os.path.samefile(out, inp)  # a hard link
+    except OSError:
+        return False
+
+
+def _outputs_are_not_inputs(args: argparse.Namespace) -> None:
+    """An InputError when an output option names an input file (or a path in an input
+    folder), or two output options name one file: nothing is read or written then."""
+    outs = [(opt, getattr(args, dest)) for dest, opt in OUTPUTS if getattr(args, dest, None) not in (None, "-")]
+    ins = []
+    for dest, role in INPUTS:
+        value = getattr(args, dest, None)
+        ins += [(role, p) for p in (value if isinstance(value, list) else [value]) if p not in (None, "-")]
+    if args.command in ("score", "report") and args.pred_file is not None:
+        ins = [("the gold file" if role == "the input file" else role, p) for role, p in ins]
+    for opt, out in outs:
+        for role, inp in ins:
+            if _same_file(out, inp):
+                where = f"inside the input folder {inp!r}" if os.path.isdir(inp) else f"{role} {inp!r}"
+                raise InputError(f"{opt} {out!r} is {where}: writing it would destroy the input, so nothing was "
+                                 f"read or written; name another file for {opt}")
+    if len(outs) == 2 and _same_file(outs[0][1], outs[1][1]):
+        raise InputError(f"{outs[0][0]} and {outs[1][0]} name the same file {outs[1][1]!r}; name two files")
+
+
+def _before_reading(args: argparse.Namespace) -> None:
+    """The checks made before any file is read or written (an IEScoreError for a slip):
+    the encoding, outputs that are inputs, files of another format read as CoNLL, and a
+    gold file given alone (no prediction column)."""
+    if hasattr(args, "encoding"):
+        check_encoding(args.encoding)
+    _outputs_are_not_inputs(args)
+    problem = not_conll(args, args.command)
+    if problem is not None:
+        raise InputError(problem)
+    if args.command == "score":
+        args.input_format = args.input_format or "conll"
+    if args.command in ("score", "report") and args.pred_file is None and (args.command == "report" or not uses_formats(args)):
+        problem = missing_prediction(args.file, args.encoding)
+        if problem is not None:
+            raise InputError(problem)
+
+
 def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -229,10 +328,6 @@ def _main(argv: Sequence[str] | None) -> int:
 
         print(PATH)
         return 0
-    if args.command in ("compare", "agree"):
-        from .stats import main_stats
-
-        return main_stats(args)
     if args.command in ("score", "report"):
         if args.example:
             if args.file:
@@ -240,6 +335,16 @@ def _main(argv: Sequence[str] | None) -> int:
             args.file = _example_path()
         elif not args.file:
             parser.error("give a FILE (- for standard input), or --example")
+    try:
+        _before_reading(args)
+    except IEScoreError as exc:
+        print(f"iescore: error: {exc}", file=sys.stderr)
+        return 2
+    if args.command in ("compare", "agree"):
+        from .stats import main_stats
+
+        return main_stats(args)
+    if args.command in ("score", "report"):
         try:
             cfg = Config(
                 setting=args.setting, rule=args.rule, counting=args.counting, mode=args.mode,

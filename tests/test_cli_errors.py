@@ -222,3 +222,172 @@ def test_obd_needs_a_token_column(tmp_path, capsys):
     f3 = write(tmp_path, "three", "Al B-PER B-PER\nRoth I-PER O\n")
     code, out, _ = run(capsys, "score", f3, "--setting", "OBD", "--rule", "O(0,1)", "--json")
     assert code == 0 and json.loads(out)["overall"]["tp"] == 1
+
+
+# --- slips refused before anything is read ------------------------------------------------
+FORMATS = "'conll', 'brat', 'jsonl', 'docbin' or 'llm'"
+
+
+def test_json_brat_and_spacy_input_without_input_format_is_refused(tmp_path, capsys):
+    """Read as CoNLL, a JSON line is one token whose last fields ('"PER"}]}') are scored as
+    tags; each such input exits 2 naming the --input-format to pass, and nothing is scored."""
+    g = write(tmp_path, "g.jsonl", '{"id": "a", "text": "Al Roth", "spans": [{"start": 0, "end": 7, "label": "PER"}]}\n')
+    code, out, err = run(capsys, "score", g, g)
+    assert (code, out) == (2, "")
+    assert err == (f"iescore: error: {g}: JSON (its first character is '{{'), not CoNLL columns (the default input "
+                   f"format); pass --input-format jsonl and --level characters or --level tokens (input formats: {FORMATS})\n")
+    # a JSON list (Label Studio's export), whatever the file's name; LLM extractions as the prediction
+    lst = write(tmp_path, "export.txt", '[{"id": "a", "text": "Al Roth", "label": [[0, 7, "PER"]]}]\n')
+    llm = write(tmp_path, "llm.out", '\n{"id": "a", "entities": [{"label": "PER", "text": "Al Roth"}]}\n')
+    code, _, err = run(capsys, "score", lst, llm)
+    assert code == 2 and err == (
+        f"iescore: error: {lst}: JSON (its first character is '['), not CoNLL columns (the default input format); "
+        f"pass --input-format jsonl --pred-format llm and --level characters or --level tokens (input formats: {FORMATS})\n")
+    folder = tmp_path / "brat"
+    folder.mkdir()
+    (folder / "a.txt").write_text("Al Roth\n", encoding="utf-8")
+    ann = write(tmp_path, "brat/a.ann", "T1\tPER 0 7\tAl Roth\n")
+    for path, what in ((str(folder), "a folder"), (ann, "a brat annotation file (.ann)")):
+        code, _, err = run(capsys, "score", path, path)
+        assert code == 2 and err == (
+            f"iescore: error: {path}: {what}, not CoNLL columns (the default input format); pass --input-format brat "
+            f"and --level characters or --level tokens (input formats: {FORMATS})\n")
+    # the commands that read CoNLL only say so
+    conll = write(tmp_path, "a.conll", "Al B-PER B-PER\n")
+    code, _, err = run(capsys, "compare", conll, g)
+    assert code == 2 and err == (f"iescore: error: {g}: JSON (its first character is '{{'), not a CoNLL file; iescore "
+                                 "compare reads CoNLL files (iescore score reads it with --input-format jsonl)\n")
+    # named formats are read as named: --input-format conll reads the JSON line as CoNLL columns
+    code, out, _ = run(capsys, "score", g, "--input-format", "conll", "--json")
+    assert code == 0 and sorted(json.loads(out)["per_label"]) == ['"PER"}]}', '"label":']
+    code, out, _ = run(capsys, "score", g, g, "--input-format", "jsonl", "--level", "characters", "--json")
+    assert code == 0 and json.loads(out)["overall"]["tp"] == 1
+
+
+def test_a_conll_token_that_is_a_bracket_is_no_json(tmp_path, capsys):
+    f = write(tmp_path, "code.conll", "[ O O\nx B-VAR B-VAR\n{ O B-VAR\n")
+    code, out, err = run(capsys, "score", f, "--json")
+    assert (code, err) == (0, "") and json.loads(out)["overall"]["tp"] == 1
+
+
+@pytest.mark.parametrize("codec, data, encoding, problem", [
+    ("utf-16", None, "utf-8", "the file starts with a UTF-16 (little-endian) byte-order mark (bytes ff fe) but is "
+                              "read as utf-8; pass encoding='utf-16' (CLI --encoding utf-16)"),
+    ("utf-16-be", b"\xfe\xff", "latin-1", "the file starts with a UTF-16 (big-endian) byte-order mark (bytes fe ff) "
+                                          "but is read as latin-1; pass encoding='utf-16' (CLI --encoding utf-16)"),
+    ("utf-32", None, "utf-16", "the file starts with a UTF-32 (little-endian) byte-order mark (bytes ff fe 00 00) "
+                               "but is read as utf-16; pass encoding='utf-32' (CLI --encoding utf-32)"),
+    ("utf-16-le", b"", "utf-8", "the file looks like UTF-16 (little-endian) without a byte-order mark (zero bytes "
+                                "between the characters), not utf-8; pass encoding='utf-16-le' (CLI --encoding utf-16-le)"),
+    ("utf-16-le", b"", "utf-16", "the file has no byte-order mark, which utf-16 reads the byte order from; it looks "
+                                 "little-endian: pass encoding='utf-16-le' (CLI --encoding utf-16-le)"),
+    ("utf-8", b"", "utf-16", "the file has no byte-order mark, which utf-16 reads the byte order from; it reads as "
+                             "UTF-8: pass encoding='utf-8' (CLI --encoding utf-8)"),
+    ("utf-8", b"\xef\xbb\xbf", "utf-32", "the file starts with a UTF-8 byte-order mark (bytes ef bb bf) but is read "
+                                         "as utf-32; pass encoding='utf-8' (CLI --encoding utf-8)"),
+])
+def test_a_byte_order_mark_or_utf16_without_one_says_which_encoding(tmp_path, capsys, codec, data, encoding, problem):
+    """UTF-16 and UTF-32 files (Windows tools write them), with a byte-order mark or not, read
+    in another encoding: the message names the file, line 1 and the encoding to pass, from the
+    command line (streamed), from read_conll and from the JSON reader; never a traceback."""
+    from iescore.io.jsonl import read_jsonl
+
+    text = "Al B-PER B-PER\nRoth I-PER O\n"
+    f = str(tmp_path / "a.conll")
+    with open(f, "wb") as fh:
+        fh.write((data if data is not None else b"") + text.encode(codec))
+    code, out, err = run(capsys, "score", f, "--encoding", encoding)
+    assert (code, out, err) == (2, "", f"iescore: error: {f}:1: {problem}\n")
+    with pytest.raises(InputError) as e:
+        read_conll(f, encoding=encoding)
+    assert str(e.value) == f"{f}:1: {problem}"
+    with pytest.raises(InputError) as e:
+        read_jsonl(f, encoding=encoding)
+    assert str(e.value) == f"{f}:1: {problem}"
+    right = problem.split("CLI --encoding ")[1].rstrip(")")
+    code, out, _ = run(capsys, "score", f, "--encoding", right, "--json")
+    assert code == 0 and json.loads(out)["overall"]["fn"] == 1  # PER [0,2) against PER [0,1)
+
+
+def test_an_undecodable_byte_names_line_and_byte_and_a_non_text_codec_is_refused(tmp_path, capsys):
+    f = write(tmp_path, "latin", "a O O\nCoru\u00f1a B-LOC B-LOC\n", encoding="latin-1")
+    code, _, err = run(capsys, "score", f)
+    assert code == 2 and err == (f"iescore: error: {f}:2: byte 0xf1 cannot be decoded as utf-8 (byte 10 of the "
+                                 "file); pass the file's encoding (e.g. encoding='latin-1', CLI --encoding latin-1)\n")
+    u = write(tmp_path, "utf8", "a O O\nCoru\u00f1a B-LOC B-LOC\n")
+    code, _, err = run(capsys, "score", u, "--encoding", "ascii")
+    assert code == 2 and err == (f"iescore: error: {u}:2: byte 0xc3 cannot be decoded as ascii (byte 10 of the "
+                                 "file); the file reads as UTF-8: pass encoding='utf-8' (CLI --encoding utf-8)\n")
+    for name, why in (("rot13", " (not a text encoding)"), ("utf-9", "")):
+        code, _, err = run(capsys, "score", u, "--encoding", name)
+        assert code == 2 and err == (f"iescore: error: unknown encoding {name!r}{why}; e.g. 'utf-8', 'utf-16', "
+                                     "'latin-1' or 'cp1252'\n")
+
+
+MISSING = ("the prediction column is missing: {read} read as the gold and the predicted tag, but column {k} holds "
+           "{what} with no label in common with column {n} ({pred}); give the predicted tags as a last column, or "
+           "in a file of their own: iescore score GOLD PRED")
+
+
+def test_a_gold_file_alone_says_the_prediction_column_is_missing(tmp_path, capsys):
+    """CoNLL-2003's gold file (token, POS, chunk, entity tag) given alone is read as conlleval's
+    input: chunk tags scored against entity tags, no label in common. Refused, saying so."""
+    f = write(tmp_path, "eng.testa", "-DOCSTART- -X- -X- O\n\nEU NNP I-NP I-ORG\nrejects VBZ I-VP O\n"
+                                     "German JJ I-NP I-MISC\ncall NN I-NP O\n. . O O\n")
+    code, out, err = run(capsys, "score", f)
+    assert (code, out) == (2, "")
+    assert err == "iescore: error: " + f + ": " + MISSING.format(
+        read="of its 4 columns the last two are", k=3, what="chunk tags ('I-NP', 'I-VP')", n=4,
+        pred="'I-ORG', 'I-MISC'") + "\n"
+    # token, POS, entity tag: the POS column read as gold tags
+    f3 = write(tmp_path, "three", "EU NNP B-ORG\nrejects VBZ O\nGerman JJ B-MISC\n. . O\n")
+    code, _, err = run(capsys, "report", f3, "--html", str(tmp_path / "r.html"))
+    assert code == 2 and err == "iescore: error: " + f3 + ": " + MISSING.format(
+        read="of its 3 columns the last two are", k=2, what="POS tags ('NNP', 'VBZ')", n=3,
+        pred="'B-ORG', 'B-MISC'") + "\n"
+    assert not (tmp_path / "r.html").exists()
+    # token and tag (CoNLL-2002's files): the tokens read as gold tags
+    f2 = write(tmp_path, "esp.testa", "Sao B-LOC\nPaulo I-LOC\n( O\nBrasil B-LOC\n) O\n")
+    code, _, err = run(capsys, "score", f2)
+    assert code == 2 and err == "iescore: error: " + f2 + ": " + MISSING.format(
+        read="its 2 columns are", k=1, what="tokens ('Sao', 'Paulo')", n=2, pred="'B-LOC', 'I-LOC'") + "\n"
+    # with the predictions, as a last column or as a file, the same file is scored
+    g = write(tmp_path, "gold4", "EU NNP I-NP I-ORG\nrejects VBZ I-VP O\n")
+    p = write(tmp_path, "pred", "I-ORG\nI-MISC\n")  # ORG [0,1) as in the gold, MISC [1,2) spurious
+    code, out, err = run(capsys, "score", g, p, "--json")
+    assert (code, err) == (0, "") and (json.loads(out)["overall"]["tp"], json.loads(out)["overall"]["fp"]) == (1, 1)
+
+
+def _usage(command):
+    from iescore.cli import build_parser
+
+    parser = build_parser()
+    if command is None:
+        return parser.format_usage()
+    sub = next(a for a in parser._actions if a.dest == "command")  # argparse has no public accessor
+    return sub.choices[command].format_usage()
+
+
+@pytest.mark.parametrize("argv, command, message", [
+    (["score", "FILE", "--rulez", "E"], "score",
+     "unrecognized arguments: --rulez (did you mean '--rule'?) E"),
+    (["score", "--example", "--conting=any"], "score",
+     "unrecognized arguments: --conting=any (did you mean '--counting'?)"),
+    (["score", "--example", "--counting", "one-two-one"], "score",
+     "argument --counting: invalid choice: 'one-two-one' (did you mean 'one-to-one'?); choose from 'any' or 'one-to-one'"),
+    (["score", "--example", "--format", "jsn"], "score",
+     "argument --format: invalid choice: 'jsn' (did you mean 'json'?); choose from 'table', 'json', 'csv' or 'markdown'"),
+    (["score", "--example", "--zzz"], "score", "unrecognized arguments: --zzz"),
+    (["scor", "--example"], None,
+     "argument command: invalid choice: 'scor' (did you mean 'score'?); choose from 'score', 'metric-path', "
+     "'compare', 'agree' or 'report'"),
+    (["report", "FILE", "--html", "r.html", "--page-sise", "10"], "report",
+     "unrecognized arguments: --page-sise (did you mean '--page-size'?) 10"),
+])
+def test_a_misspelt_option_choice_or_subcommand_names_the_nearest(capsys, tmp_path, argv, command, message):
+    f = write(tmp_path, "a.conll", ONE)
+    with pytest.raises(SystemExit) as exc:
+        main([f if a == "FILE" else a for a in argv])
+    prog = "iescore" if command is None else f"iescore {command}"
+    assert exc.value.code == 2
+    assert capsys.readouterr().err == _usage(command) + f"{prog}: error: {message}\n"

@@ -12,14 +12,17 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import re
 import sys
+from pathlib import Path
 
 import pytest
 
 from iescore.cli import build_parser, main
 
 TEXT = "Paris B-LOC B-PER\n\nis O O\n\nnice B-MISC O\n"
+FIXTURES = Path(__file__).parent / "fixtures"
 
 
 @pytest.fixture()
@@ -161,3 +164,46 @@ def test_json_text_is_json_dumps_indented_on_stdout_and_in_a_file(capsys, tmp_pa
     # the table's text, also through the pieces, keeps its one newline
     table = run(capsys, "score", str(p)).out
     assert table.endswith("\n") and not table.endswith("\n\n")
+
+
+def test_an_output_that_names_an_input_is_refused_before_anything_is_read(capsys, path, tmp_path):
+    """--output or --html naming the gold file, the prediction file (by another spelling, a
+    symbolic or a hard link) or a path in an input folder: exit 2, every file as it was."""
+    gold = tmp_path / "gold.conll"
+    gold.write_text("Paris B-LOC\n\nnice B-MISC\n", encoding="utf-8")
+    pred = tmp_path / "pred.conll"
+    pred.write_text("B-LOC\n\nO\n", encoding="utf-8")
+    link = tmp_path / "link.conll"
+    link.symlink_to(pred)
+    hard = tmp_path / "hard.conll"
+    os.link(pred, hard)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    tail = "writing it would destroy the input, so nothing was read or written; name another file for"
+    cases = [
+        (["score", str(path), "--output", str(path)], f"--output {str(path)!r} is the input file {str(path)!r}: {tail} --output"),
+        (["score", str(gold), str(pred), "--format", "csv", "--output", str(tmp_path / "." / "gold.conll")],
+         f"--output {str(tmp_path / '.' / 'gold.conll')!r} is the gold file {str(gold)!r}: {tail} --output"),
+        (["score", str(gold), str(pred), "--output", str(link)],
+         f"--output {str(link)!r} is the prediction file {str(pred)!r}: {tail} --output"),
+        (["score", str(gold), str(pred), "--output", str(hard)],
+         f"--output {str(hard)!r} is the prediction file {str(pred)!r}: {tail} --output"),
+        (["report", str(gold), str(pred), "--html", str(pred)],
+         f"--html {str(pred)!r} is the prediction file {str(pred)!r}: {tail} --html"),
+        (["report", str(gold), str(pred), "--html", str(tmp_path / "r.html"), "--output", str(tmp_path / "r.html")],
+         f"--output and --html name the same file {str(tmp_path / 'r.html')!r}; name two files"),
+    ]
+    folder = FIXTURES / "readers" / "brat"
+    if folder.is_dir():
+        out = folder / "gold" / "report.json"
+        cases.append((["score", str(folder / "gold"), str(folder / "pred"), "--input-format", "brat", "--level",
+                       "tokens", "--output", str(out)],
+                      f"--output {str(out)!r} is inside the input folder {str(folder / 'gold')!r}: {tail} --output"))
+    for argv, message in cases:
+        err = run(capsys, *argv, code=2).err
+        assert err == f"iescore: error: {message}\n"
+        assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+    assert not (folder / "gold" / "report.json").exists()
+    # an output beside the inputs is written
+    out = tmp_path / "out.csv"
+    assert run(capsys, "score", str(gold), str(pred), "--format", "csv", "--output", str(out)).out == ""
+    assert out.read_text(encoding="utf-8").splitlines()[-1].startswith("overall,1,0,1,2,1,")

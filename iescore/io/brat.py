@@ -37,6 +37,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
+from ..atomic import atomic_write
 from ..errors import ConfigError, InputError, choices
 from ..model import Span
 from .chars import TextCorpus, TextDocument, char_span
@@ -149,13 +150,14 @@ def read_brat(path: str, *, discontinuous: str = "error", encoding: str = "utf-8
 def write_brat(documents: Iterable[TextDocument], folder: str, *, encoding: str = "utf-8") -> None:
     """Write each document as ``<folder>/<id>.txt`` and ``<id>.ann`` (text-bound
     annotations ``T1``, ``T2``, ... in the order of its spans); :func:`read_brat` reads
-    them back as they were."""
+    them back as they were. Each file is written atomically (:func:`~iescore.atomic.atomic_write`):
+    an interrupted write leaves every file whole, old or new."""
     for doc in documents:
         base = os.path.join(folder, *doc.id.split("/"))
         os.makedirs(os.path.dirname(base) or ".", exist_ok=True)
-        with open(base + ".txt", "w", encoding=encoding, newline="") as fh:
+        with atomic_write(base + ".txt", encoding=encoding, newline="") as fh:
             fh.write(doc.text)
-        with open(base + ".ann", "w", encoding=encoding, newline="") as fh:
+        with atomic_write(base + ".ann", encoding=encoding, newline="") as fh:
             for k, s in enumerate(doc.spans, start=1):
                 shown = " ".join(doc.span_text(s).split())
                 fh.write(f"T{k}\t{s.label} {s.start} {s.end}\t{shown}\n")

@@ -38,6 +38,7 @@ Example:
 
 from __future__ import annotations
 
+import codecs
 import os
 import re
 import sys
@@ -48,7 +49,7 @@ from ..errors import ConfigError, InputError, choices, warn
 from ..decode import TagArrays, Vocabulary
 from ..scoring.batch import TaggedBatch
 
-__all__ = ["read_conll", "read_lines"]
+__all__ = ["read_conll", "read_lines", "check_encoding", "encoding_problem", "file_encoding_problem", "missing_prediction"]
 
 DOCSTART = "-DOCSTART-"
 BOUNDARY = "-X-"
@@ -63,7 +64,9 @@ STDIN = "-"
 
 def read_lines(path: str, encoding: str = "utf-8") -> list[str]:
     """The lines of a text file (ended by LF, CRLF or CR), without a leading byte-order
-    mark; an undecodable byte is an error naming its line. ``-`` reads standard input.
+    mark; an undecodable byte is an error naming its line and byte and the encoding to
+    pass (the one a byte-order mark names, see :func:`encoding_problem`). ``-`` reads
+    standard input.
 
     >>> import tempfile, os
     >>> path = os.path.join(tempfile.mkdtemp(), "mac.txt")
@@ -71,6 +74,7 @@ def read_lines(path: str, encoding: str = "utf-8") -> list[str]:
     >>> read_lines(path)
     ['a O O', 'b O O', '', 'c O O']
     """
+    check_encoding(encoding)
     try:
         if path == STDIN:
             if sys.stdin is None:
@@ -81,23 +85,153 @@ def read_lines(path: str, encoding: str = "utf-8") -> list[str]:
                 data = fh.read()
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    shown = "<stdin>" if path == STDIN else path
+    problem = encoding_problem(data[:_HEAD], encoding)
+    if problem is not None:
+        raise InputError(f"{shown}:1: {problem}")
     try:
         text = data.decode(encoding)
-    except UnicodeDecodeError as exc:
-        line = len(_LINE_END.split(data[: exc.start].decode("latin-1")))
-        bad = data[exc.start : exc.start + 1]
-        raise InputError(
-            f"{path}:{line}: byte 0x{bad.hex()} cannot be decoded as {encoding}; "
-            f"pass the file's encoding (e.g. encoding='latin-1', CLI --encoding latin-1)"
-        ) from None
-    except LookupError:
-        raise ConfigError(f"unknown encoding {encoding!r}") from None
+    except UnicodeError as exc:  # UnicodeDecodeError, or a decoder's own (UTF-16 without its mark)
+        raise decode_error(shown, data, encoding, exc) from None
     if text.startswith("\ufeff"):
         text = text[1:]  # a byte-order mark, not data
     lines = _LINE_END.split(text)
     if lines and lines[-1] == "":
         lines.pop()
     return lines
+
+
+_HEAD = 4096  # bytes looked at for a byte-order mark or UTF-16/32 without one
+# byte-order marks, longest first (UTF-32 LE begins with UTF-16 LE's): the encoding to pass,
+# and the codecs that read such a file
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "UTF-32 (little-endian)", "utf-32", ("utf-32", "utf-32-le")),
+    (codecs.BOM_UTF32_BE, "UTF-32 (big-endian)", "utf-32", ("utf-32", "utf-32-be")),
+    (codecs.BOM_UTF8, "UTF-8", "utf-8", None),  # read as today by 8-bit codecs: the mark is skipped by utf-8 only
+    (codecs.BOM_UTF16_LE, "UTF-16 (little-endian)", "utf-16", ("utf-16", "utf-16-le")),
+    (codecs.BOM_UTF16_BE, "UTF-16 (big-endian)", "utf-16", ("utf-16", "utf-16-be")),
+)
+
+
+def _pass(encoding: str) -> str:
+    return f"pass encoding={encoding!r} (CLI --encoding {encoding})"
+
+
+def check_encoding(encoding: str) -> None:
+    """A ConfigError unless ``encoding`` names a text encoding Python decodes bytes with.
+
+    >>> check_encoding("rot13")
+    Traceback (most recent call last):
+    iescore.errors.ConfigError: unknown encoding 'rot13' (not a text encoding); e.g. 'utf-8', 'utf-16', 'latin-1' or 'cp1252'
+    """
+    try:
+        info = codecs.lookup(encoding)
+        why = "" if getattr(info, "_is_text_encoding", True) else " (not a text encoding)"  # rot13, base64, zlib
+    except LookupError:
+        why = ""
+        info = None
+    if info is None or why:
+        raise ConfigError(f"unknown encoding {encoding!r}{why}; e.g. {choices(('utf-8', 'utf-16', 'latin-1', 'cp1252'))}")
+
+
+def _no_bom_utf16(head: bytes) -> str | None:
+    """``utf-16-le``/``utf-16-be``/``utf-32-le``/``utf-32-be`` when the bytes look like that
+    encoding without a byte-order mark (most code points below 256: zero bytes in place), else None."""
+    n = len(head) - len(head) % 4
+    if n < 8 or head.count(0) < n // 4:
+        return None
+    for enc, step, at in (("utf-32-le", 4, (1, 2, 3)), ("utf-32-be", 4, (0, 1, 2)),
+                          ("utf-16-le", 2, (1,)), ("utf-16-be", 2, (0,))):
+        zeros = sum(head[k:n:step].count(0) for k in at)
+        if zeros >= 0.9 * len(at) * n / step:
+            return enc
+    return None
+
+
+def encoding_problem(head: bytes, encoding: str) -> str | None:
+    """What is wrong with reading a file that begins with ``head`` as ``encoding``, and
+    what to pass instead; None when nothing is seen. A UTF-16 or UTF-32 byte-order mark
+    read with another codec, a UTF-8 one read as UTF-16/32, or UTF-16/32 text without a
+    mark read with an 8-bit codec or UTF-8 (every other byte zero).
+
+    >>> print(encoding_problem(b"\\xff\\xfea\\x00", "utf-8"))
+    the file starts with a UTF-16 (little-endian) byte-order mark (bytes ff fe) but is read as utf-8; pass encoding='utf-16' (CLI --encoding utf-16)
+    >>> encoding_problem(b"\\xff\\xfea\\x00", "UTF16"), encoding_problem(b"a O O", "utf-8")
+    (None, None)
+    """
+    try:
+        name = codecs.lookup(encoding).name
+    except LookupError:
+        return None
+    for bom, what, to_pass, readers in _BOMS:
+        if head.startswith(bom):
+            if readers is None:
+                if not name.startswith(("utf-16", "utf-32")):
+                    return None
+            elif name in readers:
+                return None
+            return (f"the file starts with a {what} byte-order mark (bytes {bom.hex(' ')}) but is read as "
+                    f"{encoding}; {_pass(to_pass)}")
+    found = _no_bom_utf16(head)
+    if name in ("utf-16", "utf-32"):  # the byte order comes from the mark
+        if not head:
+            return None
+        if found is not None and found.startswith(name):
+            advice = f"it looks {'little' if found.endswith('le') else 'big'}-endian: {_pass(found)}"
+        elif _utf8(head):
+            advice = f"it reads as UTF-8: {_pass('utf-8')}"
+        else:
+            advice = f"name the byte order: {_pass(name + '-le')} or {name}-be"
+        return f"the file has no byte-order mark, which {encoding} reads the byte order from; {advice}"
+    if name.startswith(("utf-16", "utf-32")):
+        return None
+    if found is not None:
+        order = "little" if found.endswith("le") else "big"
+        return (f"the file looks like {found[:6].upper()} ({order}-endian) without a byte-order mark (zero bytes "
+                f"between the characters), not {encoding}; {_pass(found)}")
+    return None
+
+
+def _utf8(head: bytes) -> bool:
+    """Do the bytes read as UTF-8 (a character cut at the end of the head aside)?"""
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return exc.start >= len(head) - 3 and exc.reason == "unexpected end of data"
+    return True
+
+
+def file_encoding_problem(path: str, encoding: str) -> str | None:
+    """:func:`encoding_problem` of the file ``path`` (its first bytes)."""
+    with open(path, "rb") as fh:
+        return encoding_problem(fh.read(_HEAD), encoding)
+
+
+def decode_error(path: str, data: bytes, encoding: str, exc: UnicodeError) -> InputError:
+    """The InputError of ``data`` (the file ``path``) that ``encoding`` cannot decode: the
+    line and byte at fault, and the encoding to pass."""
+    start = getattr(exc, "start", None)
+    if start is None:  # the decoder's own error (UTF-16 or UTF-32 with no byte-order mark)
+        found = _no_bom_utf16(data[:_HEAD])
+        if found is None:
+            try:
+                data.decode("utf-8")
+                found = "utf-8"
+            except UnicodeError:
+                pass
+        advice = _pass(found) if found else "name the byte order: encoding='utf-16-le' or 'utf-16-be' (CLI --encoding utf-16-le)"
+        return InputError(f"{path}:1: cannot be decoded as {encoding} ({exc}); {advice}")
+    line = len(_LINE_END.split(data[:start].decode("latin-1")))
+    bad = data[start : start + 1]
+    advice = "pass the file's encoding (e.g. encoding='latin-1', CLI --encoding latin-1)"
+    if not codecs.lookup(encoding).name.startswith("utf-8"):
+        try:
+            data.decode("utf-8")
+            advice = f"the file reads as UTF-8: {_pass('utf-8')}"
+        except UnicodeError:
+            pass
+    return InputError(f"{path}:{line}: byte 0x{bad.hex()} cannot be decoded as {encoding} (byte {start} of the file); "
+                      f"{advice}")
 
 
 TWO_COLUMNS = (
@@ -123,6 +257,74 @@ def two_columns(path: str | None, encoding: str = "utf-8") -> bool:
     except OSError:
         return False
     return False
+
+
+# what the next-to-last column of a gold file alone holds when it is no gold tag column:
+# CoNLL-2000's chunk types (CoNLL-2003's third column), Penn Treebank and Universal POS tags
+_CHUNKS = frozenset("NP VP PP ADJP ADVP SBAR PRT CONJP INTJ LST UCP".split())
+_POS = frozenset(
+    "CC CD DT EX FW IN JJ JJR JJS LS MD NN NNS NNP NNPS PDT POS PRP PRP$ RB RBR RBS RP SYM TO UH VB VBD VBG VBN "
+    "VBP VBZ WDT WP WP$ WRB -LRB- -RRB- -NONE- NN|SYM ADJ ADP ADV AUX CCONJ DET NOUN NUM PART PRON PROPN PUNCT "
+    "SCONJ VERB X".split()) | frozenset({".", ",", ":", "``", "''", "(", ")", '"', "$", "#"})
+_PREFIXED = re.compile(r"^[BIESLUM]-(.+)$")
+
+
+def _label(tag: str) -> str:
+    m = _PREFIXED.match(tag)
+    return m.group(1) if m else tag
+
+
+def missing_prediction(path: str | None, encoding: str = "utf-8", *, head: int = 1 << 18) -> str | None:
+    """Why a CoNLL file given alone looks like a gold file without its prediction column,
+    from its first ``head`` bytes: the predicted (last) column has labels, the gold
+    (next-to-last) column has none of them, and it holds chunk or POS tags (CoNLL-2003's
+    columns are token, POS, chunk, entity tag: chunk tags after a POS column) or
+    punctuation tokens (``token TAG`` lines);
+    else None, and None for a file that cannot be read.
+
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "eng.testa")
+    >>> _ = open(path, "w").write("EU NNP I-NP I-ORG\\nrejects VBZ I-VP O\\n. . O O\\n")
+    >>> print(missing_prediction(path).split(": ", 1)[1])  # doctest: +ELLIPSIS
+    the prediction column is missing: of its 4 columns the last two are read as the gold and the predicted tag, but column 3 holds chunk tags ('I-NP', 'I-VP') with no label in common with column 4 ('I-ORG'); give ...
+    """
+    if path is None or path == STDIN:
+        return None
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(head)
+        text = data.decode(encoding, errors="replace").lstrip("\ufeff")
+    except (OSError, LookupError, UnicodeError):
+        return None
+    lines = _LINE_END.split(text)
+    if len(data) == head:
+        lines.pop()  # cut short
+    rows = [f for f in map(_fields, lines) if f and f[0] not in (DOCSTART, BOUNDARY)]
+    if not rows or len(rows[0]) < 2 or any(len(f) != len(rows[0]) for f in rows):
+        return None  # the reader says what is wrong
+    n = len(rows[0])
+    gold = [f[-2] for f in rows if f[-2] != "O"]
+    pred = [f[-1] for f in rows if f[-1] != "O"]
+    if not gold or not pred or {_label(t) for t in gold} & {_label(t) for t in pred}:
+        return None
+    chunks = sum(_label(t) in _CHUNKS for t in gold)
+    pos = sum(t in _POS for t in gold)
+    before = [f[-3] for f in rows] if n >= 4 else []  # CoNLL-2003's POS column, before the chunk tags
+    if chunks >= 0.9 * len(gold) and sum(t in _POS for t in before) >= 0.9 * len(rows):
+        what = "chunk tags"
+    elif pos >= 0.9 * len(gold):
+        what = "POS tags"
+    elif any(not any(c.isalnum() for c in t) for t in gold):  # punctuation: a token, never a tag
+        what = "tokens" if n == 2 else "values that are no tags"
+    else:
+        return None
+
+    eg_gold = ", ".join(repr(t) for t in list(dict.fromkeys(gold))[:2])
+    eg_pred = ", ".join(repr(t) for t in list(dict.fromkeys(pred))[:2])
+    read = "its 2 columns are" if n == 2 else f"of its {n} columns the last two are"
+    return (f"{path}: the prediction column is missing: {read} read as the gold and the predicted tag, but column {n - 1} holds {what} ({eg_gold}) with no label in common with column {n} "
+            f"({eg_pred}); give the predicted tags as a last column, or in a file of their own: "
+            "iescore score GOLD PRED")
 
 
 def _fields(line: str) -> list[str]:

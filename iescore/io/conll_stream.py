@@ -41,7 +41,7 @@ from ..errors import ConfigError, IEScoreError, InputError, choices, warn
 from ..report import Report
 from ..scoring.batch import TaggedBatch
 from ..scoring.stream import Scorer
-from .conll import _FIELD, _LINE_END, BOUNDARY, DOC_MODES, DOCSTART, STDIN, read_conll
+from .conll import _FIELD, _LINE_END, BOUNDARY, DOC_MODES, DOCSTART, STDIN, file_encoding_problem, read_conll
 
 __all__ = ["iter_conll", "score_conll", "BATCH_TOKENS"]
 
@@ -82,7 +82,7 @@ class _Lines:
             self.seen(len(data))
         try:
             text = self.decoder.decode(data, final=not data)
-        except UnicodeDecodeError:
+        except UnicodeError:  # (also a decoder's own: UTF-16 without a byte-order mark)
             raise _Bad from None
         if self.start and text:
             self.start = False
@@ -187,6 +187,8 @@ def iter_conll(
         raise ConfigError(f"unknown documents mode {documents!r}; valid: {choices(DOC_MODES)}")
     shown = names or (path, pred_path)
     try:
+        if any(file_encoding_problem(f, encoding) for f in (path, pred_path) if f is not None):
+            raise _Bad  # (a byte-order mark of another encoding, UTF-16 without one) the reference says which
         by_docstart = documents == "docstart" or (documents == "auto" and _has_docstart(path, encoding))
         yield from _batches(path, pred_path, encoding, by_docstart, vocab or Vocabulary(), tokens,
                             batch_tokens, progress, shown)

@@ -7,7 +7,7 @@ for ``tokenizer="given"``. Tokens without entity annotation (``ent_iob`` unset, 
 missing annotation) are read as outside any entity and counted (``unannotated tokens
 read as outside``). A document's id is ``doc.user_data["id"]`` when the file stores user
 data, else ``<file name>#<k>`` (k from 1). :func:`write_docbin` writes documents as a
-``DocBin`` (storing the ids). spaCy is imported only when these functions run.
+``DocBin`` (storing the ids), atomically (:func:`~iescore.atomic.atomic_write`). spaCy is imported only when these functions run.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from ..atomic import atomic_write
 from ..errors import ConfigError, InputError
 from ..model import Span
 from .chars import TextCorpus, TextDocument, char_span
@@ -94,7 +95,9 @@ def write_docbin(documents: Iterable[TextDocument], path: str, *, spans_key: str
         except ValueError as exc:
             raise InputError(f"document {d.id!r}: {exc}") from None
         db.add(doc)
-    db.to_disk(path)
+    data = db.to_bytes()
+    with atomic_write(path, "wb") as fh:  # as DocBin.to_disk writes it, whole or not at all
+        fh.write(data)
 
 
 def _show(s: Span) -> str:

@@ -15,16 +15,19 @@ discontinuous spans and ``--align`` the LLM strings' placement under ``--setting
 from __future__ import annotations
 
 import argparse
+import codecs
+import json
+import os
 from typing import Any
 
 from ..config import LEVELS, TOKENIZER_NAMES, Config
-from ..errors import ConfigError
+from ..errors import ConfigError, choices
 from ..text import MISALIGNED
 from .brat import DISCONTINUOUS, read_brat
 from .chars import TextCorpus, score_text
 from .llm import ALIGN, read_llm, score_llm
 
-__all__ = ["FORMATS", "add_input_options", "uses_formats", "read_input", "score_files"]
+__all__ = ["FORMATS", "add_input_options", "uses_formats", "read_input", "score_files", "sniff_format", "not_conll"]
 
 FORMATS = ("conll", "brat", "jsonl", "docbin", "llm")
 
@@ -38,8 +41,10 @@ def add_input_options(parser: Any) -> None:
         return f" ({', '.join(map(str, values))}; default {default})"
 
     tokenizers = [t for t in TOKENIZER_NAMES if t != "custom"]
-    group.add_argument("--input-format", choices=FORMATS, default="conll",
-                       help="the format of FILE (and of PRED_FILE unless --pred-format)" + among(FORMATS, "conll"))
+    group.add_argument("--input-format", choices=FORMATS, default=None,
+                       help="the format of FILE (and of PRED_FILE unless --pred-format)" + among(FORMATS, "conll")
+                            + "; without it, a JSON file, a .ann file, a .spacy file or a folder is refused, "
+                              "naming the format to pass")
     group.add_argument("--pred-format", choices=FORMATS, default=None,
                        help="the format of PRED_FILE" + among(FORMATS, "--input-format"))
     group.add_argument("--level", choices=LEVELS, default=None,
@@ -58,7 +63,7 @@ def add_input_options(parser: Any) -> None:
 def uses_formats(args: argparse.Namespace) -> bool:
     """Whether the command line reads another format than CoNLL (then :func:`score_files` scores it);
     a character-offset option given with CoNLL input is a ConfigError."""
-    other = "conll" != args.input_format or args.pred_format not in (None, "conll")
+    other = args.input_format not in (None, "conll") or args.pred_format not in (None, "conll")
     if not other and args.level is not None:
         raise ConfigError("--level is for character-offset input (--input-format brat, jsonl, docbin or llm); "
                           "CoNLL files are scored on their tokens")
@@ -114,3 +119,98 @@ def score_files(cfg: Config, args: argparse.Namespace) -> Any:
     if args.input_format == "llm":
         raise ConfigError("LLM extractions as the gold side are scored against LLM extractions (--pred-format llm)")
     return score_text(gold.documents, pred.documents, config=cfg, **opts)
+
+
+_LLM_LISTS = ("entities", "extractions", "items")  # iescore.io.llm's lists of {label, text}
+
+
+def _json_guess(first: str) -> str:
+    """``llm`` when the first JSON record holds extractions without offsets, else ``jsonl``."""
+    try:
+        rec = json.loads(first)
+    except ValueError:
+        return "jsonl"
+    rec = rec[0] if isinstance(rec, list) and rec else rec
+    if isinstance(rec, dict):
+        for key in _LLM_LISTS:
+            items = rec.get(key)
+            if isinstance(items, list) and items and isinstance(items[0], dict):
+                return "jsonl" if {"start", "start_offset"} & set(items[0]) else "llm"
+    return "jsonl"
+
+
+def sniff_format(path: str | None, encoding: str = "utf-8") -> tuple[str, str] | None:
+    """``(format, what the file looks like)`` for a path that is no CoNLL file: a folder
+    (brat), a ``.ann`` file (brat), a ``.spacy`` file (docbin), JSON (jsonl or llm: its first
+    non-blank character ``{`` or ``[`` starting a JSON line, or any such character in a
+    ``.json``/``.jsonl`` file); None for anything else, standard input or a missing file.
+
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "g.txt")
+    >>> _ = open(path, "w").write('{"text": "Al", "spans": []}\\n')
+    >>> sniff_format(path), sniff_format(os.path.dirname(path))
+    (('jsonl', "JSON (its first character is '{')"), ('brat', 'a folder'))
+    """
+    if path is None or path == "-":
+        return None
+    if os.path.isdir(path):
+        return "brat", "a folder"
+    ext = os.path.splitext(path)[1].lower()
+    if ext == ".ann":
+        return "brat", "a brat annotation file (.ann)"
+    if ext == ".spacy":
+        return "docbin", "a spaCy DocBin file (.spacy)"
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(1 << 16)
+    except OSError:
+        return None
+    for bom, enc in ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"), (codecs.BOM_UTF8, "utf-8-sig"),
+                     (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")):
+        if head.startswith(bom):
+            encoding = enc
+            break
+    try:
+        text = head.decode(encoding, errors="replace").lstrip("\ufeff \t\r\n")
+    except (LookupError, UnicodeError):
+        return None
+    if not text[:1] or text[0] not in "{[":
+        return None
+    first = text.splitlines()[0].strip()
+    if ext in (".json", ".jsonl") or first in ("{", "[") or first.startswith(('{"', "[{", '["', "[[", "[]", "{}")):
+        return _json_guess(first), f"JSON (its first character is {text[0]!r})"
+    try:
+        json.loads(first)
+    except ValueError:
+        return None  # a CoNLL line whose token is a bracket
+    return _json_guess(first), f"JSON (its first character is {text[0]!r})"
+
+
+def not_conll(args: argparse.Namespace, command: str) -> str | None:
+    """The message refusing a FILE or PRED_FILE read as CoNLL that :func:`sniff_format`
+    recognises: for ``score`` without ``--input-format``, the options to pass; for
+    ``command`` ``report``, ``compare`` or ``agree`` (CoNLL only), that it reads CoNLL files."""
+    if command == "score" and (args.input_format is not None or args.pred_format is not None):
+        return None  # the formats are named
+    paths = {"score": ("file", "pred_file"), "report": ("file", "pred_file"),
+             "compare": ("gold", "systems"), "agree": ("annotators",)}[command]
+    given = []
+    for name in paths:
+        value = getattr(args, name, None)
+        given += value if isinstance(value, list) else [value]
+    found = [(p, sniff_format(p, args.encoding)) for p in given if p is not None]
+    seen = [(p, f) for p, f in found if f is not None]
+    if not seen:
+        return None
+    path, (fmt, what) = seen[0]
+    if command != "score":
+        return (f"{path}: {what}, not a CoNLL file; iescore {command} reads CoNLL files "
+                f"(iescore score reads it with --input-format {fmt})")
+    g = found[0][1][0] if found[0][1] else None
+    p = found[1][1][0] if len(found) > 1 and found[1][1] else None
+    if g is None:
+        flags = f"--pred-format {p} with --input-format naming the gold file's format (not conll: CoNLL is scored against CoNLL)"
+    else:
+        flags = f"--input-format {g}" + (f" --pred-format {p}" if p not in (None, g) else "")
+    return (f"{path}: {what}, not CoNLL columns (the default input format); pass {flags} and --level characters "
+            f"or --level tokens (input formats: {choices(FORMATS)})")

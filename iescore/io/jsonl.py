@@ -45,6 +45,7 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ..atomic import atomic_write
 from ..errors import ConfigError, InputError, choices
 from ..model import Span
 from .chars import TextCorpus, TextDocument, char_span
@@ -174,8 +175,9 @@ def read_jsonl(
 
 
 def write_jsonl(documents: Iterable[Any], path: str, *, encoding: str = "utf-8") -> None:
-    """Write :class:`~iescore.io.chars.TextDocument` s as JSON lines (Prodigy's span shape)."""
-    with open(path, "w", encoding=encoding) as fh:
+    """Write :class:`~iescore.io.chars.TextDocument` s as JSON lines (Prodigy's span shape),
+    atomically (:func:`~iescore.atomic.atomic_write`: an interrupted write leaves the old file)."""
+    with atomic_write(path, encoding=encoding) as fh:
         for d in documents:
             rec: dict[str, Any] = {"id": d.id, "text": d.text, "spans": [_span_json(s) for s in d.spans]}
             if d.tokens is not None:

@@ -171,17 +171,19 @@ def _markdown(report: Report, confusion: bool) -> str:
 
 
 def write_output(text: str | Iterable[str], path: str | None) -> None:
-    """Print ``text`` (a newline added), or write it to ``path`` (UTF-8); ``text`` may come
-    in pieces (:func:`report_pieces`), written as they come, about 256 KiB at a time. An
-    unwritable path is an InputError naming it."""
+    """Print ``text`` (a newline added), or write it to ``path`` (UTF-8, atomically:
+    :func:`~iescore.atomic.atomic_write`); ``text`` may come in pieces (:func:`report_pieces`),
+    written as they come, about 256 KiB at a time. An unwritable path is an InputError naming it."""
     pieces = (text,) if isinstance(text, str) else text
     if path is None or path == "-":
         write_pieces(pieces, sys.stdout, end="\n")
         return
     from ..errors import InputError
 
-    try:
-        with open(path, "w", encoding="utf-8") as fh:
+    from ..atomic import atomic_write
+
+    try:  # whole or not at all: an interrupted write leaves the old file (iescore.atomic)
+        with atomic_write(path) as fh:
             write_pieces(pieces, fh, end="\n")
     except OSError as exc:
         raise InputError(f"--output {path!r}: cannot write the file ({exc.strerror or exc})") from None

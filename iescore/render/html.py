@@ -128,10 +128,13 @@ def format_html(report: Report, tokens: Sequence[Sequence[str]] | None = None, *
 
 
 def write_html(report: Report, path: str, tokens: Sequence[Sequence[str]] | None = None, **kw: Any) -> int:
-    """Write :func:`format_html` to ``path`` (UTF-8); the file's size in bytes."""
+    """Write :func:`format_html` to ``path`` (UTF-8, atomically: :func:`~iescore.atomic.atomic_write`);
+    the file's size in bytes."""
     text = format_html(report, tokens, **kw).encode("utf-8")
+    from ..atomic import atomic_write
+
     try:
-        with open(path, "wb") as fh:
+        with atomic_write(path, "wb") as fh:
             fh.write(text)
     except OSError as exc:
         from ..errors import InputError

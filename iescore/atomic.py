@@ -1,0 +1,86 @@
+"""Under every stage of the pipeline that writes a file: :func:`atomic_write`, the one way
+iescore writes one, so that an interrupted write never leaves a truncated file.
+
+The text goes to a temporary file in the target's folder (``.<name>.<random>.tmp``),
+which replaces the target (:func:`os.replace`, atomic on POSIX and Windows) only once
+it is whole and flushed to disk. An exception or Ctrl-C (``KeyboardInterrupt``) while
+writing deletes the temporary file and leaves the old file as it was, or no file; a
+process killed outright (SIGKILL, a power cut) leaves at most the temporary file
+beside the untouched target. The target keeps its permissions; a new file gets the
+usual ones (0666 less the umask), not the temporary file's 0600. A symbolic link is
+written through: the file it points at is replaced, the link stays.
+
+Example:
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "out.txt")
+    >>> with atomic_write(path) as fh:
+    ...     _ = fh.write("whole")
+    >>> open(path).read(), sorted(os.listdir(os.path.dirname(path)))
+    ('whole', ['out.txt'])
+    >>> try:
+    ...     with atomic_write(path) as fh:
+    ...         _ = fh.write("half")
+    ...         raise KeyboardInterrupt
+    ... except KeyboardInterrupt:
+    ...     pass
+    >>> open(path).read(), sorted(os.listdir(os.path.dirname(path)))
+    ('whole', ['out.txt'])
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import IO, Any
+
+__all__ = ["atomic_write", "TEMP_SUFFIX"]
+
+TEMP_SUFFIX = ".tmp"
+
+
+def _mode_for(path: str) -> int:
+    """The permissions the written file gets: the old file's, else 0666 less the umask."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        mask = os.umask(0)
+        os.umask(mask)
+        return 0o666 & ~mask
+
+
+@contextmanager
+def atomic_write(path: str | os.PathLike[str], mode: str = "w", *, encoding: str | None = "utf-8",
+                 newline: str | None = None) -> Iterator[IO[Any]]:
+    """A file object open on a temporary file beside ``path`` (``mode`` ``"w"``, text with
+    ``encoding`` and ``newline``, or ``"wb"``) that replaces ``path`` when the block ends
+    without an exception; on any exception, ``KeyboardInterrupt`` included, the temporary
+    file is deleted and ``path`` is left as it was. ``OSError`` s are raised as
+    :func:`open` raises them."""
+    if mode not in ("w", "wb"):
+        raise ValueError(f"atomic_write writes files whole: mode 'w' or 'wb', got {mode!r}")
+    target = os.path.realpath(os.fspath(path))  # through a symbolic link, to the file it names
+    folder, name = os.path.split(target)
+    perms = _mode_for(target)
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=TEMP_SUFFIX, dir=folder)
+    try:
+        kw: dict[str, Any] = {} if mode == "wb" else {"encoding": encoding, "newline": newline}
+        try:
+            fh = os.fdopen(fd, mode, **kw)
+        except BaseException:  # (an unknown encoding) the descriptor is not the file object's yet
+            os.close(fd)
+            raise
+        with fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, perms)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
