@@ -534,7 +534,7 @@ def _compare(st):
     """The paired bootstrap (1,000 resamples) of the system against a perfect one: F1, P, R."""
     from iescore import stats
 
-    c = stats.compare({"system": st[0], "perfect": st[1]}, resamples=1000)
+    c = stats.compare({"system": st[0], "perfect": st[1]}, test="bs", resamples=1000)
     return {"f1": c.systems[0]["f1"] or 0.0, "p_value": c.systems[1]["p_value"]}
 
 

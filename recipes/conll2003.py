@@ -11,8 +11,9 @@ any overlap, SER and ERR with S/D/I, and the token & separator model (TS-F1^M, T
 ranks the systems under each, reports how the ranks move and the Spearman correlation
 between every pair of models (as Esuli & Sebastiani do), counts "close matches"
 (right label, boundaries off by one token), and tells which of the published differences
-are real: a paired bootstrap over the -DOCSTART- documents of eng.testb, under exact F1
-and TS-F1^M, with intervals and significance groups (``iescore.stats.compare``). Writes
+are real: paired approximate randomization tests over the -DOCSTART- documents of eng.testb,
+under exact F1 and TS-F1^M, with bootstrap intervals and significance groups
+(``iescore.stats.compare``). Writes
 ``report.md``, ``results.json`` and PNG plots (a forest plot of the intervals among them)
 to the output folder.
 """
@@ -73,6 +74,7 @@ BASE = "F1 exact (conlleval)"  # rank shifts are taken against this model
 # the paired comparisons: evaluation model -> the iescore.stats measure that is its value
 SIGNIFICANCE = {"F1 exact (conlleval)": "f1", "TS-F1^M": "ts_f1_macro"}
 SIG_RESAMPLES, SIG_SEED, SIG_ALPHA = 1000, 2003, 0.05
+SIG_TEST = "ar"  # approximate randomization: the better calibrated of compare's paired tests
 
 
 def why_left_out(result: dict[str, Any], models: tuple[str, ...]) -> str:
@@ -138,8 +140,8 @@ def spans_on_testb(layout: TaggedBatch, gold_tags: list[str], preds: list[list[S
 
 
 def significance(batches: dict[str, TaggedBatch], results: dict[str, Any]) -> dict[str, stats.Comparison]:
-    """Paired bootstrap over the documents, per model of ``SIGNIFICANCE``: the systems that have the
-    measure, against the best of them; intervals, Holm-adjusted p-values and groups."""
+    """Paired tests over the documents (``SIG_TEST``), per model of ``SIGNIFICANCE``: the systems that
+    have the measure, against the best of them; bootstrap intervals, Holm-adjusted p-values and groups."""
     reports = {}
     for name, batch in batches.items():
         s = Scorer(rule="E", scheme="IOB1")  # conlleval's decoding: the same chunks from IOB1 and IOB2 tags
@@ -152,7 +154,7 @@ def significance(batches: dict[str, TaggedBatch], results: dict[str, Any]) -> di
             continue
         best = max(have, key=lambda n: results[n]["values"][model])
         shown = (measure,) if measure != "f1" else ("f1", "precision", "recall")
-        c = stats.compare(have, baseline=best, test="bs", resamples=SIG_RESAMPLES, seed=SIG_SEED,
+        c = stats.compare(have, baseline=best, test=SIG_TEST, resamples=SIG_RESAMPLES, seed=SIG_SEED,
                           measure=measure, measures=shown, alpha=SIG_ALPHA)
         for row in c.systems:  # regrouped into documents, a system keeps the value of the tables
             if row[measure] is None or abs(row[measure] - results[row["name"]]["values"][model]) > 1e-12:
@@ -395,11 +397,12 @@ def write_report(out: Path, results: dict, comparison: RankComparison, left_out:
               md_table(["system", "C", "S", "D", "I", "SER", "ERR", "E"],
                        [[n] + [results[n]["slot_errors"][k] for k in ("C", "S", "D", "I", "ser", "err", "e")] for n in names])]
     c0 = next(iter(sig.values()))
-    lines += ["", "## Which differences are real: paired bootstrap over the documents", "",
+    lines += ["", "## Which differences are real: paired tests over the documents", "",
               f"Resampling unit: the {n_docs} -DOCSTART- documents of eng.testb (the outputs without -DOCSTART- "
               "lines, read one document per sentence, are regrouped into them; the spaCy system's sentences too). "
-              f"Paired bootstrap, {c0.resamples:,} resamples, seed {c0.seed}, {c0.method} {100 * c0.level:g}% intervals. "
-              "p: the paired test against the best system (unadjusted; Holm-adjusted over the systems compared). "
+              f"p: {c0.test_name} against the best system, {c0.resamples:,} resamples, seed {c0.seed} "
+              "(unadjusted; Holm-adjusted over the systems compared); intervals: paired bootstrap of the documents, "
+              f"{c0.resamples:,} resamples, {c0.method} {100 * c0.level:g}%. "
               "Groups: sorted by the measure, a system joins the group of the group's first system unless their "
               f"paired test (unadjusted, alpha = {c0.alpha:g}) finds them different.", ""]
     if sig_left_out:
@@ -429,8 +432,10 @@ def forest_plot(path: Path, sig: dict[str, dict[str, Any]]) -> None:
     fig, axes = plt.subplots(1, len(sig), figsize=(8 * len(sig), 1.2 + 0.3 * n), squeeze=False)
     for ax, (model, c) in zip(axes[0], sig.items()):
         plot.forest(c, ax=ax, title=f"{model}: groups G1, G2 ... (G1: not significantly different from the best)")
-        ax.set_xlabel(f"{model}: value and {100 * c['level']:g}% interval ({c['resamples']} paired resamples of documents)")
-    save_figure(fig, path, "Which differences are real (CoNLL-2003 eng.testb, paired bootstrap)")
+        ax.set_xlabel(f"{model}: value and {100 * c['level']:g}% bootstrap interval ({c['resamples']} paired resamples "
+                      "of documents)")
+    c0 = next(iter(sig.values()))
+    save_figure(fig, path, f"Which differences are real (CoNLL-2003 eng.testb; groups: {c0['test_name']})")
 
 
 def plots(out: Path, results: dict, comparison: RankComparison, sig: dict[str, dict[str, Any]]) -> None:
