@@ -8,7 +8,8 @@ writing deletes the temporary file and leaves the old file as it was, or no file
 process killed outright (SIGKILL, a power cut) leaves at most the temporary file
 beside the untouched target. The target keeps its permissions; a new file gets the
 usual ones (0666 less the umask), not the temporary file's 0600. A symbolic link is
-written through: the file it points at is replaced, the link stays.
+written through: the file it points at is replaced, the link stays. What is no regular
+file (``/dev/null``, ``/dev/stdout``, a named pipe) is written as it is.
 
 Example:
     >>> import os, tempfile
@@ -61,12 +62,16 @@ def atomic_write(path: str | os.PathLike[str], mode: str = "w", *, encoding: str
     :func:`open` raises them."""
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_write writes files whole: mode 'w' or 'wb', got {mode!r}")
+    kw: dict[str, Any] = {} if mode == "wb" else {"encoding": encoding, "newline": newline}
+    if os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path):
+        with open(path, mode, **kw) as fh:  # /dev/null, /dev/stdout, a pipe: written as it is
+            yield fh
+        return
     target = os.path.realpath(os.fspath(path))  # through a symbolic link, to the file it names
     folder, name = os.path.split(target)
     perms = _mode_for(target)
     fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=TEMP_SUFFIX, dir=folder)
     try:
-        kw: dict[str, Any] = {} if mode == "wb" else {"encoding": encoding, "newline": newline}
         try:
             fh = os.fdopen(fd, mode, **kw)
         except BaseException:  # (an unknown encoding) the descriptor is not the file object's yet

@@ -252,8 +252,20 @@ def test_json_brat_and_spacy_input_without_input_format_is_refused(tmp_path, cap
         assert code == 2 and err == (
             f"iescore: error: {path}: {what}, not CoNLL columns (the default input format); pass --input-format brat "
             f"and --level characters or --level tokens (input formats: {FORMATS})\n")
-    # the commands that read CoNLL only say so
+    spacy_file = write(tmp_path, "d.spacy", "\x00binary")
+    code, _, err = run(capsys, "score", spacy_file, spacy_file)
+    assert code == 2 and err == (
+        f"iescore: error: {spacy_file}: a spaCy DocBin file (.spacy), not CoNLL columns (the default input format); "
+        f"pass --input-format docbin and --level characters or --level tokens (input formats: {FORMATS})\n")
+    # a CoNLL gold file against JSON predictions: CoNLL is scored against CoNLL only
     conll = write(tmp_path, "a.conll", "Al B-PER B-PER\n")
+    code, _, err = run(capsys, "score", conll, g)
+    assert code == 2 and err == (
+        f"iescore: error: {g}: JSON (its first character is '{{'), not CoNLL columns, while the gold file {conll} is "
+        "read as CoNLL, which is scored against CoNLL predictions only; give the gold file in a format with character "
+        "offsets (--input-format 'brat', 'jsonl', 'docbin' or 'llm') and pass --pred-format jsonl and --level "
+        "characters or --level tokens\n")
+    # the commands that read CoNLL only say so
     code, _, err = run(capsys, "compare", conll, g)
     assert code == 2 and err == (f"iescore: error: {g}: JSON (its first character is '{{'), not a CoNLL file; iescore "
                                  "compare reads CoNLL files (iescore score reads it with --input-format jsonl)\n")

@@ -243,3 +243,26 @@ def test_writers_replace_the_old_file_only_when_whole(tmp_path, monkeypatch):
             write()
     monkeypatch.undo()
     assert {str(p): p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
+
+
+def test_what_is_no_regular_file_is_written_as_it_is(tmp_path, capsys):
+    """A named pipe (or /dev/null, /dev/stdout) cannot be replaced: it is written directly,
+    and stays a pipe; nothing is left beside it."""
+    import threading
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text(encoding="utf-8")))
+    reader.start()
+    with atomic_write(fifo) as fh:
+        fh.write("through the pipe\n")
+    reader.join(timeout=30)
+    assert got == ["through the pipe\n"] and stat.S_ISFIFO(fifo.stat().st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]
+    from iescore.cli import main
+
+    src = tmp_path / "a.conll"
+    src.write_text("Al B-PER B-PER\nRoth I-PER O\n", encoding="utf-8")
+    assert main(["score", str(src), "--output", os.devnull]) == 0
+    assert capsys.readouterr() == ("", "")

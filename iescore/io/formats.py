@@ -208,9 +208,11 @@ def not_conll(args: argparse.Namespace, command: str) -> str | None:
                 f"(iescore score reads it with --input-format {fmt})")
     g = found[0][1][0] if found[0][1] else None
     p = found[1][1][0] if len(found) > 1 and found[1][1] else None
-    if g is None:
-        flags = f"--pred-format {p} with --input-format naming the gold file's format (not conll: CoNLL is scored against CoNLL)"
-    else:
-        flags = f"--input-format {g}" + (f" --pred-format {p}" if p not in (None, g) else "")
+    if g is None:  # a CoNLL gold file: its predictions are CoNLL too
+        return (f"{path}: {what}, not CoNLL columns, while the gold file {found[0][0]} is read as CoNLL, which is "
+                f"scored against CoNLL predictions only; give the gold file in a format with character offsets "
+                f"(--input-format {choices(FORMATS[1:])}) and pass --pred-format {p} and --level characters or "
+                "--level tokens")
+    flags = f"--input-format {g}" + (f" --pred-format {p}" if p not in (None, g) else "")
     return (f"{path}: {what}, not CoNLL columns (the default input format); pass {flags} and --level characters "
             f"or --level tokens (input formats: {choices(FORMATS)})")
