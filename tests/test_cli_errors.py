@@ -403,3 +403,21 @@ def test_a_misspelt_option_choice_or_subcommand_names_the_nearest(capsys, tmp_pa
     prog = "iescore" if command is None else f"iescore {command}"
     assert exc.value.code == 2
     assert capsys.readouterr().err == _usage(command) + f"{prog}: error: {message}\n"
+
+
+def test_a_brat_text_in_another_encoding_names_the_file_and_what_to_pass(tmp_path, capsys):
+    """brat's .txt is read whole as text: a UTF-16 one (with a byte-order mark) read as UTF-8,
+    or a latin-1 byte, names the .txt, the line and byte, and the encoding to pass."""
+    folder = tmp_path / "b"
+    folder.mkdir()
+    (folder / "a.ann").write_text("T1\tPER 0 7\tAl Roth\n", encoding="utf-8")
+    txt = folder / "a.txt"
+    txt.write_bytes("Al Roth\n".encode("utf-16"))
+    argv = ("score", str(folder), str(folder), "--input-format", "brat", "--level", "tokens")
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and err == (f"iescore: error: {txt}:1: the file starts with a UTF-16 (little-endian) byte-order "
+                                 "mark (bytes ff fe) but is read as utf-8; pass encoding='utf-16' (CLI --encoding utf-16)\n")
+    txt.write_bytes(b"Al R\xf6th\n")
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and err == (f"iescore: error: {txt}:1: byte 0xf6 cannot be decoded as utf-8 (byte 4 of the file); "
+                                 "pass the file's encoding (e.g. encoding='latin-1', CLI --encoding latin-1)\n")

@@ -41,7 +41,7 @@ from ..atomic import atomic_write
 from ..errors import ConfigError, InputError, choices
 from ..model import Span
 from .chars import TextCorpus, TextDocument, char_span
-from .conll import read_lines
+from .conll import decode_error, encoding_problem, read_lines
 
 __all__ = ["DISCONTINUOUS", "read_brat", "write_brat"]
 
@@ -56,8 +56,11 @@ def _read_text(path: str, encoding: str) -> str:
             return fh.read()
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: byte {exc.start} cannot be decoded as {encoding}") from None
+    except UnicodeError as exc:  # the line, byte and encoding to pass (iescore.io.conll.decode_error)
+        with open(path, "rb") as fh:
+            data = fh.read()
+        problem = encoding_problem(data[:4096], encoding)
+        raise (InputError(f"{path}:1: {problem}") if problem else decode_error(path, data, encoding, exc)) from None
 
 
 def _ann_files(path: str) -> list[tuple[str, str]]:
