@@ -34,8 +34,8 @@ import os
 import stat
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import IO, Any
+from contextlib import AbstractContextManager, contextmanager
+from typing import IO, Any, BinaryIO, Literal, TextIO, overload
 
 __all__ = ["atomic_write", "TEMP_SUFFIX"]
 
@@ -52,14 +52,27 @@ def _mode_for(path: str) -> int:
         return 0o666 & ~mask
 
 
-@contextmanager
+@overload
+def atomic_write(path: str | os.PathLike[str], mode: Literal["w"] = "w", *, encoding: str | None = "utf-8",
+                 newline: str | None = None) -> AbstractContextManager[TextIO]: ...
+@overload
+def atomic_write(path: str | os.PathLike[str], mode: Literal["wb"], *, encoding: str | None = "utf-8",
+                 newline: str | None = None) -> AbstractContextManager[BinaryIO]: ...
+
+
 def atomic_write(path: str | os.PathLike[str], mode: str = "w", *, encoding: str | None = "utf-8",
-                 newline: str | None = None) -> Iterator[IO[Any]]:
+                 newline: str | None = None) -> AbstractContextManager[IO[Any]]:
     """A file object open on a temporary file beside ``path`` (``mode`` ``"w"``, text with
     ``encoding`` and ``newline``, or ``"wb"``) that replaces ``path`` when the block ends
     without an exception; on any exception, ``KeyboardInterrupt`` included, the temporary
     file is deleted and ``path`` is left as it was. ``OSError`` s are raised as
     :func:`open` raises them."""
+    return _atomic_write(path, mode, encoding, newline)
+
+
+@contextmanager
+def _atomic_write(path: str | os.PathLike[str], mode: str, encoding: str | None,
+                  newline: str | None) -> Iterator[IO[Any]]:
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_write writes files whole: mode 'w' or 'wb', got {mode!r}")
     kw: dict[str, Any] = {} if mode == "wb" else {"encoding": encoding, "newline": newline}

@@ -194,7 +194,7 @@ def not_conll(args: argparse.Namespace, command: str) -> str | None:
         return None  # the formats are named
     paths = {"score": ("file", "pred_file"), "report": ("file", "pred_file"),
              "compare": ("gold", "systems"), "agree": ("annotators",)}[command]
-    given = []
+    given: list[str | None] = []
     for name in paths:
         value = getattr(args, name, None)
         given += value if isinstance(value, list) else [value]
