@@ -246,6 +246,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 pass
             return SIGPIPE_STATUS
         except KeyboardInterrupt:  # Ctrl-C: one line, no traceback (an output file is left as it was)
+            try:
+                if sys.stderr.isatty():  # over a progress bar, if one is drawn
+                    sys.stderr.write("\r" + " " * (Progress.WIDTH + 30) + "\r")
+            except (AttributeError, ValueError):
+                pass
             print("iescore: interrupted", file=sys.stderr)
             return SIGINT_STATUS
 
