@@ -19,6 +19,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -389,9 +390,13 @@ def scheme_evidence(arrays: TagArrays, vocab: Vocabulary) -> tuple[frozenset[str
     return vocab.prefixes(), _i_starts(arrays, vocab)
 
 
+# per scheme, the prefixes of its tags ("" for a bare label)
+_LETTERS = {name: frozenset(sch.letters) | ({""} if sch.bare else frozenset()) for name, sch in SCHEMES.items()}
+
+
 def _fits(scheme: str, prefixes: frozenset[str] | set[str]) -> bool:
     """Are tags with these prefixes tags of ``scheme``?"""
-    return prefixes <= set(SCHEMES[scheme].letters) | ({""} if SCHEMES[scheme].bare else set())
+    return prefixes <= _LETTERS[scheme]
 
 
 def choose_scheme(
@@ -414,12 +419,24 @@ def choose_scheme(
     >>> choose_scheme(frozenset("BIES"), frozenset("BI"), lambda: False)[0]
     'IOBES'
     """
-    def decide(prefixes: frozenset[str] | set[str]) -> str:
-        if scheme_from_evidence(prefixes, False) == scheme_from_evidence(prefixes, True):
-            return scheme_from_evidence(prefixes, False)
-        return scheme_from_evidence(prefixes, i_starts())
+    without, with_ = _choose(reference, prediction, every)
+    return without if without == with_ or not i_starts() else with_
 
+
+@functools.lru_cache(maxsize=1024)  # a few distinct prefix sets per corpus; called once per batch
+def _choose(reference: frozenset[str], prediction: frozenset[str],
+            every: frozenset[str] | None) -> tuple[tuple[str, str | None], tuple[str, str | None]]:
+    """:func:`choose_scheme` when no reference chunk starts with ``I-``, and when one does."""
     every = reference | prediction if every is None else every
+    return _choose_one(reference, prediction, every, False), _choose_one(reference, prediction, every, True)
+
+
+def _choose_one(reference: frozenset[str], prediction: frozenset[str], every: frozenset[str],
+                i_starts: bool) -> tuple[str, str | None]:
+    """:func:`choose_scheme` with ``i_starts`` known."""
+    def decide(prefixes: frozenset[str]) -> str:
+        return scheme_from_evidence(prefixes, i_starts)
+
     if not reference:
         return decide(every), None
     scheme = decide(reference)
@@ -428,7 +445,7 @@ def choose_scheme(
     both = decide(every)
     if not (_fits(both, prediction) and _fits(both, reference)):  # no one scheme: the invalid tag's error says so
         return scheme, None
-    extra = " and ".join(f"{p}-" for p in sorted(prediction - set(SCHEMES[scheme].letters)) if p)
+    extra = " and ".join(f"{p}-" for p in sorted(prediction - SCHEMES[scheme].letters.keys()) if p)
     return both, (
         f"scheme='auto': the reference's tags are of scheme {scheme} and the prediction's of scheme "
         f"{_scheme_of(prediction)}, whose {extra or 'unprefixed'} tags {scheme} does not have; both sides are "

@@ -209,8 +209,12 @@ class Scorer:
             self._add_tagged(built(ref, pred, ids, lengths, toks))
             return
         try:
-            ref_tags, pred_tags = set(chain.from_iterable(ref)), set(chain.from_iterable(pred))
-            tags = ref_tags | pred_tags
+            tags = set(chain.from_iterable(ref))
+            if self._auto:  # each side's tags: the scheme is read from the reference's
+                ref_tags, pred_tags = tags, set(chain.from_iterable(pred))
+                tags = ref_tags | pred_tags
+            else:
+                tags.update(chain.from_iterable(pred))
             if not all(isinstance(t, str) for t in tags):
                 raise TypeError
         except TypeError:  # a tag that is not a string: built() names it
