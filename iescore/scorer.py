@@ -67,13 +67,15 @@ def score_tags(
     """Score tag sequences (one sequence per document) in one call.
 
     ``scheme`` defaults to ``"auto"`` (detected from the reference tags and
-    recorded in the signature).
+    recorded in the signature); a ``config``'s scheme is kept (a configuration
+    rebuilt from a signature names the scheme detected).
 
     >>> r = score_tags(reference=[["B-PER", "I-PER", "O"]], prediction=[["I-PER", "I-PER", "O"]])
     >>> r.f, r.signature.split("|")[5]
     (1.0, 'scheme:IOB2')
     """
-    options.setdefault("scheme", "auto")
+    if config is None:
+        options.setdefault("scheme", "auto")
     cfg = Config.from_options(config, **options)
     s = Scorer(cfg)
     # one batch, scored at once: Scorer.add_tags would hold a small one for later calls
