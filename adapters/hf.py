@@ -101,20 +101,22 @@ def _one_text(outputs: Any, reference: Document) -> Sequence[Mapping[str, Any]]:
     if isinstance(outputs, Mapping) or isinstance(outputs, (str, bytes)):
         raise InputError(f"document {reference.id!r}: the pipeline output is a list of entity dicts, "
                          f"got a {type(outputs).__name__}")
-    outputs = list(outputs)
-    if outputs and all(isinstance(o, (list, tuple)) for o in outputs):
-        if len(outputs) == 1:  # pipeline([text])
-            return list(outputs[0])
-        raise InputError(
-            f"document {reference.id!r}: the pipeline output is a list of {len(outputs)} lists, one per text "
-            "(what pipeline(texts) returns); pipeline_to_spans maps one text's list onto its document: "
-            "call it once per document, e.g. [pipeline_to_spans(out, doc) for out, doc in zip(outputs, documents)]"
-        )
-    for k, o in enumerate(outputs):
+    entries: list[Any] = list(outputs)
+    if entries and all(isinstance(o, (list, tuple)) for o in entries):
+        if len(entries) == 1:  # pipeline([text])
+            entries = list(entries[0])
+        else:
+            raise InputError(
+                f"document {reference.id!r}: the pipeline output is a list of {len(entries)} lists, one per "
+                "text (what pipeline(texts) returns); pipeline_to_spans maps one text's list onto its document: "
+                "call it once per document, e.g. [pipeline_to_spans(out, doc) for out, doc in zip(outputs, "
+                "documents)]"
+            )
+    for k, o in enumerate(entries):
         if not isinstance(o, Mapping):
             raise InputError(f"document {reference.id!r}: pipeline entity #{k} is a {type(o).__name__}, "
                              f"not an entity dict: {o!r}")
-    return outputs
+    return entries
 
 
 def _pipeline_spans(
