@@ -44,7 +44,6 @@ __all__ = [
     "MISSING",
     "LEVELS",
     "TOKENIZER_NAMES",
-    "ALIGNS",
     "get_normaliser",
     "canonical_scheme",
     "parse_supertags",
@@ -61,12 +60,8 @@ SUBWORDS: tuple[Subwords, ...] = get_args(Subwords)
 MISSING: tuple[Missing, ...] = get_args(Missing)
 LEVELS: tuple[Level, ...] = get_args(Level)  # what character-offset input is scored on (iescore.io.chars)
 TOKENIZER_NAMES: tuple[TokenizerName, ...] = get_args(TokenizerName)  # the tokens of level="tokens"
-ALIGNS: tuple[Align, ...] = get_args(Align)  # where LLM strings are placed (iescore.io.llm)
-# options that record how the input was prepared (None: not used)
-PREPARATION = ("documents", "subwords", "misaligned", "missing", "level", "tokenizer", "align")
-_PREPARATION_KEYS = (("documents", "docs"), ("subwords", "subwords"), ("misaligned", "misaligned"),
-                     ("missing", "missing"), ("level", "level"),
-                     ("tokenizer", "tokenizer"), ("align", "align"))  # (Config field, signature key)
+PREPARATION = ("documents", "subwords", "misaligned", "missing", "level", "tokenizer", "align")  # how the input was prepared
+_PREPARATION_KEYS = tuple((f, "docs" if f == "documents" else f) for f in PREPARATION)  # (Config field, signature key)
 
 _INF = math.inf
 
@@ -307,9 +302,8 @@ class Config:
             adapters), else None.
         missing: the spaCy adapter's rule for unannotated gold tokens (``"ignore"``,
             ``"outside"``), else None.
-        align: where LLM strings without offsets were placed in the text (``"first"``,
-            ``"every"``, ``"unique"`` occurrence; set by :func:`iescore.score_llm` in AO),
-            else None.
+        align: where LLM strings were placed in the text (``"first"``, ``"every"``, ``"unique"``
+            occurrence; set by :func:`iescore.score_llm` in AO), else None.
         ser_weights: weights of substitutions, deletions and insertions in the
             weighted slot error rate ``(wS*S + wD*D + wI*I) / N`` (Makhoul et al.).
         detail: ``"full"`` (everything), or ``"prf"``: exact-match TP/FP/FN only, for
@@ -364,7 +358,7 @@ class Config:
             ("missing", self.missing, MISSING),
             ("level", self.level, LEVELS),
             ("tokenizer", self.tokenizer, TOKENIZER_NAMES),
-            ("align", self.align, ALIGNS),
+            ("align", self.align, get_args(Align)),
         ):
             if value is not None and value not in valid:
                 raise ConfigError(

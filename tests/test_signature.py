@@ -8,7 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from iescore import Config, ConfigError, Document, Scorer, Span, score, score_tags
-from iescore.config import ALIGNS, DOCUMENTS, MISALIGNED, MISSING, NORMALISERS, SUBWORDS, Rule
+from iescore.config import DOCUMENTS, MISALIGNED, MISSING, NORMALISERS, SUBWORDS, Rule
+from iescore.io.llm import ALIGN
 from iescore.io.conll import read_conll
 from iescore.decode import SCHEMES
 
@@ -247,7 +248,7 @@ def configs(draw):
         subwords=draw(st.one_of(st.none(), st.sampled_from(SUBWORDS))),
         misaligned=draw(st.one_of(st.none(), st.sampled_from(MISALIGNED))),
         missing=draw(st.one_of(st.none(), st.sampled_from(MISSING))),
-        align=draw(st.one_of(st.none(), st.sampled_from(ALIGNS))),
+        align=draw(st.one_of(st.none(), st.sampled_from(ALIGN))),
     )
 
 

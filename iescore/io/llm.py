@@ -34,18 +34,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, get_args
 
-from ..config import ALIGNS, Config
+from ..config import Config
 from ..errors import ConfigError, InputError, choices, warn
 from ..model import Span, Template
+from ..options import Align
 from ..scorer import Scorer
 from .chars import TextDocument, Tokenizer, add_text, check_same_text, filler_tokens, pair_documents, text_template
 from .jsonl import read_json_records
 
 __all__ = ["ALIGN", "Extraction", "read_llm", "llm_templates", "align_extractions", "score_llm"]
 
-ALIGN = ALIGNS  # ("first", "every", "unique"): recorded in the signature as align:...
+ALIGN: tuple[Align, ...] = get_args(Align)  # ("first", "every", "unique"): recorded in the signature as align:...
 _LIST_KEYS = ("entities", "extractions", "items")
 _LABEL_KEYS = ("label", "type", "entity_type")
 
