@@ -3,7 +3,8 @@
 Pipeline: **decode** -> match (:mod:`iescore.match`) -> count -> per-document cells
 (:mod:`iescore.cells`) -> measures -> report -> views. Modules: :mod:`.tables` (the
 schemes as tables), :mod:`.vocab` (tag strings as integers), :mod:`.decoder` (the plain
-decoder, its inverse and scheme detection), :mod:`.pair` (the fused two-sided fast path).
+decoder and its inverse), :mod:`.detect` (scheme detection), :mod:`.pair` (the fused
+two-sided fast path).
 
 A tag such as ``B-PER`` is split at the first delimiter into a *prefix* (``B``)
 and a *label* (``PER``); ``O`` is outside. As in conlleval.pl, a prefix letter
@@ -48,7 +49,8 @@ Example:
     [('PER', 0, 2), ('LOC', 3, 4)]
 """
 
-from .decoder import Chunks, decode, decode_arrays, decode_tags, detect_scheme, encode_spans
+from .decoder import Chunks, decode, decode_arrays, decode_tags, encode_spans
+from .detect import detect_scheme
 from .pair import PAIR_TAGS, PairChunks, decode_pair
 from .tables import REPAIRS, SCHEMES, Scheme, get_scheme
 from .vocab import TagArrays, Vocabulary, flatten

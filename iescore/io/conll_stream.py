@@ -35,7 +35,7 @@ import numpy as np
 
 from ..config import Config
 from ..decode import TagArrays, Vocabulary
-from ..decode.decoder import _i_starts, choose_scheme
+from ..decode.detect import SchemeWatch
 from ..decode.vocab import NOT_OF_SCHEME, detected_note
 from ..errors import ConfigError, IEScoreError, InputError, choices, warn
 from ..report import Report
@@ -422,30 +422,6 @@ class _State:
         return batch
 
 
-class _SchemeWatch:
-    """The scheme ``scheme="auto"`` detects on all the batches read so far, from the prefixes
-    of their reference's and prediction's tags (:func:`~iescore.decode.decoder.choose_scheme`),
-    and the warning it gives (``message``); a chunk that starts with ``I-`` in any batch
-    makes B/I tags IOB1, as it would in one call: batches start at sentence starts."""
-
-    def __init__(self) -> None:
-        self.iob1 = False
-        self.reference: frozenset[str] = frozenset()
-        self.prediction: frozenset[str] = frozenset()
-        self.message: str | None = None
-
-    def update(self, batch: TaggedBatch) -> str:
-        self.reference |= batch.vocab.prefixes(batch.reference.ids)
-        self.prediction |= batch.vocab.prefixes(batch.prediction.ids)
-
-        def i_starts() -> bool:
-            self.iob1 = self.iob1 or _i_starts(batch.reference, batch.vocab)
-            return self.iob1
-
-        found, self.message = choose_scheme(self.reference, self.prediction, i_starts)
-        return found
-
-
 def score_conll(
     path: str,
     pred_path: str | None = None,
@@ -481,11 +457,11 @@ def score_conll(
                     progress(done[0], total)
 
             scorer = Scorer(config.with_(scheme=scheme) if scheme != "auto" else config, totals_only=True)
-            watch, found, failed = _SchemeWatch(), scheme, None
+            watch, found, failed = SchemeWatch(), scheme, None
             for batch in iter_conll(gpath, ppath, encoding=encoding, documents=documents, tokens=keep_tokens,
                                     batch_tokens=batch_tokens, progress=seen, names=(gname, pname)):
                 if auto:
-                    found = watch.update(batch)
+                    found = watch.update(batch.reference, batch.prediction, batch.vocab)
                     if scheme == "auto":  # the first batch: its scheme, until a later one says otherwise
                         scheme = found
                         scorer = Scorer(config.with_(scheme=scheme), totals_only=True)

@@ -17,7 +17,7 @@ from itertools import chain
 
 from ..config import Config
 from ..decode import Vocabulary, get_scheme
-from ..decode.decoder import choose_scheme
+from ..decode.detect import choose_scheme
 from ..decode.tables import PREFIX_LETTERS, SCHEMES, I, O
 from ..errors import InputError
 from ..ids import NumberedIds
@@ -142,7 +142,7 @@ class TagFacts:
 
     def detect(self, reference_tags: set[str], prediction_tags: set[str],
                reference: Sequence[Sequence[str]]) -> tuple[str, str | None]:
-        """:func:`~iescore.decode.decoder.detect_schemes` of a batch of these documents, whose
+        """:func:`~iescore.decode.detect.detect_schemes` of a batch of these documents, whose
         reference's and prediction's tags are these, all learnt: the scheme and a warning or None."""
         return choose_scheme(self.prefixes(reference_tags), self.prefixes(prediction_tags),
                              lambda: self._i_starts(reference))

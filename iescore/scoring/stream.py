@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 
 from ..config import PREPARATION, Config
-from ..decode.decoder import detect_schemes
+from ..decode.detect import detect_schemes
 from ..errors import ConfigError, InputError, choices, warn
 from ..ids import IdRegistry, NumberedIds
 from ..model import Document, Span, Template
@@ -288,7 +288,7 @@ class Scorer:
 
     def _warn_schemes(self, message: str | None) -> None:
         """Under ``scheme="auto"``, give the warning of a batch whose two sides' tags are of two
-        schemes (:func:`~iescore.decode.decoder.choose_scheme`), once per scorer."""
+        schemes (:func:`~iescore.decode.detect.choose_scheme`), once per scorer."""
         if message is not None and not self._scheme_warned:
             self._scheme_warned = True
             warn(message)
