@@ -27,6 +27,7 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from itertools import chain, compress
 from operator import itemgetter
 from typing import IO, Any
@@ -70,8 +71,7 @@ class _Lines:
         # the start of a line that goes on in the next block, in pieces (joined once, at its
         # end: a line of many blocks is read in time and memory linear in its length)
         self.carry: list[str] = []
-        self.start = True
-        self.done = False
+        self.start, self.done = True, False
 
     def text(self) -> str | None:
         """The next block of whole lines as text (None after the end of the file)."""
@@ -90,8 +90,7 @@ class _Lines:
                 text = text[1:]  # a byte-order mark, not data
         if not data:
             self.done = True
-            self.carry.append(text)
-            text, self.carry = "".join(self.carry), []
+            text, self.carry = "".join([*self.carry, text]), []
             return text
         # up to the last line end of this block (a final CR may be the first half of a CRLF)
         cut = max(text.rfind("\n"), text.rfind("\r", 0, len(text) - 1))
@@ -483,24 +482,19 @@ def score_conll(
             return scorer.report()
 
 
-class _as_file:
+@contextmanager
+def _as_file(path: str | None) -> Iterator[tuple[Any, Any]]:
     """A path as a file that can be read twice: standard input (``-``) is copied to a
-    temporary file first (deleted after). Gives ``(path, name in messages)``."""
-
-    def __init__(self, path: str | None) -> None:
-        self.path = path
-        self.tmp: str | None = None  # the copy of standard input
-
-    def __enter__(self) -> tuple[Any, Any]:
-        if self.path != STDIN:
-            return self.path, self.path
-        if sys.stdin is None:
-            raise InputError("no standard input to read (FILE '-')")
-        fd, self.tmp = tempfile.mkstemp(prefix="iescore-stdin-")
+    temporary file first, deleted after (also on Ctrl-C). Gives ``(path, name in messages)``."""
+    if path != STDIN:
+        yield path, path
+        return
+    if sys.stdin is None:
+        raise InputError("no standard input to read (FILE '-')")
+    fd, tmp = tempfile.mkstemp(prefix="iescore-stdin-")
+    try:
         with os.fdopen(fd, "wb") as out:
             shutil.copyfileobj(sys.stdin.buffer, out, _CHUNK)
-        return self.tmp, "<stdin>"
-
-    def __exit__(self, *exc: object) -> None:
-        if self.tmp is not None:
-            os.unlink(self.tmp)
+        yield tmp, "<stdin>"
+    finally:
+        os.unlink(tmp)
