@@ -3,18 +3,18 @@
 1. ``pipeline("token-classification")`` outputs (lists of dicts with
    ``entity`` or ``entity_group``, ``start``, ``end``, ``score``; any
    ``aggregation_strategy``) become spans on the word tokens of a reference
-   :class:`~iescore.Document`, by character offsets (:func:`pipeline_to_spans`).
+   [`Document`][iescore.Document], by character offsets ([`pipeline_to_spans`][iescore.adapters.hf.pipeline_to_spans]).
 2. Trainer-style arrays -- logits ``(batch, seq, labels)`` or label ids
    ``(batch, seq)``, the ``-100`` mask, and optionally a fast tokenizer's
    ``word_ids()`` -- become word-level tags in an integer-coded
-   :class:`~iescore.TaggedBatch` (:func:`trainer_batch`): the first sub-word by
+   [`TaggedBatch`][iescore.TaggedBatch] ([`trainer_batch`][iescore.adapters.hf.trainer_batch]): the first sub-word by
    default, or ``max``/``average`` over a word's sub-words.
 3. ``datasets`` rows with ``tokens`` and ``ner_tags`` (``ClassLabel`` names as
-   tag strings) become tag lists (:func:`dataset_tags`), and
-   :func:`load_conll_dataset` loads a local CoNLL file with
+   tag strings) become tag lists ([`dataset_tags`][iescore.adapters.hf.dataset_tags]), and
+   [`load_conll_dataset`][iescore.adapters.hf.load_conll_dataset] loads a local CoNLL file with
    ``datasets.load_dataset``.
 
-Only :func:`load_conll_dataset` imports ``datasets``; nothing here imports
+Only [`load_conll_dataset`][iescore.adapters.hf.load_conll_dataset] imports ``datasets``; nothing here imports
 torch or transformers (tensors are read through ``numpy.asarray``).
 """
 
@@ -69,7 +69,7 @@ def pipeline_to_spans(
 
     ``outputs`` is one text's list of entity dicts. ``pipeline(texts)`` returns one such
     list per text: give each document its own (a list of one list is read as that list;
-    of more, an :class:`~iescore.errors.InputError` says so).
+    of more, an [`InputError`][iescore.errors.InputError] says so).
 
     Aggregated outputs (``entity_group``) map each entity's characters to tokens
     with the ``misaligned`` policy. Sub-word outputs (``entity`` with tags such
@@ -127,7 +127,7 @@ def _pipeline_spans(
     scheme: str,
     labels: Iterable[str] | None,
 ) -> tuple[list[Span], dict[str, int]]:
-    """:func:`pipeline_to_spans` without a scorer."""
+    """[`pipeline_to_spans`][iescore.adapters.hf.pipeline_to_spans] without a scorer."""
     if reference.char_offsets is None:
         raise InputError(f"document {reference.id!r} has no character offsets; build it with iescore.text.document_from_text")
     offs = reference.char_offsets
@@ -306,7 +306,7 @@ def trainer_batch(
     doc_ids: Sequence[str] | None = None,
     id_offset: int = 0,
 ) -> TaggedBatch:
-    """Word-level tags from Trainer predictions, as an integer-coded :class:`~iescore.TaggedBatch`.
+    """Word-level tags from Trainer predictions, as an integer-coded [`TaggedBatch`][iescore.TaggedBatch].
 
     Args:
         predictions: logits ``(batch, seq, labels)`` or label ids ``(batch, seq)``.

@@ -5,8 +5,8 @@ A file holds raw text with slot tags around slot fillers
 are removed and ignored, even where they cross slot tags; any other text in
 angle brackets (e-mail addresses, ``<note>``) is kept as text. The reader gives
 the raw text with the slots' character offsets, and a tokenised
-:class:`~iescore.Document` whose AO spans are the slots; its OBD template is
-``document.template()``. :func:`write_inline` puts the slots back as tags, so
+[`Document`][iescore.Document] whose AO spans are the slots; its OBD template is
+``document.template()``. [`write_inline`][iescore.adapters.inline.write_inline] puts the slots back as tags, so
 the reader round-trips.
 
 Example:

@@ -1,6 +1,6 @@
 """spaCy ``Doc``s and ``Example``s to iescore documents.
 
-* A ``Doc`` becomes a :class:`~iescore.Document` with spaCy's tokens, their
+* A ``Doc`` becomes a [`Document`][iescore.Document] with spaCy's tokens, their
   whitespace as separators and their character offsets; ``doc.ents`` (or
   ``doc.spans[spans_key]``) become AO spans. Span-group scores
   (``doc.spans[key].attrs["scores"]``, as spancat writes them) become confidences.
@@ -53,7 +53,7 @@ def _span_group(doc: Any, spans_key: str | None) -> tuple[Sequence[Any], Sequenc
 
 
 def doc_to_document(doc: Any, *, doc_id: str | None = None, spans_key: str | None = None) -> Document:
-    """A spaCy ``Doc`` as a :class:`~iescore.Document` (tokens, whitespace, offsets, spans)."""
+    """A spaCy ``Doc`` as a [`Document`][iescore.Document] (tokens, whitespace, offsets, spans)."""
     spans, scores = _span_group(doc, spans_key)
     out = []
     for k, sp in enumerate(spans):
@@ -131,8 +131,8 @@ def score_examples(
     scorer: Scorer | None = None,
     **options: Unpack[ScoringOptions],
 ) -> Report:
-    """Score spaCy ``Example``s; returns an :class:`iescore.Report`. Options as in :class:`iescore.Config`
-    (typed by :class:`iescore.options.ScoringOptions`).
+    """Score spaCy ``Example``s; returns an [`iescore.Report`][iescore.Report]. Options as in [`iescore.Config`][iescore.Config]
+    (typed by [`iescore.options.ScoringOptions`][iescore.options.ScoringOptions]).
 
     The signature records ``misaligned`` and, for ``doc.ents``, ``missing``."""
     s = scorer or Scorer(**options)

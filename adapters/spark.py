@@ -4,15 +4,15 @@ documents, partition by partition, into the report of one call.
 Each row of the DataFrame is one document. The reference and prediction columns hold,
 per document, either
 
-* tag sequences: ``array<string>`` (the tag path, as :func:`iescore.score_tags`),
+* tag sequences: ``array<string>`` (the tag path, as [`iescore.score_tags`][iescore.score_tags]),
 * AO spans: ``array<struct<label:string,start:int,end:int,confidence:double>>``
   (half-open token offsets; ``confidence`` may be left out or null), with a ``tokens``
-  column (``array<string>``), as :func:`iescore.score`,
+  column (``array<string>``), as [`iescore.score`][iescore.score],
 * OBD templates: ``map<string,array<string>>`` (slot -> fillers), as
-  :func:`iescore.score_templates`.
+  [`iescore.score_templates`][iescore.score_templates].
 
-Every partition fills a :class:`~iescore.Scorer` from its Arrow batches
-(``DataFrame.mapInArrow``) and sends its state (:mod:`iescore.scoring.state`) to the
+Every partition fills a [`Scorer`][iescore.Scorer] from its Arrow batches
+(``DataFrame.mapInArrow``) and sends its state (`iescore.scoring.state`) to the
 driver, which merges the states in partition order: the report is that of one call over
 the rows in the DataFrame's order (``df.collect()``), whatever the partitioning, and a
 task that Spark retries sends the same state again. ``keep="counts"`` sends only summed
@@ -65,15 +65,15 @@ def score_dataframe(
 ) -> Report:
     """Score a DataFrame of documents (one per row) on Spark; the report equals one call
     over the same documents in the DataFrame's order (``to_dict()``, signature and,
-    with ``keep="items"``, every item's status). Options as in :class:`~iescore.Config`
+    with ``keep="items"``, every item's status). Options as in [`Config`][iescore.Config]
     (tags default to ``scheme="auto"``, templates to ``setting="OBD"``).
 
     ``keep="counts"`` sends each partition's summed counts only (no items, no
     per-document rows cross the network): the same ``to_dict()``, but the report's
-    per-document and per-item views raise :class:`~iescore.errors.ConfigError`.
+    per-document and per-item views raise [`ConfigError`][iescore.errors.ConfigError].
 
-    A missing column, or one of another type, is an :class:`~iescore.errors.InputError`
-    naming the column, its type and the types expected (:data:`KINDS`)."""
+    A missing column, or one of another type, is an [`InputError`][iescore.errors.InputError]
+    naming the column, its type and the types expected (`KINDS`)."""
     run = {"reference": reference, "prediction": prediction, "config": config, **options}
     return score_runs(df, {"": run}, doc_id=doc_id, tokens=tokens, keep=keep)[""]
 
@@ -88,7 +88,7 @@ def score_runs(
 ) -> dict[str, Report]:
     """Several scorings of one DataFrame in one pass over its rows (one Spark job): ``runs``
     maps a name to ``{"reference": column, "prediction": column, **options}``; the reports
-    come back under the same names, each as :func:`score_dataframe` would give it.
+    come back under the same names, each as [`score_dataframe`][iescore.adapters.spark.score_dataframe] would give it.
 
     Useful to compare several systems' columns against one reference, or one system under
     several rules, reading a large table once."""
@@ -128,8 +128,8 @@ class _Plan:
 
 
 def column_kind(df: Any, column: str, role: str) -> str:
-    """The kind of a reference or prediction column (a key of :data:`KINDS`) from the
-    DataFrame's schema; an :class:`~iescore.errors.InputError` naming the column, the
+    """The kind of a reference or prediction column (a key of `KINDS`) from the
+    DataFrame's schema; an [`InputError`][iescore.errors.InputError] naming the column, the
     type found and the types expected otherwise."""
     from pyspark.sql import types as T
 
@@ -202,7 +202,7 @@ def _decide_schemes(df: Any, plans: list[_Plan]) -> list[_Plan]:
     """Tag runs under ``scheme="auto"`` get the scheme one call over the whole DataFrame
     would detect: a first, light Spark job sends each partition's evidence (the tag
     prefixes seen and whether a reference chunk starts with ``I-``), which combines by
-    union and ``or`` (:func:`iescore.decode.decoder.scheme_evidence`). Without it each
+    union and ``or`` (`iescore.decode.decoder.scheme_evidence`). Without it each
     partition would decide on its own tags, and shards that decided differently could
     not be merged."""
     from iescore.decode.decoder import scheme_from_evidence

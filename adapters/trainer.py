@@ -64,7 +64,7 @@ def _parts(eval_pred: Any) -> tuple[Any, Any]:
 
 
 class ComputeMetrics:
-    """The hook (see the module docstring). Options are :class:`iescore.Config` fields."""
+    """The hook (see the module docstring). Options are [`iescore.Config`][iescore.Config] fields."""
 
     def __init__(
         self,
@@ -114,6 +114,6 @@ def compute_metrics(
     **options: Unpack[Options],
 ) -> ComputeMetrics:
     """Build a Trainer ``compute_metrics`` hook from the label names and scoring options
-    (:class:`iescore.options.Options`): undefined values become ``zero_division``; with
+    ([`iescore.options.Options`][iescore.options.Options]): undefined values become ``zero_division``; with
     ``per_label``, each label's measures are returned too (``<LABEL>_f1``...)."""
     return ComputeMetrics(label_names, zero_division=zero_division, per_label=per_label, **options)

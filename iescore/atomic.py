@@ -1,8 +1,8 @@
-"""Under every stage of the pipeline that writes a file: :func:`atomic_write`, the one way
+"""Under every stage of the pipeline that writes a file: `atomic_write`, the one way
 iescore writes one, so that an interrupted write never leaves a truncated file.
 
 The text goes to a temporary file in the target's folder (``.<name>.<random>.tmp``),
-which replaces the target (:func:`os.replace`, atomic on POSIX and Windows) only once
+which replaces the target (`os.replace`, atomic on POSIX and Windows) only once
 it is whole and flushed to disk. An exception or Ctrl-C (``KeyboardInterrupt``) while
 writing deletes the temporary file and leaves the old file as it was, or no file; a
 process killed outright (SIGKILL, a power cut) leaves at most the temporary file
@@ -66,7 +66,7 @@ def atomic_write(path: str | os.PathLike[str], mode: str = "w", *, encoding: str
     ``encoding`` and ``newline``, or ``"wb"``) that replaces ``path`` when the block ends
     without an exception; on any exception, ``KeyboardInterrupt`` included, the temporary
     file is deleted and ``path`` is left as it was. ``OSError`` s are raised as
-    :func:`open` raises them."""
+    `open` raises them."""
     return _atomic_write(path, mode, encoding, newline)
 
 

@@ -1,7 +1,7 @@
 """Stage 3 of the pipeline (count), its error analysis: an error category for every item
 from Makhoul's alignment (README, Definitions: error categories).
 
-The alignment (:mod:`iescore.match.count`) pairs reference and prediction units one
+The alignment (`iescore.match.count`) pairs reference and prediction units one
 to one. Each aligned pair is
 
 * ``correct`` -- the same label and the same extent (AO: the same start and end; OBD
@@ -58,7 +58,7 @@ def categorize(
     a_r: np.ndarray,
     a_p: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The category (an index into :data:`CATEGORIES`) of every reference and prediction
+    """The category (an index into `CATEGORIES`) of every reference and prediction
     unit, and its aligned partner's index on the other side (-1 when unaligned).
 
     The extent is compared by position when both sides have positions and no keys are
@@ -89,7 +89,7 @@ def categorize(
 
 def category_totals(cat_r: np.ndarray, r_label: np.ndarray, cat_p: np.ndarray, p_label: np.ndarray,
                     n_labels: int) -> np.ndarray:
-    """``(n_labels, 6)`` counts in :data:`CATEGORIES` order: aligned pairs and missed units
+    """``(n_labels, 6)`` counts in `CATEGORIES` order: aligned pairs and missed units
     under the reference label, spurious units under the predicted label."""
     out = np.zeros((n_labels, len(CATEGORIES)), dtype=np.int64)
     np.add.at(out, (np.asarray(r_label, dtype=np.int64), cat_r.astype(np.int64)), 1)

@@ -4,11 +4,11 @@ that hold an item.
 A report's counts are per document and per label (README, Definitions: counting). Most documents hold
 one or two of the labels -- a CoNLL sentence averages about 1.1 of its 4 types --
 so a dense ``(documents, labels, fields)`` array is mostly zeros (about 14 bytes
-per token with sentences as documents). :class:`CellTable` keeps one row per
+per token with sentences as documents). `CellTable` keeps one row per
 (document, label) that has an answer or a prediction, and the t-unit counts
 ``tok_n``/``sep_n`` (equal for every label of a document) once per document.
 Every sum of cells (per label, per document, of one cell) is the same integer as
-the dense array's; :meth:`CellTable.dense` builds that array when wanted.
+the dense array's; `CellTable.dense` builds that array when wanted.
 
 Example (two documents, two labels; only three cells hold items):
     >>> t = CellTable(doc=np.array([0, 0, 1]), label=np.array([0, 1, 1]),
@@ -73,7 +73,7 @@ class CellTable:
         doc: the document of each stored cell, non-decreasing.
         label: its label (an index into the report's labels).
         values: ``(cells, len(value_fields))`` counts.
-        fields: the :class:`~iescore.measures.Counts` fields represented, in order.
+        fields: the [`Counts`][iescore.measures.Counts] fields represented, in order.
         n_labels: the number of labels.
         doc_tokens: tokens per document (``tok_n``; ``sep_n`` is ``tokens - 1``),
             or ``None`` where documents have no tokens (templates: 0 t-units).

@@ -14,7 +14,7 @@ read (status 2, saying what to pass): a JSON, brat or spaCy file read as CoNLL, 
 read in another encoding than its byte-order mark says, a gold file without its
 prediction column, a misspelt option, choice or subcommand (with the nearest valid
 one), and an output file (``--output``, ``--html``) that is one of the inputs. Output
-files are written whole or not at all (:mod:`iescore.atomic`). When standard output
+files are written whole or not at all (`iescore.atomic`). When standard output
 is closed early (``iescore score F | head -1``) the command stops quietly with status
 141, as a Unix tool stopped by SIGPIPE reports it; Ctrl-C prints ``iescore:
 interrupted`` and exits with status 130.
@@ -76,7 +76,7 @@ def _rule(text: str) -> Rule:
 
 class _Parser(argparse.ArgumentParser):
     """argparse's parser, whose errors for a misspelt option, choice or subcommand name
-    the nearest valid one (:func:`~iescore.errors.did_you_mean`, as the Python API does)."""
+    the nearest valid one ([`did_you_mean`][iescore.errors.did_you_mean], as the Python API does)."""
 
     def _check_value(self, action: argparse.Action, value: Any) -> None:
         if action.choices is not None and value not in action.choices:

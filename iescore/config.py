@@ -1,8 +1,8 @@
-"""Carried through the whole pipeline: the evaluation options (one :class:`Config`), the
+"""Carried through the whole pipeline: the evaluation options (one [`Config`][iescore.config.Config]), the
 matching rule, normalisers and the signature (README, Definitions: matching rules, signature).
 
-Every option that changes a number lives in :class:`Config`; the report's
-signature is derived from it, and :meth:`Config.from_signature` parses it back,
+Every option that changes a number lives in [`Config`][iescore.config.Config]; the report's
+signature is derived from it, and [`Config.from_signature`][iescore.config.Config.from_signature] parses it back,
 so a signature is enough to recompute the same numbers.
 
 Example:
@@ -105,7 +105,7 @@ def _escape(label: str) -> str:
 
 
 def _unescape(text: str) -> str:
-    """The inverse of :func:`_escape`."""
+    """The inverse of `_escape`."""
     return re.sub(r"%([0-9A-F]{2})", lambda m: chr(int(m.group(1), 16)), text)
 
 
@@ -278,7 +278,7 @@ class Config:
 
     Attributes:
         setting: ``"AO"`` (all occurrences, positions) or ``"OBD"`` (templates).
-        rule: the matching rule (:class:`Rule`).
+        rule: the matching rule ([`Rule`][iescore.config.Rule]).
         counting: ``"any"`` (De Sitter's any-match algorithm) or ``"one-to-one"``.
         mode: ``"match-all"``, ``"match-best"`` or ``"one-per-string"``.
         scheme: tag scheme name (``"auto"`` is resolved before scoring), or
@@ -303,7 +303,7 @@ class Config:
         missing: the spaCy adapter's rule for unannotated gold tokens (``"ignore"``,
             ``"outside"``), else None.
         align: where LLM strings were placed in the text (``"first"``, ``"every"``, ``"unique"``
-            occurrence; set by :func:`iescore.score_llm` in AO), else None.
+            occurrence; set by [`score_llm`][iescore.io.llm.score_llm] in AO), else None.
         ser_weights: weights of substitutions, deletions and insertions in the
             weighted slot error rate ``(wS*S + wD*D + wI*I) / N`` (Makhoul et al.).
         detail: ``"full"`` (everything), or ``"prf"``: exact-match TP/FP/FN only, for
@@ -390,14 +390,14 @@ class Config:
 
     def with_(self, **changes: object) -> Config:
         """A copy with some options changed (an unknown option name is a
-        :class:`~iescore.errors.ConfigError` that suggests the nearest valid one)."""
+        [`ConfigError`][iescore.errors.ConfigError] that suggests the nearest valid one)."""
         _check_option_names(changes)
         return replace(self, **changes)  # type: ignore[arg-type]
 
     @classmethod
     def from_options(cls, config: Config | None = None, /, **options: object) -> Config:
         """The one translation of an entry point's ``config=`` and keyword options
-        (:func:`iescore.score`, :class:`iescore.Scorer`, the adapters) into a Config:
+        ([`iescore.score`][iescore.score], [`iescore.Scorer`][iescore.Scorer], the adapters) into a Config:
         ``options`` override ``config``'s fields, or the defaults without ``config``.
 
         >>> Config.from_options(Config(rule="O(1,1)"), counting="one-to-one").signature().split("|")[2:4]
@@ -410,10 +410,10 @@ class Config:
 
     def signature(self, data: Any = None) -> str:
         """The reproducibility signature (README, Definitions: signature); every number is written exactly and
-        supertag labels are percent-encoded, so :meth:`from_signature` rebuilds this
-        configuration. With ``data`` (a :class:`~iescore.Report`), the digest of its
+        supertag labels are percent-encoded, so [`from_signature`][iescore.config.Config.from_signature] rebuilds this
+        configuration. With ``data`` (a [`Report`][iescore.Report]), the digest of its
         reference data is appended as ``ref:<16 hex digits>``
-        (:func:`iescore.ids.reference_digest`)."""
+        (`iescore.ids.reference_digest`)."""
         parts = [
             "iescore",
             f"setting:{self.setting}",
@@ -491,7 +491,7 @@ class Config:
 
 
 def _check_option_names(names: Iterable[str]) -> None:
-    """Raise a ConfigError for the first name that is not a :class:`Config` field,
+    """Raise a ConfigError for the first name that is not a [`Config`][iescore.config.Config] field,
     suggesting the nearest valid name (a typo such as ``countng=``)."""
     valid = [f.name for f in fields(Config)]
     for name in names:

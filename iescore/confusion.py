@@ -3,10 +3,10 @@ label counts of Makhoul's alignment, stored only for the pairs of labels that oc
 
 A dense ``(labels + 1) x (labels + 1)`` table is mostly zeros (an answer is aligned
 with a prediction of its own label or of a few others) and does not fit in memory
-for large label sets (50,000 labels: 20 GB). :class:`Confusion` keeps one row per
+for large label sets (50,000 labels: 20 GB). `Confusion` keeps one row per
 pair that occurs, sorted; label number ``n_labels`` is "none" (deletions in its
-column, insertions in its row). Every view of it (:meth:`Confusion.table`, the row
-and column sums, :meth:`Confusion.dense`) gives the numbers the dense table gives.
+column, insertions in its row). Every view of it (`Confusion.table`, the row
+and column sums, `Confusion.dense`) gives the numbers the dense table gives.
 
 Example (labels A = 0, B = 1; none = 2): an A answer aligned with a B prediction,
 an A answer aligned with an A prediction, an inserted B:

@@ -1,12 +1,12 @@
 """Raised at every stage of the pipeline: the library's exception types.
 
-Every error raised on bad input is an :class:`IEScoreError` (a ``ValueError``),
+Every error raised on bad input is an [`IEScoreError`][iescore.errors.IEScoreError] (a ``ValueError``),
 and its message names what is at fault: the document, the position, the value,
 and the valid choices where there are any.
 
 Likely mistakes that are not errors (an empty file, the same column given twice,
 reference and prediction without a label in common) are reported with
-:func:`warnings.warn` as an :class:`IEScoreWarning`; the command line prints them
+`warnings.warn` as an [`IEScoreWarning`][iescore.errors.IEScoreWarning]; the command line prints them
 as ``iescore: warning: ...``. Silence them with
 ``warnings.simplefilter("ignore", iescore.errors.IEScoreWarning)``.
 """
@@ -47,7 +47,7 @@ _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 def warn(message: str) -> None:
-    """Issue an :class:`IEScoreWarning` attributed to the first caller outside the
+    """Issue an [`IEScoreWarning`][iescore.errors.IEScoreWarning] attributed to the first caller outside the
     ``iescore`` package (the user's line that led to it)."""
     level, frame = 2, sys._getframe(1)
     while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE):

@@ -3,10 +3,10 @@ become strings, duplicate checks, and the order-independent digest of a report's
 
 Tag input without explicit ids numbers its documents ``"0"``, ``"1"``, ... (one
 per sentence for CoNLL-style lists, so hundreds of thousands of them). A
-:class:`NumberedIds` is such a run of ids as a read-only sequence of strings
-that stores only its bounds; :class:`IdRegistry` checks a stream of batches for
+`NumberedIds` is such a run of ids as a read-only sequence of strings
+that stores only its bounds; `IdRegistry` checks a stream of batches for
 duplicate ids without materialising them. A report summed from counts
-(:mod:`iescore.scoring.totals`) holds :class:`UnkeptIds`: their number, not the ids.
+(`iescore.scoring.totals`) holds `UnkeptIds`: their number, not the ids.
 
 >>> ids = NumberedIds(3, 6)
 >>> list(ids), ids[-1], "4" in ids, "04" in ids, ids.index("5")
@@ -106,7 +106,7 @@ UNKEPT = ("the {what} were not kept: this report was summed from counts and kept
 
 class UnkeptIds(Sequence[str]):
     """The ids of ``n`` documents whose ids a report summed from counts did not keep: it
-    has a length, and reading an id raises :class:`~iescore.errors.ConfigError`."""
+    has a length, and reading an id raises [`ConfigError`][iescore.errors.ConfigError]."""
 
     def __init__(self, n: int) -> None:
         self.n = int(n)
@@ -131,7 +131,7 @@ class UnkeptIds(Sequence[str]):
 
 
 def check_unique(ids: Sequence[str]) -> None:
-    """Raise :class:`~iescore.errors.InputError` naming the first repeated id."""
+    """Raise [`InputError`][iescore.errors.InputError] naming the first repeated id."""
     if len(set(ids)) != len(ids):
         seen: set[str] = set()
         for d in ids:
@@ -141,7 +141,7 @@ def check_unique(ids: Sequence[str]) -> None:
 
 
 def concat_ids(parts: Sequence[Sequence[str]]) -> Sequence[str]:
-    """The ids of several batches in order: one :class:`NumberedIds` when they are
+    """The ids of several batches in order: one `NumberedIds` when they are
     consecutive numbered runs, else a tuple."""
     if parts and all(isinstance(p, NumberedIds) for p in parts):
         runs: list[NumberedIds] = [p for p in parts if len(p)]  # type: ignore[misc]
@@ -155,7 +155,7 @@ def concat_ids(parts: Sequence[Sequence[str]]) -> Sequence[str]:
 
 
 class IdRegistry:
-    """The document ids of a stream of batches; :meth:`add` rejects a repeated id.
+    """The document ids of a stream of batches; `add` rejects a repeated id.
 
     Numbered runs are kept as ``(start, stop)`` bounds (consecutive runs merge), so
     a stream of auto-numbered batches costs nothing per document.
@@ -181,7 +181,7 @@ class IdRegistry:
         return k is not None and any(a <= k < b for a, b in self._runs)
 
     def check(self, ids: Sequence[str]) -> None:
-        """Raise :class:`~iescore.errors.InputError` naming the first id of ``ids``
+        """Raise [`InputError`][iescore.errors.InputError] naming the first id of ``ids``
         already present (or repeated within ``ids``)."""
         if isinstance(ids, NumberedIds):
             lo, hi = ids.start, ids.stop
@@ -214,7 +214,7 @@ class IdRegistry:
         raise exc
 
     def add(self, ids: Sequence[str]) -> None:
-        """Check ``ids`` (see :meth:`check`) and record them."""
+        """Check ``ids`` (see `check`) and record them."""
         self.check(ids)
         if isinstance(ids, NumberedIds):
             if len(ids):
@@ -265,7 +265,7 @@ def _encode(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def string_hashes(texts: Sequence[str], salt: bytes = b"") -> np.ndarray:
     """A 64-bit hash of every string, vectorised (the same in every process, unlike ``hash``).
 
-    Each byte of ``salt + text`` is mixed (:func:`mix64`) with its position; a string's
+    Each byte of ``salt + text`` is mixed (`mix64`) with its position; a string's
     hash mixes the sum of its bytes' values with its length. One numpy pass over all the
     bytes, however many strings (a file's hundreds of thousands of document ids).
 
@@ -284,7 +284,7 @@ def string_hashes(texts: Sequence[str], salt: bytes = b"") -> np.ndarray:
 
 
 def string_hash(text: str, salt: bytes = b"") -> int:
-    """The 64-bit hash of one string (:func:`string_hashes`)."""
+    """The 64-bit hash of one string (`string_hashes`)."""
     return int(string_hashes([text], salt)[0])
 
 

@@ -1,9 +1,9 @@
 """The report stage of the pipeline, its per-item table: what a
-:class:`~iescore.report.Report` holds besides the counts.
+[`Report`][iescore.report.Report] holds besides the counts.
 
-:class:`ItemTable` lists one side's answers or predictions with their statuses, error
+[`ItemTable`][iescore.items.ItemTable] lists one side's answers or predictions with their statuses, error
 categories and aligned partners (the counts summed over the documents, when the
-documents were not kept, are :class:`iescore.scoring.totals.Totals`).
+documents were not kept, are `iescore.scoring.totals.Totals`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ class ItemTable:
 
     ``start``/``end`` are document token offsets (-1 in OBD, where items are
     template fillers); ``text`` is the filler text where known. ``category`` is the
-    error category of each item (an index into :data:`iescore.categories.CATEGORIES`)
+    error category of each item (an index into `iescore.categories.CATEGORIES`)
     and ``partner`` the index of its aligned item on the other side (-1 when unaligned);
     both are ``None`` where there is no alignment (match-best, ``detail="prf"``).
     """

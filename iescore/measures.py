@@ -1,7 +1,7 @@
 """Stage 5 of the pipeline (measures): sufficient statistics and the measures computed
 from them (README, Definitions: measures, token & separator model).
 
-:class:`Counts` is the core object: per document and label, the counts that
+[`Counts`][iescore.measures.Counts] is the core object: per document and label, the counts that
 every measure needs. Counts add (``a + b``), so micro averages, streaming,
 merging shards and bootstrap resampling all just sum them. Every measure is a
 pure function of counts; an undefined value (0/0) is ``None``.
@@ -241,7 +241,7 @@ def _f(x: Any) -> np.ndarray:
 
 
 def ratio_array(num: Any, den: Any) -> np.ndarray:
-    """``num / den`` element-wise, NaN where ``den`` is 0 (:func:`ratio`)."""
+    """``num / den`` element-wise, NaN where ``den`` is 0 ([`ratio`][iescore.measures.ratio])."""
     num, den = np.broadcast_arrays(_f(num), _f(den))
     out = np.full(num.shape, np.nan)
     np.divide(num, den, out=out, where=den != 0)
@@ -249,14 +249,14 @@ def ratio_array(num: Any, den: Any) -> np.ndarray:
 
 
 def f_beta_array(tp: Any, fp: Any, fn: Any, beta: float = 1.0) -> np.ndarray:
-    """:func:`f_beta` element-wise."""
+    """[`f_beta`][iescore.measures.f_beta] element-wise."""
     b2 = beta * beta
     tp, fp, fn = _f(tp), _f(fp), _f(fn)
     return ratio_array((1 + b2) * tp, (1 + b2) * tp + b2 * fn + fp)
 
 
 def span_arrays(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, beta: float) -> dict[str, np.ndarray]:
-    """Precision, recall, F1 and F_beta element-wise (:func:`precision`, :func:`recall`, :func:`f_beta`)."""
+    """Precision, recall, F1 and F_beta element-wise ([`precision`][iescore.measures.precision], [`recall`][iescore.measures.recall], [`f_beta`][iescore.measures.f_beta])."""
     return {
         "precision": ratio_array(tp, tp + fp),
         "recall": ratio_array(tp, tp + fn),
@@ -266,7 +266,7 @@ def span_arrays(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, beta: float) -> 
 
 
 def slot_arrays(C: np.ndarray, S: np.ndarray, D: np.ndarray, I: np.ndarray, alpha: float) -> dict[str, np.ndarray]:
-    """SER, MUC ERR and Makhoul's E element-wise (:func:`slot_error_rate`, :func:`muc_err`, :func:`makhoul_e`)."""
+    """SER, MUC ERR and Makhoul's E element-wise ([`slot_error_rate`][iescore.measures.slot_error_rate], [`muc_err`][iescore.measures.muc_err], [`makhoul_e`][iescore.measures.makhoul_e])."""
     N, M = C + S + D, C + S + I
     Sf, Df, If = _f(S), _f(D), _f(I)
     return {
@@ -280,7 +280,7 @@ BINARY_KEYS = ("tp", "fp", "fn", "tn", "precision", "recall", "f1", "f_beta", "a
 
 
 def binary_arrays(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, n: np.ndarray, beta: float) -> dict[str, np.ndarray]:
-    """The 2x2-table measures of :func:`ts_measures` element-wise, keys :data:`BINARY_KEYS`
+    """The 2x2-table measures of [`ts_measures`][iescore.measures.ts_measures] element-wise, keys `BINARY_KEYS`
     (the counts keep their dtype: int64 counts stay integers, as the scalar's do)."""
     tn = n - tp - fp - fn
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -311,7 +311,7 @@ def binary_arrays(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, n: np.ndarray,
 
 def ts_arrays(cols: Mapping[str, np.ndarray], *, beta: float = 1.0, token_weight: float = 1.0,
               separator_weight: float = 1.0) -> dict[str, dict[str, np.ndarray]]:
-    """:func:`ts_measures` element-wise, from the :data:`~iescore.ts.TS_FIELDS` count columns."""
+    """[`ts_measures`][iescore.measures.ts_measures] element-wise, from the `TS_FIELDS` count columns."""
     wt, ws = token_weight, separator_weight
 
     def w(part: str) -> np.ndarray:

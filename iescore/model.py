@@ -2,7 +2,7 @@
 
 Offsets inside the library are 0-based and half-open: a span ``[start, end)``
 covers tokens ``start .. end-1``. The papers write 1-based inclusive positions
-``(i, j)``; :meth:`Span.from_inclusive` converts at the boundary.
+``(i, j)``; [`Span.from_inclusive`][iescore.model.Span.from_inclusive] converts at the boundary.
 
 Example:
     >>> doc = Document(id="d1", tokens=("Al", "Roth", "will", "speak"),

@@ -1,16 +1,16 @@
 """Carried through the whole pipeline: the names and value types of the options, for type
-checkers and IDEs (one typed source for :class:`~iescore.config.Config` and every entry point).
+checkers and IDEs (one typed source for [`Config`][iescore.config.Config] and every entry point).
 
-Every entry point that takes options as keywords -- :func:`iescore.score`,
-:func:`iescore.score_tags`, :func:`iescore.score_templates`, :class:`iescore.Scorer`,
+Every entry point that takes options as keywords -- [`iescore.score`][iescore.score],
+[`iescore.score_tags`][iescore.score_tags], [`iescore.score_templates`][iescore.score_templates], [`iescore.Scorer`][iescore.Scorer],
 the adapters and the Trainer hook -- types them as ``**options: Unpack[Options]``
 (PEP 692), so mypy and IDEs complete the names and flag ``rulez="E"`` or
 ``counting="one-two-one"``. At run time the same mistakes are a
-:class:`~iescore.errors.ConfigError` that suggests the nearest valid name or value.
+[`ConfigError`][iescore.errors.ConfigError] that suggests the nearest valid name or value.
 
 The value types below are the one source of the valid values: ``iescore.config``'s
 tuples (``SETTINGS``, ``COUNTINGS``, ...) are their arguments, and a test checks that
-:class:`Options` has exactly :class:`~iescore.config.Config`'s fields and that the
+[`Options`][iescore.options.Options] has exactly [`Config`][iescore.config.Config]'s fields and that the
 command line offers the same choices.
 
 Example:
@@ -20,7 +20,7 @@ Example:
     >>> sorted(ScoringOptions.__optional_keys__)[:4]
     ['average', 'beta', 'counting', 'detail']
 
-``Unpack`` comes from :mod:`typing` on Python 3.11 and later; on Python 3.10 type
+``Unpack`` comes from `typing` on Python 3.11 and later; on Python 3.10 type
 checkers take it from ``typing_extensions``, which their own stubs bundle (nothing is
 imported at run time: annotations stay strings under ``from __future__ import
 annotations``), so numpy remains the only dependency.
@@ -67,7 +67,7 @@ SchemeName = Literal[
 
 
 class ScoringOptions(TypedDict, total=False):
-    """The options a user sets (:class:`~iescore.config.Config`'s fields, see there),
+    """The options a user sets ([`Config`][iescore.config.Config]'s fields, see there),
     all optional."""
 
     setting: Setting
@@ -87,7 +87,7 @@ class ScoringOptions(TypedDict, total=False):
 
 
 class Options(ScoringOptions, total=False):
-    """Every :class:`~iescore.config.Config` field: :class:`ScoringOptions` and the
+    """Every [`Config`][iescore.config.Config] field: [`ScoringOptions`][iescore.options.ScoringOptions] and the
     options that record how the input was prepared (the readers and adapters set them;
     None means not used)."""
 

@@ -3,7 +3,7 @@ charts, per-label precision/recall, the confusion heatmap and interval (forest) 
 
 matplotlib is the optional extra ``plot`` (``pip install 'iescore[plot]'``), imported
 only when a function here draws. Every function takes plain data (what
-:meth:`Report.to_dict`, :meth:`~iescore.stats.Comparison.to_dict` and rank tables hold),
+[`Report.to_dict`][iescore.report.Report.to_dict], `to_dict` and rank tables hold),
 draws on ``ax`` when given (else on a new figure sized for the data) and returns the
 figure. The figures are meant to stay readable with thirty or more systems: names are
 written beside the lines (no legend to match colours against), few colours are used and
@@ -143,7 +143,7 @@ def confusion_heatmap(confusion: Any, labels: Sequence[str] | None = None, *, ax
                       title: str | None = None) -> Any:
     """The confusion table as a heatmap: reference labels in rows, predicted labels in
     columns, ``none`` last (missed items in its column, spurious ones in its row); a log
-    colour scale, every count written in its cell. ``confusion`` is a :class:`Report`
+    colour scale, every count written in its cell. ``confusion`` is a [`Report`][iescore.report.Report]
     (its ``confusion`` and ``labels``) or a square array with ``labels`` (without "none")."""
     import numpy as np
     from matplotlib.colors import LogNorm
@@ -180,7 +180,7 @@ def forest(comparison: Any, *, ax: Any = None, title: str | None = None, short: 
     """An interval (forest) plot of compared systems: a row per system sorted by the measure
     (best on top), its interval as a line and its value as a dot, coloured by significance
     group and labelled ``G<k>`` at the right, every other group on a grey band; the dashed
-    line is the best system's value. ``comparison`` is a :class:`~iescore.stats.Comparison`
+    line is the best system's value. ``comparison`` is a [`Comparison`][iescore.stats.Comparison]
     or its ``to_dict()``."""
     plt = _plt()
     c = comparison.to_dict() if hasattr(comparison, "to_dict") else comparison

@@ -1,9 +1,9 @@
 """The report stage of the pipeline: the immutable report (counts, measures, statuses,
-confusion table, signature), the one object every view reads (:mod:`iescore.render`).
+confusion table, signature), the one object every view reads (`iescore.render`).
 
-A report is computed once (by :class:`iescore.Scorer` or :func:`iescore.score`);
+A report is computed once (by [`iescore.Scorer`][iescore.Scorer] or [`iescore.score`][iescore.score]);
 its views (``to_dict``, ``format_table``, ``per_label``...) never recount; the
-per-label dicts they show are built from per-label arrays when asked (:mod:`iescore.summary`).
+per-label dicts they show are built from per-label arrays when asked (`iescore.summary`).
 
 Averages (README, Definitions: averages):
 
@@ -81,15 +81,15 @@ class Report:
         config: the options used (``config.signature()`` is the signature).
         labels: the evaluated labels, sorted.
         doc_ids: document ids in input order (a tuple, or a compact
-            :class:`~iescore.ids.NumberedIds` for auto-numbered documents).
-        table: the per-document, per-label counts (:class:`~iescore.cells.CellTable`:
+            `NumberedIds` for auto-numbered documents).
+        table: the per-document, per-label counts (`CellTable`:
             the cells that hold an answer or a prediction; the others are zeros);
             ``cells`` is the same as a dense ``(docs, labels, len(fields))`` array.
         confusion_counts: reference-label x prediction-label counts of Makhoul's
-            alignment (:class:`~iescore.confusion.Confusion`: the pairs that occur;
+            alignment (`Confusion`: the pairs that occur;
             label number ``len(labels)`` is "none", insertions and deletions);
             ``confusion`` is the same as a dense table.
-        reference / prediction: per-item statuses (:class:`ItemTable`).
+        reference / prediction: per-item statuses ([`ItemTable`][iescore.items.ItemTable]).
         token_counts: per-document ``[tokens, agreeing tags, tokens not O on both
             sides, agreeing among those]`` for tag input (conlleval's token
             accuracy), else ``None``.
@@ -99,16 +99,16 @@ class Report:
         ts_error: why the token & separator model is unavailable, if it is.
         ts_cells: per-document, per-label TS counts with per-t-unit weights applied
             (float, ``TS_FIELDS`` order), when documents carried such weights.
-        totals: set when only totals were kept (:class:`~iescore.scoring.totals.Totals`:
+        totals: set when only totals were kept (`Totals`:
             ``Scorer(totals_only=True)``, or states kept with ``keep="counts"``): every
             number and view is the same, but there are no per-document counts (``table``
             is empty, ``doc_ids`` only counts the documents) and no items; asking for
             them raises ConfigError.
         categories: per-label error-category totals (``(labels, 6)`` in
-            :data:`~iescore.categories.CATEGORIES` order; README, Definitions: error
+            `CATEGORIES` order; README, Definitions: error
             categories), or ``None`` where there is no alignment (match-best, ``detail="prf"``).
 
-    ``fields`` are the :class:`Counts` fields counted (all of them, or
+    ``fields`` are the [`Counts`][iescore.measures.Counts] fields counted (all of them, or
     ``tp``/``fp``/``fn`` under ``detail="prf"``); the others are 0.
     """
 
@@ -167,7 +167,7 @@ class Report:
 
     @property
     def fields(self) -> tuple[str, ...]:
-        """The :class:`Counts` fields counted (the others are 0)."""
+        """The [`Counts`][iescore.measures.Counts] fields counted (the others are 0)."""
         return self.table.fields
 
     @property
@@ -229,7 +229,7 @@ class Report:
     @property
     def f(self) -> float | None:
         """F_beta (the configured beta) under the configured headline average; the same
-        as :attr:`f_beta`, and as :attr:`f1` when beta = 1."""
+        as [`f_beta`][iescore.report.Report.f_beta], and as [`f1`][iescore.report.Report.f1] when beta = 1."""
         return self.f_beta
 
     @property
@@ -264,7 +264,7 @@ class Report:
 
     def to_json(self, **kw: Any) -> str:
         """``json.dumps(report.to_dict(), **kw)``; with ``indent`` alone, the same text from
-        :mod:`iescore.render.jsontext` (the standard library indents in pure Python)."""
+        `iescore.render.jsontext` (the standard library indents in pure Python)."""
         if set(kw) == {"indent"} and kw["indent"] is not None:
             from .render.jsontext import json_text
 
@@ -323,7 +323,7 @@ class Report:
     def confusion(self) -> np.ndarray:
         """The confusion table as a dense ``(labels + 1, labels + 1)`` array (the last row
         and column are "none": insertions and deletions), built on each access; with many
-        labels read :meth:`confusion_table` or ``confusion_counts`` instead."""
+        labels read [`confusion_table`][iescore.report.Report.confusion_table] or ``confusion_counts`` instead."""
         return self.confusion_counts.dense()
 
     def confusion_table(self) -> dict[str, dict[str, int]]:
@@ -350,7 +350,7 @@ class Report:
 
     def _compute(self) -> dict[str, Any]:
         """The summary without its per-label dicts (kept as arrays in ``_labels_summary``
-        and built by :meth:`_full_summary` when a view asks for them)."""
+        and built by `_full_summary` when a view asks for them)."""
         cfg = self.config
         beta = cfg.beta
         total = self.overall
@@ -470,12 +470,12 @@ class Report:
 
     # --- text -----------------------------------------------------------------------
     def format_conlleval(self) -> str:
-        """The conlleval.pl view (:func:`iescore.render.conlleval.format_conlleval`): byte
+        """The conlleval.pl view (`iescore.render.conlleval.format_conlleval`): byte
         for byte what conlleval (version 2004-01-26) prints for the same chunks."""
         return format_conlleval(self)
 
     def format_table(self) -> str:
-        """The default table (:func:`iescore.render.table.format_table`): the conlleval view,
+        """The default table (`iescore.render.table.format_table`): the conlleval view,
         then iescore's lines (headline average, slot errors, averages, TS model, repairs,
         signature)."""
         return format_table(self)

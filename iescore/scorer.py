@@ -1,15 +1,15 @@
 """The entry points: one-shot scoring functions over the pipeline.
 
-Pipeline: decode tags (:mod:`iescore.decode`) -> units -> match under a rule and count
-(:mod:`iescore.match`, :mod:`iescore.ts`) -> per-document cells (:mod:`iescore.cells`)
--> measures (:mod:`iescore.measures`) -> report (:mod:`iescore.report`) -> views.
-:mod:`iescore.scoring` drives it: a batch of input (:mod:`~iescore.scoring.batch`)
-goes through the tag or span path (:mod:`~iescore.scoring.tags`,
-:mod:`~iescore.scoring.spans`, both ending in :mod:`~iescore.scoring.part`) and the
-parts are assembled into a report (:mod:`~iescore.scoring.assemble`) by the streaming
-:class:`Scorer` (:mod:`~iescore.scoring.stream`).
+Pipeline: decode tags (`iescore.decode`) -> units -> match under a rule and count
+(`iescore.match`, `iescore.ts`) -> per-document cells (`iescore.cells`)
+-> measures ([`iescore.measures`][iescore.measures]) -> report ([`iescore.report`][iescore.report]) -> views.
+`iescore.scoring` drives it: a batch of input (`batch`)
+goes through the tag or span path (`tags`,
+`spans`, both ending in `part`) and the
+parts are assembled into a report (`assemble`) by the streaming
+[`Scorer`][iescore.scoring.stream.Scorer] (`stream`).
 
-Every entry point resolves its options into one :class:`~iescore.config.Config`
+Every entry point resolves its options into one [`Config`][iescore.config.Config]
 and runs the same pipeline per batch of documents; a report sums the batches'
 counts. Streaming, one-shot scoring and merged shards therefore give the same
 report.
@@ -48,8 +48,8 @@ def score(
     config: Config | None = None,
     **options: Unpack[Options],
 ) -> Report:
-    """Score documents (or OBD templates) in one call. Options as in :class:`Config`
-    (their names and values are typed by :class:`iescore.options.Options`)."""
+    """Score documents (or OBD templates) in one call. Options as in [`Config`][iescore.config.Config]
+    (their names and values are typed by [`iescore.options.Options`][iescore.options.Options])."""
     s = Scorer(Config.from_options(config, **options))
     s.add(reference=reference, prediction=prediction)
     return s.report()

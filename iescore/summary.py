@@ -3,10 +3,10 @@ arrays over labels (README, Definitions: measures, averages, token & separator m
 error categories).
 
 Every per-label measure is computed once, element-wise over labels
-(:func:`iescore.measures.span_arrays` and its kin: NaN where undefined), and the
+([`iescore.measures.span_arrays`][iescore.measures.span_arrays] and its kin: NaN where undefined), and the
 averages are taken from those arrays. The per-label dicts that ``to_dict()`` shows are
-built only when a view asks for them (:meth:`LabelSummary.entries`,
-:meth:`LabelSummary.ts`, :meth:`LabelSummary.categories`), so a report of 50,000
+built only when a view asks for them (`LabelSummary.entries`,
+`LabelSummary.ts`, `LabelSummary.categories`), so a report of 50,000
 labels costs no per-label Python objects until then.
 
 Sums of floats are Python's (``sum`` of a list, left to right), so every mean is the
@@ -57,7 +57,7 @@ def _template(keys: tuple[str, ...]) -> dict[str, Any]:
 
 
 def records(keys: Sequence[str], columns: Sequence[list[Any]]) -> list[dict[str, Any]]:
-    """One dict per row: ``{keys[0]: columns[0][i], ...}`` (copies of :func:`_template`).
+    """One dict per row: ``{keys[0]: columns[0][i], ...}`` (copies of `_template`).
 
     >>> records(("a", "b"), [[1, 2], [None, 4.5]])
     [{'a': 1, 'b': None}, {'a': 2, 'b': 4.5}]
@@ -105,7 +105,7 @@ def distinct_rows(arrays: Sequence[np.ndarray]) -> tuple[list[np.ndarray], list[
 
 def copies(protos: list[dict[str, Any]], at: list[int]) -> list[dict[str, Any]]:
     """``[protos[i].copy() for i in at]``: a dict of its own per element, the values shared.
-    ``at`` uses every proto (as :func:`distinct_rows`' row numbers do), so with as many
+    ``at`` uses every proto (as `distinct_rows`' row numbers do), so with as many
     protos as elements each is used once, and is given as it is."""
     if len(protos) == len(at):  # every row distinct: ``at`` is a permutation
         return list(map(protos.__getitem__, at))
@@ -137,10 +137,10 @@ class LabelSummary:
     """Per-label counts (one element per label, labels in report order), and the measures
     computed from them as arrays on each call (nothing but the counts is kept).
 
-    ``counts`` maps the :class:`~iescore.measures.Counts` fields ``tp, fp, fn`` (and
+    ``counts`` maps the [`Counts`][iescore.measures.Counts] fields ``tp, fp, fn`` (and
     ``C, S, D, I`` under ``detail="full"``) to arrays; ``support``/``predicted`` are the
     reference and prediction items counted per label; ``ts_counts`` the
-    :data:`~iescore.ts.TS_FIELDS` columns (or None: no token & separator model), to be
+    `TS_FIELDS` columns (or None: no token & separator model), to be
     weighted by ``ts_weights``; ``category_rows`` the ``(labels, 6)`` error-category
     totals (or None).
     """
@@ -157,7 +157,7 @@ class LabelSummary:
     category_rows: np.ndarray | None
 
     def columns(self) -> dict[str, np.ndarray]:
-        """Every :data:`ENTRY_KEYS` key (``ser``/``err``/``e`` only under ``detail="full"``)
+        """Every `ENTRY_KEYS` key (``ser``/``err``/``e`` only under ``detail="full"``)
         to an array over labels (measures: float64, NaN where undefined)."""
         c = self.counts
         tp, fp, fn = c["tp"], c["fp"], c["fn"]

@@ -8,7 +8,7 @@ a reference document with one documented policy (``misaligned``):
 * ``"expand"`` -- the smallest token range covering the characters;
 * ``"contract"`` -- the largest token range inside the characters (a span
   inside one token maps to nothing and is dropped);
-* ``"error"`` -- raise :class:`~iescore.errors.InputError`.
+* ``"error"`` -- raise [`InputError`][iescore.errors.InputError].
 
 Either way the adapter counts every span that did not fall on token boundaries.
 
@@ -91,7 +91,7 @@ def document_from_text(
     tokenizer: str | Callable[[str], Sequence[tuple[int, int]]] = "spacy",
     spans: Sequence[Span] = (),
 ) -> Document:
-    """A :class:`Document` with tokens, separators and character offsets from raw text."""
+    """A [`Document`][iescore.model.Document] with tokens, separators and character offsets from raw text."""
     offs = tokenize(text, tokenizer)
     tokens = tuple(text[a:b] for a, b in offs)
     seps = tuple(text[offs[k][1] : offs[k + 1][0]] for k in range(len(offs) - 1))

@@ -1,9 +1,9 @@
 """Stage 3 of the pipeline (count), the token & separator model (README, Definitions: token & separator model).
 
 TS counts per (document, label) cell come from the same-label pairs' overlap lengths
-(:mod:`iescore.match.rules`), with no per-token arrays; weighted TS uses per-document
+(`iescore.match.rules`), with no per-token arrays; weighted TS uses per-document
 prefix sums of the per-t-unit weights. Multi-instance input (two overlapping
-same-label spans on one side) is refused (:func:`check_multi_instance`).
+same-label spans on one side) is refused (`check_multi_instance`).
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def _weight_prefix(
 
 def unit_totals(tok_w: np.ndarray, sep_w: np.ndarray, n_tokens: np.ndarray) -> np.ndarray:
     """``(n_docs, 2)``: each document's total token weight and total separator weight
-    (flat per-t-unit weights as in :func:`ts_weighted`)."""
+    (flat per-t-unit weights as in `ts_weighted`)."""
     tok_off, sep_off, seps, Wt, Ws = _weight_prefix(tok_w, sep_w, n_tokens)
     return np.stack([Wt[tok_off + n_tokens] - Wt[tok_off], Ws[sep_off + seps] - Ws[sep_off]], axis=1)
 

@@ -1,9 +1,9 @@
 """Stage 1 of the pipeline: decode tags into chunks (README, Ill-formed tag sequences).
 
-Pipeline: **decode** -> match (:mod:`iescore.match`) -> count -> per-document cells
-(:mod:`iescore.cells`) -> measures -> report -> views. Modules: :mod:`.tables` (the
-schemes as tables), :mod:`.vocab` (tag strings as integers), :mod:`.decoder` (the plain
-decoder and its inverse), :mod:`.detect` (scheme detection), :mod:`.pair` (the fused
+Pipeline: **decode** -> match (`iescore.match`) -> count -> per-document cells
+(`iescore.cells`) -> measures -> report -> views. Modules: `tables` (the
+schemes as tables), `vocab` (tag strings as integers), `decoder` (the plain
+decoder and its inverse), `detect` (scheme detection), `pair` (the fused
 two-sided fast path).
 
 A tag such as ``B-PER`` is split at the first delimiter into a *prefix* (``B``)
@@ -38,7 +38,7 @@ Decoding policies (``repair``):
   tags). Chunks that are ill-formed under the scheme are kept and counted as
   *repaired*.
 * ``"strict"`` -- decode by the scheme's meaning; any ill-formed chunk raises
-  :class:`~iescore.errors.InputError` naming the document, position and tags.
+  [`InputError`][iescore.errors.InputError] naming the document, position and tags.
 * ``"discard"`` -- decode by the scheme's meaning and drop ill-formed chunks,
   counting them.
 

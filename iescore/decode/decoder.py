@@ -1,12 +1,12 @@
 """Stage 1 of the pipeline (decode): tags -> chunks, one side at a time (README, Ill-formed tag sequences).
 
-The plain vectorised decoder: :func:`decode` turns integer-coded tags into chunks
+The plain vectorised decoder: `decode` turns integer-coded tags into chunks
 under a scheme's tables and a repair policy (``conlleval``, ``strict``, ``discard``:
-see :mod:`iescore.decode`); :func:`decode_arrays` and :func:`decode_tags` wrap it for
-:class:`~iescore.decode.vocab.TagArrays` and for lists of strings; :func:`encode_spans`
-is its inverse (:func:`detect_scheme`, which guesses a scheme from the prefixes used, is
-in :mod:`iescore.decode.detect`). The
-fused two-sided path that also matches exactly is :mod:`iescore.decode.pair`; the
+see `iescore.decode`); `decode_arrays` and `decode_tags` wrap it for
+`TagArrays` and for lists of strings; `encode_spans`
+is its inverse (`detect_scheme`, which guesses a scheme from the prefixes used, is
+in `iescore.decode.detect`). The
+fused two-sided path that also matches exactly is `iescore.decode.pair`; the
 token-by-token reference decoder it is tested against is in tests/test_fast_paths.py.
 
 Example:
@@ -30,7 +30,7 @@ from ..errors import ConfigError, InputError, choices
 from .tables import B, E, I, L, O, REPAIRS, S, Scheme, get_scheme
 from .vocab import TagArrays, Vocabulary, flatten
 
-# the scheme detection (:mod:`.detect`), re-exported where callers have found it
+# the scheme detection (`detect`), re-exported where callers have found it
 from .detect import detect_scheme as detect_scheme, scheme_evidence as scheme_evidence
 from .detect import scheme_from_evidence as scheme_from_evidence
 
@@ -162,7 +162,7 @@ def decode(
     ``i-1`` and ``i``, and whether that start or end is legal under the scheme,
     depends only on their roles, on whether their labels are equal and on whether
     a segment starts between them, so one look-up per token pair in a small table
-    (:func:`_pair_flags`) gives every event; the chunks are its few non-zero
+    (`_pair_flags`) gives every event; the chunks are its few non-zero
     entries. The pairs are taken a window at a time in reused buffers, so the
     temporaries stay in cache.
     """
@@ -265,7 +265,7 @@ def decode_tags(
 ) -> Chunks:
     """Decode tag sequences into chunks with flat offsets (sequence after sequence).
 
-    Convenience wrapper over :func:`decode`; the scorer uses the array form.
+    Convenience wrapper over `decode`; the scorer uses the array form.
     """
     vocab = vocab or Vocabulary()
     arrays, _ = flatten(sequences, vocab)
@@ -282,7 +282,7 @@ def decode_arrays(
     where: object = None,
     groups: np.ndarray | None = None,
 ) -> Chunks:
-    """Decode :class:`TagArrays` under a repair policy.
+    """Decode `TagArrays` under a repair policy.
 
     ``where`` is an optional callable ``flat_index -> str`` describing a token
     position (document and offset) for error messages; ``groups`` the sorted start

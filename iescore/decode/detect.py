@@ -1,11 +1,11 @@
 """Stage 1 of the pipeline (decode), before decoding: which scheme ``scheme="auto"`` reads
 tags with (README, Ill-formed tag sequences).
 
-The scheme is read from the prefixes of the reference's tags (:func:`detect_scheme`);
-:func:`choose_scheme` also compares the prediction's and says when they are of another
-scheme (:func:`other_scheme`). The command line's streamed reader, the streaming scorer
-and the Spark adapter combine the same evidence over batches (:func:`scheme_evidence`,
-:func:`scheme_from_evidence`).
+The scheme is read from the prefixes of the reference's tags (`detect_scheme`);
+`choose_scheme` also compares the prediction's and says when they are of another
+scheme (`other_scheme`). The command line's streamed reader, the streaming scorer
+and the Spark adapter combine the same evidence over batches (`scheme_evidence`,
+`scheme_from_evidence`).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ def detect_scheme(arrays: TagArrays, vocab: Vocabulary, prediction: TagArrays | 
     chunk starts with ``I-`` after ``O``, another label or a sentence start, else
     IOB2; only ``I-`` picks IOB1; unprefixed labels pick IO. The prefixes are those of
     the tags in ``arrays`` (the reference's); when these are all outside, those of every
-    tag of ``vocab`` (the prediction's too). With ``prediction``, see :func:`choose_scheme`.
+    tag of ``vocab`` (the prediction's too). With ``prediction``, see `choose_scheme`.
     """
     if prediction is not None:
         return detect_schemes(arrays, prediction, vocab)[0]
@@ -35,16 +35,16 @@ def detect_scheme(arrays: TagArrays, vocab: Vocabulary, prediction: TagArrays | 
 
 
 def detect_schemes(reference: TagArrays, prediction: TagArrays, vocab: Vocabulary) -> tuple[str, str | None]:
-    """:func:`choose_scheme` of the two sides' tags: the scheme, and a warning or None."""
+    """`choose_scheme` of the two sides' tags: the scheme, and a warning or None."""
     return choose_scheme(vocab.prefixes(reference.ids), vocab.prefixes(prediction.ids),
                          lambda: _i_starts(reference, vocab))
 
 
 def scheme_evidence(arrays: TagArrays, vocab: Vocabulary) -> tuple[frozenset[str], bool]:
-    """What :func:`detect_scheme` of tags of both sides decides from: the prefixes of the
+    """What `detect_scheme` of tags of both sides decides from: the prefixes of the
     vocabulary's well-formed tags, and whether some chunk of ``arrays`` starts with ``I-``
     (after ``O``, another label or a segment start). Both combine over shards by union and
-    ``or``, so :func:`scheme_from_evidence` of the combined evidence is the scheme of one
+    ``or``, so `scheme_from_evidence` of the combined evidence is the scheme of one
     call over all the shards (the Spark adapter decides ``scheme="auto"`` this way)."""
     return vocab.prefixes(), _i_starts(arrays, vocab)
 
@@ -71,7 +71,7 @@ def choose_scheme(
     tag. When the prediction has tags the reference's scheme does not (IOBES tags against
     IOB2 ones), both sides are decoded with the scheme of all their tags, with a warning
     naming the two; when its tags fit the reference's scheme but are of another
-    (:func:`other_scheme`), with a warning too.
+    (`other_scheme`), with a warning too.
 
     >>> choose_scheme(frozenset("BI"), frozenset("BIES"), lambda: False)[0]
     'IOBES'
@@ -85,14 +85,14 @@ def choose_scheme(
 @functools.lru_cache(maxsize=1024)  # a few distinct prefix sets per corpus; called once per batch
 def _choose(reference: frozenset[str], prediction: frozenset[str],
             every: frozenset[str] | None) -> tuple[tuple[str, str | None], tuple[str, str | None]]:
-    """:func:`choose_scheme` when no reference chunk starts with ``I-``, and when one does."""
+    """`choose_scheme` when no reference chunk starts with ``I-``, and when one does."""
     every = reference | prediction if every is None else every
     return _choose_one(reference, prediction, every, False), _choose_one(reference, prediction, every, True)
 
 
 def _choose_one(reference: frozenset[str], prediction: frozenset[str], every: frozenset[str],
                 i_starts: bool) -> tuple[str, str | None]:
-    """:func:`choose_scheme` with ``i_starts`` known."""
+    """`choose_scheme` with ``i_starts`` known."""
     def decide(prefixes: frozenset[str]) -> str:
         return scheme_from_evidence(prefixes, i_starts)
 
@@ -114,7 +114,7 @@ def _choose_one(reference: frozenset[str], prediction: frozenset[str], every: fr
 
 
 def _scheme_of(prediction: frozenset[str] | set[str]) -> str:
-    """The scheme :func:`detect_scheme` gives tags with these prefixes (I- without B-: a chunk starts with I-)."""
+    """The scheme `detect_scheme` gives tags with these prefixes (I- without B-: a chunk starts with I-)."""
     return scheme_from_evidence(prediction, "B" not in prediction)
 
 
@@ -154,7 +154,7 @@ def _i_starts(arrays: TagArrays, vocab: Vocabulary) -> bool:
 
 
 def scheme_from_evidence(prefixes: frozenset[str] | set[str], i_starts: bool) -> str:
-    """The scheme :func:`detect_scheme` names for tags with these ``prefixes``, where
+    """The scheme `detect_scheme` names for tags with these ``prefixes``, where
     ``i_starts`` says whether some chunk starts with ``I-``.
 
     >>> scheme_from_evidence({"B", "I"}, False), scheme_from_evidence({"B", "I"}, True)
@@ -179,7 +179,7 @@ def scheme_from_evidence(prefixes: frozenset[str] | set[str], i_starts: bool) ->
 
 class SchemeWatch:
     """The scheme ``scheme="auto"`` detects on all the batches seen so far, from the prefixes
-    of their reference's and prediction's tags (:func:`choose_scheme`), and the warning it
+    of their reference's and prediction's tags (`choose_scheme`), and the warning it
     gives (``message``); a chunk that starts with ``I-`` in any batch makes B/I tags IOB1,
     as it would in one call over batches that start at sentence starts (the command line's
     streamed reader)."""

@@ -1,9 +1,9 @@
 """Stage 1 of the pipeline (decode) fused with stage 2 (exact matching), the fast path.
 
-:func:`decode_pair` decodes a reference and a prediction of one small vocabulary in
-one pass over token pairs, with the tables of :mod:`iescore.decode.decoder` composed
+`decode_pair` decodes a reference and a prediction of one small vocabulary in
+one pass over token pairs, with the tables of `iescore.decode.decoder` composed
 over both sides, and flags the chunks that have an exactly equal chunk on the other
-side. The tag fast path of :func:`iescore.score_tags` uses it; its reference is the
+side. The tag fast path of [`iescore.score_tags`][iescore.score_tags] uses it; its reference is the
 plain decoder plus exact matching (tests/test_fast_paths.py and the brute-force
 scorer of tests/spec_reference.py, through tests/test_front_ends.py).
 """
@@ -30,7 +30,7 @@ _JOINT: dict[tuple[object, ...], np.ndarray] = {}
 
 
 def _joint_flags(role_of: np.ndarray, label_of: np.ndarray, scheme: Scheme, conlleval: bool) -> np.ndarray:
-    """The decoder's table for two aligned sequences: the flags of :func:`_pair_flags`
+    """The decoder's table for two aligned sequences: the flags of `_pair_flags`
     of both sides (the prediction's shifted by ``_SIDE`` bits) and ``_DIFF``, indexed
     by ``(((split * k + ref_a) * k + pred_a) * k + ref_b) * k + pred_b`` for tag ids
     ``a`` (first token) and ``b`` (second) of ``k`` tags."""
@@ -53,7 +53,7 @@ def _joint_flags(role_of: np.ndarray, label_of: np.ndarray, scheme: Scheme, conl
 @dataclass(frozen=True)
 class PairChunks:
     """Both sides of an aligned pair of tag sequences decoded in one pass
-    (:func:`decode_pair`), with what exact matching and token accuracy need.
+    (`decode_pair`), with what exact matching and token accuracy need.
 
     ``ref_hit`` / ``pred_hit`` flag the chunks that have an exactly equal chunk
     (start, end and label) on the other side; ``differ`` and ``tagged`` count, per
@@ -84,9 +84,9 @@ def decode_pair(
     relative: bool = False,
 ) -> PairChunks:
     """Decode two aligned tag-id sequences of one small vocabulary (uint8 ids, at most
-    :data:`PAIR_TAGS` tags) at once, and match their chunks exactly.
+    `PAIR_TAGS` tags) at once, and match their chunks exactly.
 
-    The same tables as :func:`decode`, composed over both sides: one look-up per
+    The same tables as `decode`, composed over both sides: one look-up per
     token pair gives both sides' events and whether the tags differ, so one pass
     over the tokens finds every event of either side. Two chunks are equal when
     they start at the same event, have the same label and end at the same event;
@@ -95,7 +95,7 @@ def decode_pair(
     ``label_of`` (``labels`` names the mapped ids). Token accuracy comes
     from the events too (a token differs at a ``_DIFF`` event; the tokens between
     two events are all inside, or all outside, each side's chunks). ``segments``
-    (non-empty, starting at 0) and ``groups`` are as in :func:`decode`. With
+    (non-empty, starting at 0) and ``groups`` are as in `decode`. With
     ``relative``, chunk offsets count from the start of their group (document)
     rather than from token 0.
 
@@ -166,7 +166,7 @@ def decode_pair(
 
 
 class _PairArgs(NamedTuple):
-    """What every piece of :func:`decode_pair` shares."""
+    """What every piece of `decode_pair` shares."""
 
     role_of: np.ndarray
     label_of: np.ndarray
@@ -179,7 +179,7 @@ class _PairArgs(NamedTuple):
 def _decode_pair_piece(
     ref: np.ndarray, pred: np.ndarray, segments: np.ndarray, groups: np.ndarray, args: _PairArgs
 ) -> PairChunks:
-    """:func:`decode_pair` over one piece of tokens (all of them, or one cut at segment starts)."""
+    """`decode_pair` over one piece of tokens (all of them, or one cut at segment starts)."""
     role_of, label_of, scheme, conlleval, labels, label_map = args
     n, k = len(ref), len(role_of)
     table = _joint_flags(role_of, label_of, scheme, conlleval)

@@ -1,8 +1,8 @@
 """Stage 1 of the pipeline (decode), its data: the tag schemes as tables (README, Ill-formed tag sequences).
 
 Each scheme says which prefix letters it uses, the *role* of each letter and which
-roles may legally begin or end a chunk; the decoders (:mod:`iescore.decode.decoder`,
-:mod:`iescore.decode.pair`) read only these tables, so one decoder serves every scheme.
+roles may legally begin or end a chunk; the decoders (`iescore.decode.decoder`,
+`iescore.decode.pair`) read only these tables, so one decoder serves every scheme.
 
 Roles: ``O`` outside, ``B`` begin, ``I`` inside, ``E`` end, ``S`` single
 (IOBES ``S``, BILOU ``U``), ``L`` last (BILOU).

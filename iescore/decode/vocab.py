@@ -1,10 +1,10 @@
 """Stage 1 of the pipeline (decode), its input: tag strings coded as small integers.
 
-A :class:`Vocabulary` gives each distinct tag string an id and parses it once into a
-(role, label id) pair; :class:`TagArrays` is a flat id sequence over many segments
-(sentences); :func:`flatten` turns lists of tag sequences into one. What the decoders
+A `Vocabulary` gives each distinct tag string an id and parses it once into a
+(role, label id) pair; `TagArrays` is a flat id sequence over many segments
+(sentences); `flatten` turns lists of tag sequences into one. What the decoders
 then read are these integer arrays, never the strings. Which tags are valid is said in
-:mod:`iescore.decode` (the package's docstring).
+`iescore.decode` (the package's docstring).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ class _ByteOverflow(Exception):
 
 
 class _Ids(defaultdict):  # type: ignore[type-arg]
-    """name -> id, in order of first sight. Outside :func:`_assigning` it is a plain dict
+    """name -> id, in order of first sight. Outside `_assigning` it is a plain dict
     (an unseen name is a KeyError); inside, an unseen name takes the next id."""
 
 
@@ -47,7 +47,7 @@ def _assigning(ids: _Ids, limit: int | None = None) -> Iterator[None]:
     """Within the block an unseen name looked up in ``ids`` takes the next id: counted
     in C (``itertools.count``), so a pass over a million tags with a hundred thousand
     distinct ones makes no Python call per new tag; with ``limit``, the name that would
-    take id ``limit`` raises :class:`_ByteOverflow` (a Python call per new name: at most
+    take id ``limit`` raises `_ByteOverflow` (a Python call per new name: at most
     ``limit + 1`` of them)."""
     if limit is None:
         ids.default_factory = itertools.count(len(ids)).__next__
@@ -109,7 +109,7 @@ class Vocabulary:
         ``tags`` may be a callable returning a fresh iterator, which lets the byte
         coding restart in int32 if the 257th tag appears midway. Each tag costs one
         C-level dict look-up (``map(dict.__getitem__)``, an unseen tag taking the next
-        id, see :func:`_assigning`), collected by ``bytes()`` without a Python int
+        id, see `_assigning`), collected by ``bytes()`` without a Python int
         object per element surviving. A tag that is not a string is an InputError;
         an encoding that fails adds no tag to the vocabulary.
 
@@ -140,7 +140,7 @@ class Vocabulary:
 
     @staticmethod
     def _lookup(ids: _Ids, tags: Iterable[str] | Callable[[], Iterable[str]], count: int) -> np.ndarray:
-        """The ids of ``tags`` (see :meth:`encode`), new tags taking the next ids."""
+        """The ids of ``tags`` (see `encode`), new tags taking the next ids."""
         fresh = tags if callable(tags) else None
         if len(ids) < 256 and (fresh is not None or isinstance(tags, Sequence)):
             try:
@@ -213,7 +213,7 @@ class Vocabulary:
         Raises InputError for an invalid tag (see the module's description), naming
         the tag and, when ``locate(tag_id)`` is given, where it occurs; with ``detected``
         (the scheme was detected under ``scheme="auto"``) a tag of another form says so
-        (:func:`detected_note`). With ``check=False`` an invalid tag is read as outside
+        (`detected_note`). With ``check=False`` an invalid tag is read as outside
         instead (for guessing the scheme).
 
         >>> v = Vocabulary()
@@ -292,7 +292,7 @@ class Vocabulary:
         maps, no Python call per tag) if each of them is the outside tag or the common valid
         tag: a letter of ``scheme``, the delimiter, a label without a space around it,
         printable (so no byte-order mark, which is a format character). Else change nothing
-        and return False: the tags are then read one by one (:meth:`_problem` says what is
+        and return False: the tags are then read one by one (`_problem` says what is
         wrong)."""
         tags, heads, tails = self.tags[done:n], self._heads[done:n], self._tails[done:n]
         labelled = np.ones(n - done, dtype=bool)
@@ -323,7 +323,7 @@ class Vocabulary:
 class TagArrays:
     """A flat, integer-coded tag sequence over many segments (sentences).
 
-    ``ids`` are tag ids of a :class:`Vocabulary` (any integer dtype; uint8 when
+    ``ids`` are tag ids of a `Vocabulary` (any integer dtype; uint8 when
     the vocabulary is small). Segments (chunks never cross their starts) are given
     by ``first`` (a flag per token) or ``segments`` (the sorted start positions);
     each is derived from the other on use, so giving only ``segments`` saves a
@@ -366,7 +366,7 @@ class TagArrays:
 def flatten(
     sequences: Sequence[Sequence[str]], vocab: Vocabulary, lengths: list[int] | None = None
 ) -> tuple[TagArrays, np.ndarray]:
-    """Flatten a list of tag sequences into :class:`TagArrays` and the sequence lengths
+    """Flatten a list of tag sequences into `TagArrays` and the sequence lengths
     (``lengths`` may give ``list(map(len, sequences))`` when the caller has it)."""
     if lengths is None:
         lengths = list(map(len, sequences))

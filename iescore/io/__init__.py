@@ -1,1 +1,1 @@
-"""Before the pipeline: readers for corpus and system-output files (:mod:`.conll`)."""
+"""Before the pipeline: readers for corpus and system-output files ([`conll`][iescore.io.conll])."""

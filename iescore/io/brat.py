@@ -1,5 +1,5 @@
 """Before the pipeline (readers), brat standoff files: a ``.txt`` text and its ``.ann``
-annotations, read into :class:`~iescore.io.chars.TextDocument` s.
+annotations, read into [`TextDocument`][iescore.io.chars.TextDocument] s.
 
 * Text-bound annotations (``T1<TAB>LABEL START END<TAB>text``) are the spans; their
   offsets are characters of the ``.txt`` file read as it is (UTF-8 by default, line ends
@@ -17,7 +17,7 @@ annotations, read into :class:`~iescore.io.chars.TextDocument` s.
 * A ``.ann`` without its ``.txt`` is an error naming both files.
 
 A document's id is the ``.ann`` path relative to the folder read, without ``.ann``.
-:func:`write_brat` writes documents back (one ``.txt`` and ``.ann`` per document).
+[`write_brat`][iescore.io.brat.write_brat] writes documents back (one ``.txt`` and ``.ann`` per document).
 
 Example:
     >>> import tempfile, os
@@ -152,8 +152,8 @@ def read_brat(path: str, *, discontinuous: str = "error", encoding: str = "utf-8
 
 def write_brat(documents: Iterable[TextDocument], folder: str, *, encoding: str = "utf-8") -> None:
     """Write each document as ``<folder>/<id>.txt`` and ``<id>.ann`` (text-bound
-    annotations ``T1``, ``T2``, ... in the order of its spans); :func:`read_brat` reads
-    them back as they were. Each file is written atomically (:func:`~iescore.atomic.atomic_write`):
+    annotations ``T1``, ``T2``, ... in the order of its spans); [`read_brat`][iescore.io.brat.read_brat] reads
+    them back as they were. Each file is written atomically (`atomic_write`):
     an interrupted write leaves every file whole, old or new."""
     for doc in documents:
         base = os.path.join(folder, *doc.id.split("/"))

@@ -1,10 +1,10 @@
 """Before the pipeline (input preparation): documents given as raw text with labelled
-character spans, turned into the pipeline's :class:`~iescore.Document` s.
+character spans, turned into the pipeline's [`Document`][iescore.Document] s.
 
 Annotation tools (brat, Prodigy, doccano, Label Studio), PII tools (presidio) and
 LLM extractors give spans as character offsets ``[start, end)`` into a text, without
-tokens. A :class:`TextDocument` holds that text and those spans; the readers of
-:mod:`iescore.io` return them. They are scored at one of two *levels*, an explicit
+tokens. A [`TextDocument`][iescore.io.chars.TextDocument] holds that text and those spans; the readers of
+`iescore.io` return them. They are scored at one of two *levels*, an explicit
 option recorded in the signature (``level:...``; README, Definitions: character-level
 scoring):
 
@@ -14,12 +14,12 @@ scoring):
 * ``level="tokens"`` -- the reference text is tokenised (``tokenizer``: ``"regex"``,
   ``"whitespace"``, ``"spacy"``, ``"given"`` for the input's own tokens, or a callable)
   and both sides' spans are mapped onto those tokens with the ``misaligned`` policy
-  of :func:`iescore.text.char_to_token_span`; every span moved or dropped is counted
+  of [`iescore.text.char_to_token_span`][iescore.text.char_to_token_span]; every span moved or dropped is counted
   in the report (``repairs["adapter"]``: ``misaligned``/``dropped`` for predictions,
   ``reference misaligned``/``reference dropped`` for the reference).
 
 Reference and prediction are paired by document id and must have the same text; where
-they differ, an :class:`~iescore.errors.InputError` names the document and the first
+they differ, an [`InputError`][iescore.errors.InputError] names the document and the first
 differing character.
 
 Example:
@@ -99,7 +99,7 @@ class TextDocument:
     Attributes:
         id: the document id (reference and prediction are paired by it).
         text: the text the offsets point into.
-        spans: :class:`~iescore.Span` s whose offsets are *characters* of ``text``.
+        spans: [`Span`][iescore.Span] s whose offsets are *characters* of ``text``.
         tokens: the input's own tokens as character offsets (Prodigy's ``tokens``, a
             spaCy ``Doc``), used by ``tokenizer="given"``; None when it has none.
     """
@@ -217,7 +217,7 @@ def to_document(
     misaligned: str = "expand",
     offsets: Sequence[tuple[int, int]] | None = None,
 ) -> tuple[Document, dict[str, int]]:
-    """``doc`` (or ``spans`` on its text) as a :class:`~iescore.Document` at ``level``;
+    """``doc`` (or ``spans`` on its text) as a [`Document`][iescore.Document] at ``level``;
     returns the document and counts of spans ``misaligned`` (moved onto token
     boundaries) and ``dropped`` (no token inside them, under ``contract``).
 
@@ -273,7 +273,7 @@ def filler_tokens(text: str, *, level: str, tokenizer: Tokenizer = "regex") -> t
 
 def text_template(doc: TextDocument, *, level: str, tokenizer: Tokenizer = "regex") -> Template:
     """The OBD template of ``doc``: per label, the distinct span texts as fillers
-    (split as :func:`filler_tokens` splits them).
+    (split as [`filler_tokens`][iescore.io.chars.filler_tokens] splits them).
 
     >>> text_template(TextDocument("d", "Al and Al", (("PER", 0, 2), ("PER", 7, 9))), level="tokens").slots
     {'PER': (('Al',),)}
@@ -343,9 +343,9 @@ def score_text(
     config: Config | None = None,
     **options: Any,
 ) -> Any:
-    """Score character-offset documents in one call (see :func:`add_text`); ``notes``
-    are counts from the readers, added to the report. Options as in :class:`~iescore.Config`;
-    returns an :class:`iescore.Report`."""
+    """Score character-offset documents in one call (see [`add_text`][iescore.io.chars.add_text]); ``notes``
+    are counts from the readers, added to the report. Options as in [`Config`][iescore.Config];
+    returns an [`iescore.Report`][iescore.Report]."""
     s = Scorer(Config.from_options(config, **options))
     add_text(s, reference, prediction, level=level, tokenizer=tokenizer, misaligned=misaligned)
     for k, v in (notes or {}).items():

@@ -23,7 +23,7 @@ field ``-X-`` is conlleval's explicit boundary and is treated like a blank line.
 ``documents="auto"`` makes each ``-DOCSTART-`` section a document when the file
 has any, and each sentence a document otherwise.
 
-Likely mistakes are warned about (:class:`~iescore.errors.IEScoreWarning`): a
+Likely mistakes are warned about ([`IEScoreWarning`][iescore.errors.IEScoreWarning]): a
 file without tokens, and a predicted column equal to the gold column on every
 token (the same column given twice).
 
@@ -65,7 +65,7 @@ STDIN = "-"
 def read_lines(path: str, encoding: str = "utf-8") -> list[str]:
     """The lines of a text file (ended by LF, CRLF or CR), without a leading byte-order
     mark; an undecodable byte is an error naming its line and byte and the encoding to
-    pass (the one a byte-order mark names, see :func:`encoding_problem`). ``-`` reads
+    pass (the one a byte-order mark names, see [`encoding_problem`][iescore.io.conll.encoding_problem]). ``-`` reads
     standard input.
 
     >>> import tempfile, os
@@ -202,7 +202,7 @@ def _utf8(head: bytes) -> bool:
 
 
 def file_encoding_problem(path: str, encoding: str) -> str | None:
-    """:func:`encoding_problem` of the file ``path`` (its first bytes)."""
+    """[`encoding_problem`][iescore.io.conll.encoding_problem] of the file ``path`` (its first bytes)."""
     with open(path, "rb") as fh:
         return encoding_problem(fh.read(_HEAD), encoding)
 
@@ -243,7 +243,7 @@ TWO_COLUMNS = (
 
 def two_columns(path: str | None, encoding: str = "utf-8") -> bool:
     """Is the first line of the file with a token (not ``-DOCSTART-``) one of 2 fields? (For
-    the hint of :data:`TWO_COLUMNS` on an error; ``False`` when the file cannot be read.)"""
+    the hint of `TWO_COLUMNS` on an error; ``False`` when the file cannot be read.)"""
     if path is None or path == STDIN:
         return False
     try:
@@ -349,7 +349,7 @@ def read_conll(
 ) -> TaggedBatch:
     """Read a CoNLL file (gold and prediction columns) or a gold file and a prediction file.
 
-    Returns a :class:`~iescore.scorer.TaggedBatch` for :meth:`iescore.Scorer.add_batch`;
+    Returns a [`TaggedBatch`][iescore.scorer.TaggedBatch] for [`iescore.Scorer.add_batch`][iescore.Scorer.add_batch];
     error messages about tags name ``file:line``.
     """
     if documents not in DOC_MODES:

@@ -1,18 +1,18 @@
 """Before the pipeline (readers), CoNLL column files read as a stream of batches, and a
 file scored batch by batch in bounded memory (the ``iescore score`` command).
 
-:func:`iter_conll` reads what :func:`~iescore.io.conll.read_conll` reads (the same
+[`iter_conll`][iescore.io.conll_stream.iter_conll] reads what [`read_conll`][iescore.io.conll.read_conll] reads (the same
 lines, fields, sentences, documents, ``-DOCSTART-`` counts, ids, line numbers and
 warnings) a block of lines at a time, and yields it as consecutive
-:class:`~iescore.scoring.batch.TaggedBatch` es of whole documents over one
-:class:`~iescore.decode.Vocabulary`. Its fields are split a block at a time
+[`TaggedBatch`][iescore.scoring.batch.TaggedBatch] es of whole documents over one
+`Vocabulary`. Its fields are split a block at a time
 (``str.split`` where that splits as the ASCII spaces and tabs do), so it is the fast
-path; :func:`~iescore.io.conll.read_conll` is its plain reference, and whenever the
+path; [`read_conll`][iescore.io.conll.read_conll] is its plain reference, and whenever the
 input is bad (a column missing, files out of step, an undecodable byte, a
 ``-DOCSTART-`` line with a tag) the reference reads it again to raise its exact error.
 Standard input is first copied to a temporary file, which is read like a file.
 
-:func:`score_conll` adds the batches to a :class:`~iescore.Scorer` that keeps totals
+[`score_conll`][iescore.io.conll_stream.score_conll] adds the batches to a [`Scorer`][iescore.Scorer] that keeps totals
 only; under ``scheme="auto"`` it reads the file once more when the whole file turns out
 to be of another scheme than its first batch, so the report is the one-shot report,
 number for number. A document is never split: one larger than a batch is held whole.
@@ -60,7 +60,7 @@ class _Bad(Exception):
 
 class _Lines:
     """A text file's lines, a block at a time (ends LF, CRLF or CR; no byte-order mark).
-    An undecodable byte raises :class:`_Bad`."""
+    An undecodable byte raises `_Bad`."""
 
     def __init__(self, fh: IO[bytes], encoding: str, seen: Callable[[int], None] | None = None) -> None:
         try:
@@ -115,7 +115,7 @@ def _fields(text: str) -> tuple[list[str], np.ndarray]:
     ASCII text with LF line ends and no other space character is split by
     ``str.split`` in one call, and a line's fields are counted from where fields start
     (a byte after a space, tab or line end) and where lines end; other text line by
-    line, as :func:`~iescore.io.conll.read_conll` splits it.
+    line, as [`read_conll`][iescore.io.conll.read_conll] splits it.
 
     >>> flat, n = _fields("a B-X  O\\n\\n\\tc O O\\nd")
     >>> flat, n.tolist()
@@ -176,12 +176,12 @@ def iter_conll(
     progress: Callable[[int], None] | None = None,
     names: tuple[str, str | None] | None = None,
 ) -> Iterator[TaggedBatch]:
-    """The batches of :func:`~iescore.io.conll.read_conll`'s batch: its documents in order,
+    """The batches of [`read_conll`][iescore.io.conll.read_conll]'s batch: its documents in order,
     about ``batch_tokens`` tokens per batch (whole documents), over one vocabulary.
     ``tokens=False`` leaves out the token column (when only tags are scored);
     ``progress(n)`` is called with the bytes of each block read; ``names`` are the
     files' names in messages and ids (``<stdin>`` for a copy of standard input).
-    Paths are files (:func:`score_conll` copies standard input to one)."""
+    Paths are files ([`score_conll`][iescore.io.conll_stream.score_conll] copies standard input to one)."""
     if documents not in DOC_MODES:
         raise ConfigError(f"unknown documents mode {documents!r}; valid: {choices(DOC_MODES)}")
     shown = names or (path, pred_path)
@@ -365,7 +365,7 @@ class _State:
 
     def cut(self, batch_tokens: int) -> TaggedBatch:
         """A batch of the documents before the first one to start at ``batch_tokens`` or
-        later (see :meth:`can_cut`)."""
+        later (see `can_cut`)."""
         return self._batch(max(int(np.searchsorted(self.doc_start, batch_tokens)), 1))
 
     def finish(self) -> Iterator[TaggedBatch]:
@@ -432,7 +432,7 @@ def score_conll(
     progress: Callable[[int, int], None] | None = None,
 ) -> Report:
     """Score a CoNLL file (or a gold and a prediction file; ``-`` is standard input) in
-    batches, keeping totals only (:class:`~iescore.Scorer` with ``totals_only=True``):
+    batches, keeping totals only ([`Scorer`][iescore.Scorer] with ``totals_only=True``):
     the numbers, views and signature of ``Scorer(config).add_batch(read_conll(...))``,
     in memory that does not grow with the file.
 

@@ -1,13 +1,13 @@
 """Before the pipeline (readers), spaCy ``DocBin`` files (``.spacy``, spaCy's training
-data format) read into :class:`~iescore.io.chars.TextDocument` s.
+data format) read into [`TextDocument`][iescore.io.chars.TextDocument] s.
 
 Each ``Doc`` gives its text, its entities (``doc.ents``; or the span group
 ``doc.spans[spans_key]``) as character spans and its tokens (whitespace tokens left out)
 for ``tokenizer="given"``. Tokens without entity annotation (``ent_iob`` unset, spaCy's
 missing annotation) are read as outside any entity and counted (``unannotated tokens
 read as outside``). A document's id is ``doc.user_data["id"]`` when the file stores user
-data, else ``<file name>#<k>`` (k from 1). :func:`write_docbin` writes documents as a
-``DocBin`` (storing the ids), atomically (:func:`~iescore.atomic.atomic_write`). spaCy is imported only when these functions run.
+data, else ``<file name>#<k>`` (k from 1). [`write_docbin`][iescore.io.docbin.write_docbin] writes documents as a
+``DocBin`` (storing the ids), atomically (`atomic_write`). spaCy is imported only when these functions run.
 """
 
 from __future__ import annotations

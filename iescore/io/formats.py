@@ -1,11 +1,11 @@
 """Before the pipeline (readers), for the command line: ``iescore score --input-format``
-reads a gold and a prediction file in any of the formats of :mod:`iescore.io` and
+reads a gold and a prediction file in any of the formats of `iescore.io` and
 scores them.
 
-``conll`` is the CLI's own path (:mod:`iescore.io.conll`); ``brat``
-(:mod:`iescore.io.brat`, a folder or a ``.ann`` file), ``jsonl``
-(:mod:`iescore.io.jsonl`), ``docbin`` (:mod:`iescore.io.docbin`) and ``llm``
-(:mod:`iescore.io.llm`) are scored here. ``--pred-format`` reads the prediction in
+``conll`` is the CLI's own path ([`iescore.io.conll`][iescore.io.conll]); ``brat``
+([`iescore.io.brat`][iescore.io.brat], a folder or a ``.ann`` file), ``jsonl``
+([`iescore.io.jsonl`][iescore.io.jsonl]), ``docbin`` ([`iescore.io.docbin`][iescore.io.docbin]) and ``llm``
+([`iescore.io.llm`][iescore.io.llm]) are scored here. ``--pred-format`` reads the prediction in
 another format than the gold (``--input-format``) as long as the texts agree.
 Character-offset input needs ``--level characters|tokens`` (with ``--tokenizer`` and
 ``--misaligned`` for ``tokens``); ``--discontinuous`` is brat's policy for
@@ -61,7 +61,7 @@ def add_input_options(parser: Any) -> None:
 
 
 def uses_formats(args: argparse.Namespace) -> bool:
-    """Whether the command line reads another format than CoNLL (then :func:`score_files` scores it);
+    """Whether the command line reads another format than CoNLL (then `score_files` scores it);
     a character-offset option given with CoNLL input is a ConfigError."""
     other = args.input_format not in (None, "conll") or args.pred_format not in (None, "conll")
     if not other and args.level is not None:
@@ -71,8 +71,8 @@ def uses_formats(args: argparse.Namespace) -> bool:
 
 
 def read_input(path: str, fmt: str, args: argparse.Namespace) -> Any:
-    """One side's file in format ``fmt``: a :class:`~iescore.io.chars.TextCorpus`, or LLM
-    :class:`~iescore.io.llm.Extraction` s."""
+    """One side's file in format ``fmt``: a [`TextCorpus`][iescore.io.chars.TextCorpus], or LLM
+    [`Extraction`][iescore.io.llm.Extraction] s."""
     if fmt == "brat":
         return read_brat(path, discontinuous=args.discontinuous, encoding=args.encoding)
     if fmt == "jsonl":
@@ -187,7 +187,7 @@ def sniff_format(path: str | None, encoding: str = "utf-8") -> tuple[str, str] |
 
 
 def not_conll(args: argparse.Namespace, command: str) -> str | None:
-    """The message refusing a FILE or PRED_FILE read as CoNLL that :func:`sniff_format`
+    """The message refusing a FILE or PRED_FILE read as CoNLL that `sniff_format`
     recognises: for ``score`` without ``--input-format``, the options to pass; for
     ``command`` ``report``, ``compare`` or ``agree`` (CoNLL only), that it reads CoNLL files."""
     if command == "score" and (args.input_format is not None or args.pred_format is not None):

@@ -1,6 +1,6 @@
 """Before the pipeline (readers), JSON lines with character spans: the export shapes of
 Prodigy, doccano and Label Studio, and presidio's ``entity_type`` results, read into
-:class:`~iescore.io.chars.TextDocument` s.
+[`TextDocument`][iescore.io.chars.TextDocument] s.
 
 A file holds one JSON object per line (JSONL), or one JSON list of such objects (Label
 Studio's JSON export). Each object is a document, whose shape is recognised by its keys:
@@ -22,7 +22,7 @@ Studio's JSON export). Each object is a document, whose shape is recognised by i
   ``tokens`` (``{"start", "end"}``) are kept for ``tokenizer="given"``.
 
 A document's id is its ``id`` (or Prodigy's ``meta.id``), else ``<file name>#<line>``.
-Every error names the file, the line and the value. :func:`write_jsonl` writes
+Every error names the file, the line and the value. [`write_jsonl`][iescore.io.jsonl.write_jsonl] writes
 ``{"id", "text", "spans": [{"start", "end", "label"}], "tokens"}`` lines, which read back
 as they were.
 
@@ -175,8 +175,8 @@ def read_jsonl(
 
 
 def write_jsonl(documents: Iterable[Any], path: str, *, encoding: str = "utf-8") -> None:
-    """Write :class:`~iescore.io.chars.TextDocument` s as JSON lines (Prodigy's span shape),
-    atomically (:func:`~iescore.atomic.atomic_write`: an interrupted write leaves the old file)."""
+    """Write [`TextDocument`][iescore.io.chars.TextDocument] s as JSON lines (Prodigy's span shape),
+    atomically (`atomic_write`: an interrupted write leaves the old file)."""
     with atomic_write(path, encoding=encoding) as fh:
         for d in documents:
             rec: dict[str, Any] = {"id": d.id, "text": d.text, "spans": [_span_json(s) for s in d.spans]}

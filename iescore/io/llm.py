@@ -2,23 +2,23 @@
 without offsets, read and turned into OBD templates, or aligned to the document text
 for AO scoring.
 
-* **Reading** (:func:`read_llm`): a JSONL file with one object per document, or a JSON
+* **Reading** ([`read_llm`][iescore.io.llm.read_llm]): a JSONL file with one object per document, or a JSON
   list of them: ``{"id": ..., "entities": [{"label": ..., "text": ...}, ...]}``
   (the list may also be called ``extractions`` or ``items``; a label may be called
   ``type`` or ``entity_type``); an optional ``text`` is the document's text, checked
   against the reference's.
-* **OBD** (:func:`llm_templates`): each document's strings become the fillers of its
+* **OBD** ([`llm_templates`][iescore.io.llm.llm_templates]): each document's strings become the fillers of its
   template, split into tokens as the reference's span texts are
-  (:func:`~iescore.io.chars.filler_tokens`); the configured normaliser compares them.
+  ([`filler_tokens`][iescore.io.chars.filler_tokens]); the configured normaliser compares them.
   A string found nowhere in the text is an ordinary filler, a false positive.
-* **AO** (:func:`align_extractions`): each string is looked up in the reference text
+* **AO** ([`align_extractions`][iescore.io.llm.align_extractions]): each string is looked up in the reference text
   (exactly, occurrences not overlapping, left to right) under ``align``:
   ``"first"`` places it at its first occurrence, ``"every"`` at every occurrence,
   ``"unique"`` refuses a string found more than once (an InputError naming the
   document, the string and two of its offsets). Strings found more than once are
   counted (``ambiguous strings``). A string found nowhere has no position, so it can
   be no AO prediction: it is counted as ``hallucinated`` in the report, listed by
-  :func:`align_extractions`, and warned about -- never dropped silently. To score
+  [`align_extractions`][iescore.io.llm.align_extractions], and warned about -- never dropped silently. To score
   such strings as false positives, score in OBD.
 
 Example:
@@ -168,11 +168,11 @@ def score_llm(
     **options: Any,
 ) -> Any:
     """Score LLM extractions against character-offset reference documents (or against
-    other extractions, in OBD); returns an :class:`iescore.Report`.
+    other extractions, in OBD); returns an [`iescore.Report`][iescore.Report].
 
-    ``setting="OBD"`` compares templates (:func:`llm_templates`); ``"AO"`` aligns the
-    strings (:func:`align_extractions`) and scores them at ``level`` as
-    :func:`~iescore.io.chars.score_text` does, counting ``hallucinated`` and
+    ``setting="OBD"`` compares templates ([`llm_templates`][iescore.io.llm.llm_templates]); ``"AO"`` aligns the
+    strings ([`align_extractions`][iescore.io.llm.align_extractions]) and scores them at ``level`` as
+    [`score_text`][iescore.io.chars.score_text] does, counting ``hallucinated`` and
     ``ambiguous strings`` in the report; its signature names ``align`` (``align:every``).
 
     >>> from iescore.io.chars import TextDocument

@@ -1,13 +1,13 @@
 """Stages 2 and 3 of the pipeline: match units under a rule, and count.
 
-Pipeline: decode (:mod:`iescore.decode`) -> **match -> count** -> per-document cells
-(:mod:`iescore.cells`) -> measures -> report -> views. Modules: :mod:`.units` (units,
-cells, statuses), :mod:`.rules` (candidate pairs under exact / contain / overlap and
-the OBD sequence rules), :mod:`.fillers` (OBD filler pairs through the slots' floors),
-:mod:`.slots` (Makhoul's alignment of OBD slots), :mod:`.assign` (maximum-cardinality matching with
-preferences; its solver for non-crossing edges in :mod:`.intervals`), :mod:`.count` (any-match and one-to-one counting, Makhoul's alignment),
-:mod:`.modes` (match-best), :mod:`.exact` (the exact fast path for decoded tags).
-The token & separator model is :mod:`iescore.ts`.
+Pipeline: decode (`iescore.decode`) -> **match -> count** -> per-document cells
+(`iescore.cells`) -> measures -> report -> views. Modules: `units` (units,
+cells, statuses), `rules` (candidate pairs under exact / contain / overlap and
+the OBD sequence rules), `fillers` (OBD filler pairs through the slots' floors),
+`slots` (Makhoul's alignment of OBD slots), `assign` (maximum-cardinality matching with
+preferences; its solver for non-crossing edges in `intervals`), `count` (any-match and one-to-one counting, Makhoul's alignment),
+`modes` (match-best), `exact` (the exact fast path for decoded tags).
+The token & separator model is `iescore.ts`.
 """
 
 from .count import count

@@ -15,31 +15,31 @@ lexicographically largest.
 
 Two solvers implement that rule:
 
-* **Non-crossing edges** (:func:`~iescore.match.intervals._interval_dp`): when the edges sorted by
+* **Non-crossing edges** (`_interval_dp`): when the edges sorted by
   (answer rank, prediction rank) have non-decreasing prediction ranks, as they always
   do in AO when neither side's spans overlap among themselves (two overlapping pairs of
   disjoint spans cannot cross), an edge conflicts only with a contiguous block of the
   edges just before it, and the matching is weighted interval scheduling: a linear
   dynamic programme over suffixes, reconstructed from the left (which is the tie rule).
-  From ``_VEC_MIN`` edges on it runs vectorised (:mod:`iescore.match.intervals`): the
+  From ``_VEC_MIN`` edges on it runs vectorised (`iescore.match.intervals`): the
   levels packed into few int64 *limbs*, the programme as a (max, +) product of 2x2
   matrices computed by halving, in linear numpy work; the plain loop on exact Python
   integers remains for small inputs and for levels too large for int64.
-* **Any other component** (:func:`_general`), in two phases. The optimum of the weights
+* **Any other component** (`_general`), in two phases. The optimum of the weights
   alone, with dual potentials, by successive shortest augmenting paths on the sparse
-  graph (:func:`~iescore.match.paths._shortest_paths`: Dijkstra's algorithm from each new answer, stopping at
+  graph (`_shortest_paths`: Dijkstra's algorithm from each new answer, stopping at
   the first free prediction); every optimal matching lies on the edges the potentials
   make tight. The tie rule then runs on the tight edges only: their components are
   solved again by this dispatch (a lone edge, the DP, or this solver). A component whose
   edges are all tight gets the tie rule (answer by answer, the earliest partner that
   some optimal matching with the choices so far still allows) by the first of these
   that fits: a dynamic programme sweeping the answers in order
-  (:func:`~iescore.match.sweep._sweep`, linear while few predictions are open at a time); from
+  (`_sweep`, linear while few predictions are open at a time); from
   the optimum found, alternating-path searches deciding each try
-  (:func:`~iescore.match.paths._lex_first`, while no search runs long); the same searches
-  over classes of twin nodes (:func:`~iescore.match.twins._lex_first_twins`, when the
+  (`_lex_first`, while no search runs long); the same searches
+  over classes of twin nodes (`_lex_first_twins`, when the
   classes are joined by few pairs, as in a dense OBD slot); one exact
-  optimisation (:func:`~iescore.match.paths._tie_ruled`: a digit per answer added to the
+  optimisation (`_tie_ruled`: a digit per answer added to the
   weights, while its integers stay small); the searches without a limit.
 
 A lone edge (both ends of degree one) is chosen outright. The plain reference is the
@@ -124,16 +124,16 @@ def _general(a: list[int], p: list[int], w: list[int], tie_rule: bool = True) ->
 
     ``a``/``p`` are the edges' node keys (their ranks) and ``w`` their positive weights,
     edges given in (answer, prediction) order. First the optimum for ``w`` alone, with
-    dual potentials (:func:`_shortest_paths`): every optimal matching uses only the edges
+    dual potentials (`_shortest_paths`): every optimal matching uses only the edges
     those potentials make *tight* (LP complementary slackness), and a matching of tight
     edges weighs the optimum exactly when it covers every node of positive potential, so
     the optimum weighs as much over the tight edges as over all. The tie rule is then
-    applied to the tight edges alone (:func:`_solve`): often they fall apart into small
+    applied to the tight edges alone (`_solve`): often they fall apart into small
     pieces, or no longer cross and go to the interval DP. When every edge is tight, the
     tie rule is applied to the whole component by the sweep
-    (:func:`~iescore.match.sweep._sweep`), or, when too many states arise, from the optimum
-    found by searches (:func:`~iescore.match.paths._lex_first`), the searches over twin
-    classes (:func:`~iescore.match.twins._lex_first_twins`), the digit-per-answer
+    (`_sweep`), or, when too many states arise, from the optimum
+    found by searches (`_lex_first`), the searches over twin
+    classes (`_lex_first_twins`), the digit-per-answer
     optimisation or the searches without a limit, the first of them that fits.
     """
     rows, cols = _numbered(a), _numbered(p)
@@ -181,7 +181,7 @@ def _put(keep: list[bool], at: list[int], sub: list[bool]) -> None:
 def _solve(a: list[int], p: list[int], w: list[int]) -> list[bool]:
     """Tie-ruled maximum-weight matching of edges in (answer, prediction) order, component
     by component: a lone edge is kept, non-crossing edges go to the interval DP, the rest
-    to :func:`_general`."""
+    to `_general`."""
     keep = [False] * len(w)
     if not w:
         return keep
@@ -205,7 +205,7 @@ def _solve(a: list[int], p: list[int], w: list[int]) -> list[bool]:
 def _noncrossing(ka: np.ndarray, kp: np.ndarray, levels: Sequence[np.ndarray], edges: np.ndarray,
                  n_match: int) -> np.ndarray:
     """The interval DP's choice over ``edges`` (node keys ``ka``/``kp``): vectorised
-    (:func:`_interval_dp_vec`) on int64 limbs from ``_VEC_MIN`` edges on, else (and when
+    (`_interval_dp_vec`) on int64 limbs from ``_VEC_MIN`` edges on, else (and when
     the levels do not fit in limbs) the plain loop on exact integers."""
     if len(edges) >= _VEC_MIN:
         limbs = _limbs(levels, edges)

@@ -1,9 +1,9 @@
 """Stage 3 of the pipeline (count), the tie-ruled matching (README, Definitions: ties) of a
 graph given as a few explicit edges plus *blocks*: sets of answers and predictions of
 which every answer-prediction pair is an edge of the block's weight. A tied OBD slot
-(:mod:`iescore.match.slots`) is such a graph: every pair of its real fillers is an
+(`iescore.match.slots`) is such a graph: every pair of its real fillers is an
 aligned pair sharing nothing at least (a block), the hub pairs it needs share hub tokens
-(a block per level of copies shared, :mod:`iescore.match.hubs`), and the other pairs
+(a block per level of copies shared, `iescore.match.hubs`), and the other pairs
 that weigh something are few. Writing the blocks out costs their size squared: 6,000
 fillers of the bench's ``share_wrong`` shape made 1.3 million pairs.
 
@@ -17,13 +17,13 @@ on classes only:
   through a node per block, or leaves them unmatched; from a greedy start (each block
   fills its classes in the fewest blocks first), the primal-dual method: augmenting paths
   over the tight arcs, and a Dijkstra search on reduced costs whenever none is left
-  (:meth:`_Flow.ship`);
+  (`_Flow.ship`);
 * the rules an optimal matching obeys (complementary slackness: a class of answers whose
   "unmatched" arc is not tight is always matched, and so is a class of predictions whose
   arc to the sink has a negative reduced cost), and the class pairs it may join: an
   explicit arc, or an arc into a block and one out of it, that some optimal flow uses
-  (:meth:`_Flow.allowed`: strongly connected components of the tight arcs' residual graph);
-* the tie rule on those classes (:func:`iescore.match.classes._tie_rule_on_classes`).
+  (`_Flow.allowed`: strongly connected components of the tight arcs' residual graph);
+* the tie rule on those classes (`iescore.match.classes._tie_rule_on_classes`).
 
 Classes, arcs and searches are counted in classes, explicit arcs and blocks, not in
 pairs of nodes, nor in the pairs of classes a block joins: the tie rule is given each
@@ -32,7 +32,7 @@ from the classes joined to its members, not from each of its classes), and an an
 candidates from a block come from a heap the block keeps. (Handing the tie rule the
 class pairs instead made 6.7 million of them at 30,000 fillers of the bench's
 ``two_hubs`` shape.) The reference is the same graph with its blocks written out, solved
-by :func:`iescore.match.assign.match` (tests/test_blocks.py). Building this many small
+by `iescore.match.assign.match` (tests/test_blocks.py). Building this many small
 lists, dicts and sets, the solver pauses the cyclic garbage collector.
 """
 
@@ -102,9 +102,9 @@ class _Flow:
 
     def ship(self, excess: dict[int, int], t: int) -> None:
         """Send every node's ``excess`` to t at least cost (the primal-dual method):
-        augmenting paths over the tight arcs (:meth:`_augment`) send what they can; when
+        augmenting paths over the tight arcs (`_augment`) send what they can; when
         none is left, a Dijkstra search from the nodes with excess on reduced costs
-        (:meth:`_settle`) makes the next shortest paths tight. Empties ``excess``.
+        (`_settle`) makes the next shortest paths tight. Empties ``excess``.
 
         Rounds of depth-first paths usually leave nothing after one or two (every bench
         shape); from the third in a row on, the paths are shortest ones (Dinic's phases),
@@ -316,7 +316,7 @@ def block_match(n_u: int, n_v: int, rank_u: Sequence[int], rank_v: Sequence[int]
 def _block_match(n_u: int, n_v: int, rank_u: Sequence[int], rank_v: Sequence[int], eu: Sequence[int],
                  ev: Sequence[int], ew: Sequence[int],
                  blocks: Sequence[tuple[Sequence[int], Sequence[int], int]]) -> list[int]:
-    """:func:`block_match`, with the cyclic garbage collector paused."""
+    """`block_match`, with the cyclic garbage collector paused."""
     partners_u: list[list[tuple[int, int]]] = [[] for _ in range(n_u)]
     partners_v: list[list[tuple[int, int]]] = [[] for _ in range(n_v)]
     for i, j, w in zip(eu, ev, ew):

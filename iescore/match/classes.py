@@ -1,10 +1,10 @@
 """Stage 3 of the pipeline (count), the tie rule (README, Definitions: ties) on classes of
-*twins*: its state and its searches, for :mod:`iescore.match.twins` (a component given
-pair by pair) and :mod:`iescore.match.blocks` (a tied OBD slot, its blocks of pairs never
+*twins*: its state and its searches, for `iescore.match.twins` (a component given
+pair by pair) and `iescore.match.blocks` (a tied OBD slot, its blocks of pairs never
 written out). Why working on classes is exact, why a class that failed an answer fails
 its later twins, and why a failed search splits off a part of its own are in
-:mod:`iescore.match.twins`; how a search passes through a block is in
-:func:`_tie_rule_on_classes`.
+`iescore.match.twins`; how a search passes through a block is in
+`_tie_rule_on_classes`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ def _tie_rule_on_classes(cls_r: list[int], ban_r: list[bool], must_x: list[bool]
                          nb_x: list[list[int]], members: list[list[int]], rank_c: list[int],
                          start: list[tuple[int, int, int]], blocks_x: list[list[int]] | None = None,
                          block_ys: list[list[int]] | None = None) -> list[int]:
-    """The tie rule on twin classes (:func:`_lex_first_twins`): each answer's prediction
+    """The tie rule on twin classes (`_lex_first_twins`): each answer's prediction
     (-1: none), answers taken in the order of ``cls_r`` (each answer's class), which is
     their rank order. ``ban_r``: answers no optimal matching matches; ``must_x``/``must_y``:
     the classes whose nodes every optimal matching matches; ``nb_x``: each class of answers'
@@ -26,7 +26,7 @@ def _tie_rule_on_classes(cls_r: list[int], ban_r: list[bool], must_x: list[bool]
     their ranks; ``start``: an optimal matching, as (x, y, pairs joining them).
 
     A class of answers may also reach, through each of its ``blocks_x``, every class of
-    predictions of ``block_ys[k]`` (:mod:`iescore.match.blocks`): those pairs are never
+    predictions of ``block_ys[k]`` (`iescore.match.blocks`): those pairs are never
     written out. A search passes through a block once, and each block keeps, per part, a
     heap of its classes of predictions by earliest undecided rank (an entry per change of
     that rank; stale ones are skipped), which every answer reaching it shares. A class that

@@ -2,14 +2,14 @@
 
 * any-match counting (De Sitter Fig. 4) from "is this unit hit by a rule pair";
 * one-to-one counting from a maximum-cardinality matching on rule pairs
-  (:mod:`iescore.match.assign`), preferring exact pairs, then the smallest boundary
+  (`iescore.match.assign`), preferring exact pairs, then the smallest boundary
   error, then position (README, Definitions: ties);
 * Makhoul's C/S/D/I from a second matching over all aligned-able pairs (the
   alignment), preferring correct pairs, then more aligned pairs, then same label,
-  then closeness; for OBD fillers, whose slots are complete, :mod:`iescore.match.slots`.
+  then closeness; for OBD fillers, whose slots are complete, `iescore.match.slots`.
 
-The modes are in :mod:`iescore.match.modes` (match-best), the exact fast path for
-decoded tags in :mod:`iescore.match.exact`.
+The modes are in `iescore.match.modes` (match-best), the exact fast path for
+decoded tags in `iescore.match.exact`.
 """
 
 from __future__ import annotations

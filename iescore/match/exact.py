@@ -3,7 +3,7 @@ that never overlap within a side (decoded tags): the fast path.
 
 A prediction can then equal at most one answer, so any-match and one-to-one counting
 agree and matching is one merge of (document, start) keys. Its reference is the
-general path (:func:`iescore.match.rules.ao_pairs` + :func:`iescore.match.count.count`),
+general path (`iescore.match.rules.ao_pairs` + `iescore.match.count.count`),
 compared in tests/test_fast_paths.py, and the brute-force scorer of
 tests/spec_reference.py (tests/test_front_ends.py).
 """
@@ -31,11 +31,11 @@ def exact_disjoint(
     A prediction can then equal at most one answer, so any-match and one-to-one
     counting agree, and matching is one merge of the two sides' (document, start) keys
     instead of pair generation.
-    The units carry their ``cell`` rows (:func:`cell_index`, ``n_cells`` rows).
+    The units carry their ``cell`` rows (`cell_index`, ``n_cells`` rows).
     ``n_fields`` < 7 keeps only the first fields of the cells (``tp, fp, fn``: 3), and
     ``dtype`` is the cells' integer type. ``hits`` may give which answers and which
     predictions have an equal on the other side, when the decoder found them
-    (:func:`~iescore.decode.pair.decode_pair`); only the counting is then left.
+    (`decode_pair`); only the counting is then left.
     """
     assert R.cell is not None and P.cell is not None
     ref_hit, hit = hits if hits is not None else _exact_hits(R, P)

@@ -4,7 +4,7 @@ pairs (README, Definitions: matching rules (OBD); slot errors).
 
 In OBD every answer and prediction of one slot (document and label) may align, and an
 alignment is ranked by its correct pairs, then its aligned pairs, then its shared tokens
-(:mod:`iescore.match.slots`). A token on most fillers of a slot ("Dr" in every name)
+(`iescore.match.slots`). A token on most fillers of a slot ("Dr" in every name)
 makes nearly every pair share a token: n² candidates, although which pairs align hardly
 changes what that token adds up to. Give such a token a *floor* c > 0 in its slot, and
 write n(x) for the copies a filler x holds and (y)+ for max(y, 0). For an answer a and a
@@ -35,16 +35,16 @@ few fillers.
 Each token's floor is chosen per slot for the fewest such pairs: none, with the pairs of
 its holders on both sides, or one of the counts its fillers hold, with the pairs of the
 fillers beyond it on both sides, of those short of it on both sides and, on the larger
-side, their pairs with the stand-ins of unaligned fillers (:mod:`iescore.match.slots`).
+side, their pairs with the stand-ins of unaligned fillers (`iescore.match.slots`).
 "Dr" once in every filler but one answer of a slot of n a side gives no pair at all instead
 of n² - n. A floor only helps a token held by more than half of one side, so the choice
 is made for those few.
 
 A token on a share of both sides' fillers, less than most (or a floor lacked by such a
 share), still makes many pairs: in a large slot its holders on the two sides may make it
-a *hub* (:func:`_hubs`). A hub is left out of the index, so a pair that shares only hub
+a *hub* (`_hubs`). A hub is left out of the index, so a pair that shares only hub
 tokens is not a candidate unless (2) or (3) finds it ((3) then counts the tokens beyond
-the floors that are not hubs); a certificate (:mod:`iescore.match.hubs`) checks that no
+the floors that are not hubs); a certificate (`iescore.match.hubs`) checks that no
 best alignment of the slot uses such a pair, and a slot whose certificate fails gets
 those pairs back (with one hub token, only those an optimal dual leaves tight), as blocks
 left implicit. The plain reference, every pair compared, is in tests/test_slots.py.
@@ -120,7 +120,7 @@ Held: TypeAlias = "tuple[Counter[str], dict[str, Counter[int]]]"  # one side's _
 
 def _floors(n_r: int, n_p: int, hold_r: Held, hold_p: Held) -> Counter[str]:
     """Each token's floor in one slot of ``n_r`` answers and ``n_p`` predictions whose
-    :func:`_holders` are ``hold_r`` and ``hold_p`` (module docstring), the tokens without
+    `_holders` are ``hold_r`` and ``hold_p`` (module docstring), the tokens without
     one left out.
 
     >>> _floors(3, 3, _holders([("Dr", "a"), ("Dr", "b"), ("c",)], [frozenset(["Dr", "a"]),
@@ -180,7 +180,7 @@ def _split(keys: list[tuple[str, ...]], sets: list[frozenset[str]], floor: Count
 
 def _hubs(bd_r: list[tuple[Tokens, Tokens]], bd_p: list[tuple[Tokens, Tokens]], m_max: float, e_max: float,
           held_r: Counter[str], held_p: Counter[str], floor: Counter[str]) -> tuple[frozenset[str], frozenset[str]]:
-    """A slot's hub tokens (:mod:`iescore.match.hubs`): those beyond their floors, and the
+    """A slot's hub tokens (`iescore.match.hubs`): those beyond their floors, and the
     floors lacked, whose holders on the two sides make at least ``_HUB_PAIRS`` pairs, four
     per filler or more (``held_r``/``held_p``: the fillers holding each token at all, a
     bound on those holding it beyond its floor). None where the pairs the rule could
@@ -228,7 +228,7 @@ def _outside(x: Tokens, hub: frozenset[str]) -> Tokens:
 def _candidates(R: Units, P: Units, rule: Rule) -> tuple[np.ndarray, np.ndarray, list[Tokens], list[Tokens],
                                                          list[Tokens], list[Tokens], list[HubSlot]]:
     """The same-document, same-slot pairs that can weigh anything (module docstring), but
-    the hub pairs (:mod:`iescore.match.hubs`), sorted by (prediction, answer), every
+    the hub pairs (`iescore.match.hubs`), sorted by (prediction, answer), every
     answer's and prediction's tokens beyond the floors and deficits, and the slots with hub
     tokens: (answers, predictions, beyond_r, beyond_p, short_r, short_p, hub slots)."""
     assert R.key is not None and P.key is not None
@@ -316,8 +316,8 @@ def obd_pairs(R: Units, P: Units, rule: Rule) -> Pairs:
     with rule attributes (README, Definitions: matching rules (OBD)), shared tokens and
     weights, and every filler's gain when left unaligned. Every pair of a slot left out
     satisfies no rule and weighs nothing, or shares only hub tokens in a slot where no
-    best alignment uses such a pair (:mod:`iescore.match.hubs`): the slot alignment
-    (:mod:`iescore.match.slots`) treats the slot as complete."""
+    best alignment uses such a pair (`iescore.match.hubs`): the slot alignment
+    (`iescore.match.slots`) treats the slot as complete."""
     assert R.key is not None and P.key is not None
     z = np.zeros(0, dtype=_I64)
     if len(R) == 0 or len(P) == 0:
@@ -331,7 +331,7 @@ def obd_pairs(R: Units, P: Units, rule: Rule) -> Pairs:
 
 
 def _obd_pairs(R: Units, P: Units, rule: Rule) -> Pairs:
-    """:func:`obd_pairs` of non-empty sides."""
+    """`obd_pairs` of non-empty sides."""
     r, p, beyond_r, beyond_p, short_r, short_p, hubs = _candidates(R, P, rule)
     sides = (beyond_r, beyond_p, short_r, short_p)
     alone = (np.array([_size(d) for d in short_r], dtype=_I64), np.array([_size(d) for d in short_p], dtype=_I64))

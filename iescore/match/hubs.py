@@ -1,9 +1,9 @@
 """Stage 2 of the pipeline (match), OBD: a slot's *common* tokens, held by many fillers of
 both sides, and the proof that no best alignment needs the pairs sharing nothing else
-(README, Definitions: slot errors; :mod:`iescore.match.fillers`).
+(README, Definitions: slot errors; `iescore.match.fillers`).
 
 A token on a share f of a slot's fillers on both sides, less than most of them (so no
-floor helps), makes (f n)² pairs share it. :mod:`iescore.match.fillers` indexes such a
+floor helps), makes (f n)² pairs share it. `iescore.match.fillers` indexes such a
 *hub* token apart: a pair that shares a hub token and nothing else (no other token, not
 equal, not accepted by the rule) is a *hub pair*, left out, and it weighs at most its two
 fillers' hub copies: h(a, b) <= min(s(a), s(b)), s(x) the copies x holds of hub tokens.
@@ -11,7 +11,7 @@ Leaving them out is exact when a *certificate* shows that no best alignment uses
 
 The alignment (correct pairs, then shared tokens; every pair can be added at no cost, the
 slot being complete) is a maximum-weight matching of the pairs that weigh something and
-of the stand-ins for unaligned fillers' gains (:mod:`iescore.match.slots`), one integer
+of the stand-ins for unaligned fillers' gains (`iescore.match.slots`), one integer
 weight per pair (``c``: correct pairs weighted above any total of shared tokens and gains).
 Its linear programme has a dual: potentials U(a), V(b) >= 0 with U(a) + V(b) >= c(a, b)
 on every pair, of least total the optimum. Take an optimal dual of the pairs kept. If it
@@ -22,7 +22,7 @@ and so is the tie rule's choice among them.
 
 The certificate asks for bounds by the hub copies: U(a) >= X(s(a)) and V(b) >= Y(s(b)),
 with X(s) + Y(t) > 2 min(s, t) whenever s, t > 0 (weights are doubled to stay integers);
-it tries four splits (:data:`_SPLITS`). Optimal duals are those tight on one optimal
+it tries four splits (`_SPLITS`). Optimal duals are those tight on one optimal
 matching M and zero on the fillers M leaves unmatched; writing V(b) = c(M(b), b) - U(M(b)),
 every other condition is a difference between two answers' U or a bound on one, and the
 least U meeting the lower ones (a longest-path relaxation: M optimal, no cycle gains)
@@ -30,7 +30,7 @@ must meet the upper ones.
 
 When no split passes, some hub pairs may be in best alignments (hub fillers left without
 a pair on both sides pair through the hub). With one hub token that every holder holds
-once (:func:`tight_holders`), the hub is a node every hub pair passes through: a dual of
+once (`tight_holders`), the hub is a node every hub pair passes through: a dual of
 all the pairs is then a potential x for the hub and bounds U(a) >= x on its answers,
 V(b) >= 2 - x on its predictions (doubled weights; an integral optimum has x in 0, 1, 2),
 and D(x), the bounds' total plus the best matching of the weights less the bounds, is an
@@ -41,9 +41,9 @@ complementary slackness again, a best alignment can only use the hub pairs it le
 tight: between the holders whose reduced potentials are 0, taken in the midpoint of the
 least and the greatest dual on the matching. The slot keeps those pairs, as a block
 (``Pairs.blocks``: each pair not found otherwise shares the hub token alone, so weighs
-one token, and the rule does not accept it) that :mod:`iescore.match.slots` never writes
+one token, and the rule does not accept it) that `iescore.match.slots` never writes
 out; when no x gets there, or with several hub tokens or copies, every pair sharing a hub
-token, as one block per level of copies shared (:func:`holder_blocks`; listed beyond
+token, as one block per level of copies shared (`holder_blocks`; listed beyond
 ``_MAX_BLOCKS`` levels). The plain reference,
 every pair compared, is in tests/test_slots.py.
 """
@@ -98,11 +98,11 @@ _MAX_BLOCKS = 64  # a slot whose hub pairs need more blocks than this has them l
 
 def hub_pairs_needed(pairs: Pairs, hubs: list[HubSlot],
                      n_r: int) -> tuple[list[tuple[list[int], list[int]]], list[tuple[list[int], list[int], int]]]:
-    """The hub pairs some best alignment may use: none in a slot :func:`certified` (on the
-    slot's pairs that weigh something and the stand-ins of :mod:`iescore.match.slots`); in
-    a slot with one hub token held once by each holder, those of the :func:`tight_holders`;
+    """The hub pairs some best alignment may use: none in a slot `certified` (on the
+    slot's pairs that weigh something and the stand-ins of `iescore.match.slots`); in
+    a slot with one hub token held once by each holder, those of the `tight_holders`;
     else those of all its holders. As blocks (the second list: answers, predictions and a
-    weight, :func:`holder_blocks`), or as groups of (answers, predictions) whose pairs are
+    weight, `holder_blocks`), or as groups of (answers, predictions) whose pairs are
     all listed (the first list) where a slot would need more than ``_MAX_BLOCKS`` blocks."""
     out: list[tuple[list[int], list[int]]] = []
     blocks: list[tuple[list[int], list[int], int]] = []
@@ -172,7 +172,7 @@ def holder_blocks(h: HubSlot) -> list[tuple[list[int], list[int], int]] | None:
 def _weighted(pairs: Pairs, at: np.ndarray, h: HubSlot) -> tuple[list[int], list[int], list[int], list[int],
                                                                  list[int]]:
     """One slot's pairs ``at`` that weigh something and the edges of its stand-ins
-    (:mod:`iescore.match.slots`), numbered within the slot, stand-ins after the fillers,
+    (`iescore.match.slots`), numbered within the slot, stand-ins after the fillers,
     with their doubled weights, and every node's hub copies (none on a stand-in):
     (answers, predictions, weights, size_r, size_p)."""
     assert pairs.weight is not None and pairs.alone is not None
@@ -229,7 +229,7 @@ def certified(a: Sequence[int], b: Sequence[int], c: Sequence[int], size_r: Sequ
 def tight_holders(a: Sequence[int], b: Sequence[int], c: Sequence[int], size_r: Sequence[int],
                   size_p: Sequence[int]) -> tuple[list[int], list[int]] | None:
     """For a slot with one hub token that each holder holds once (arguments as
-    :func:`certified`): the holders, answers and predictions, between which an optimal dual
+    `certified`): the holders, answers and predictions, between which an optimal dual
     of all the pairs leaves the hub pairs tight, the only hub pairs a best alignment can
     use; None when no such dual was found (module docstring).
 
@@ -261,7 +261,7 @@ def _tight(m: _Matched, hub_r: list[int], hub_p: list[int], x: int) -> tuple[lis
     """The holders whose potentials are 0 in an optimal dual for the hub's potential ``x``
     and the reduced weights' optimal matching ``m``, if m, with the free holders paired by
     the hub, is a matching of all the pairs of total D(x): covers every holder whose bound
-    is positive (:func:`tight_holders`)."""
+    is positive (`tight_holders`)."""
     free_r = sum(1 for i in hub_r if m.col_of[i] < 0)
     free_p = sum(1 for j in hub_p if m.row_of[j] < 0)
     if not (free_r <= free_p if x == 2 else free_p <= free_r if x == 0 else free_r == free_p):
@@ -311,7 +311,7 @@ class _Matched:
 
 
 def _greatest(lo: list[int], hi: list[int], after: list[list[tuple[int, int]]]) -> list[int] | None:
-    """The greatest U within ``lo`` and ``hi`` meeting ``after`` (:func:`_least` on -U)."""
+    """The greatest U within ``lo`` and ``hi`` meeting ``after`` (`_least` on -U)."""
     before: list[list[tuple[int, int]]] = [[] for _ in after]
     for i, out in enumerate(after):
         for k, d in out:

@@ -1,11 +1,11 @@
 """Stage 3 of the pipeline (count), the matchings' solver for non-crossing edges
-(:mod:`iescore.match.assign` dispatches to it): tie-ruled maximum-weight matching of edges
+(`iescore.match.assign` dispatches to it): tie-ruled maximum-weight matching of edges
 whose prediction ranks never decrease in (answer, prediction) order, as AO's overlaps of
 spans that do not overlap within a side (README, Definitions: ties).
 
-* :func:`_interval_dp`: the plain linear dynamic programme on exact Python integers;
-* :func:`_interval_dp_vec`: the same choice in linear numpy work, the levels packed into
-  int64 limbs (:func:`_limbs`), the programme a (max, +) product of 2x2 matrices and the
+* `_interval_dp`: the plain linear dynamic programme on exact Python integers;
+* `_interval_dp_vec`: the same choice in linear numpy work, the levels packed into
+  int64 limbs (`_limbs`), the programme a (max, +) product of 2x2 matrices and the
   reconstruction a run of maps of one bit, both computed by halving.
 """
 
@@ -67,7 +67,7 @@ _FIT = 2**60  # every limb's total over all edges stays below this
 
 def _limbs(levels: Sequence[np.ndarray], idx: np.ndarray) -> list[np.ndarray] | None:
     """The levels of the edges ``idx`` packed into few int64 *limbs* compared first limb
-    first: consecutive levels share a limb as mixed-radix digits (as :func:`_weights`, the
+    first: consecutive levels share a limb as mixed-radix digits (as `_weights`, the
     bound on a matching's total taken over all the edges), as long as the limb's total
     over all the edges stays below 2**60; None if a single level does not fit. Levels
     that are zero on every edge are left out.
@@ -201,7 +201,7 @@ def _run_states(g0: np.ndarray, g1: np.ndarray) -> np.ndarray:
 
 
 def _interval_dp_vec(ka: np.ndarray, kp: np.ndarray, w: list[np.ndarray]) -> np.ndarray | None:
-    """:func:`_interval_dp` vectorised, on weights given as limbs (:func:`_limbs`); None
+    """`_interval_dp` vectorised, on weights given as limbs (`_limbs`); None
     when two edges have the same two keys.
 
     In (answer, prediction) order the edges of one component form a staircase: the next

@@ -1,8 +1,8 @@
 """Stage 3 of the pipeline (count), the match-best mode (Siefkes §15.2): one
 prediction per document and label, the one of highest confidence.
 
-(match-all is plain counting, :mod:`iescore.match.count`; one-per-string collapses
-the units into distinct strings first, :func:`iescore.match.units.collapse`.)
+(match-all is plain counting, `iescore.match.count`; one-per-string collapses
+the units into distinct strings first, `iescore.match.units.collapse`.)
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
-"""Stage 3 of the pipeline (count), the solvers :func:`iescore.match.assign._general` uses
+"""Stage 3 of the pipeline (count), the solvers `iescore.match.assign._general` uses
 for matchings whose edges cross: successive shortest augmenting paths with dual
-potentials (:func:`_shortest_paths`), and the tie rule (README, Definitions: ties) on a
-component whose edges are all tight, by alternating-path searches (:func:`_lex_first`)
-or by one exact optimisation of weights with a digit per answer (:func:`_tie_ruled`).
+potentials (`_shortest_paths`), and the tie rule (README, Definitions: ties) on a
+component whose edges are all tight, by alternating-path searches (`_lex_first`)
+or by one exact optimisation of weights with a digit per answer (`_tie_ruled`).
 Their reference is the brute force and the dense Hungarian of tests/test_assign.py.
 """
 
@@ -28,7 +28,7 @@ def _numbered(keys: list[int]) -> dict[int, int]:
 
 
 def _tie_ruled_fits(a: list[int]) -> bool:
-    """Whether :func:`_tie_ruled`'s integers for edges with answer keys ``a`` stay within
+    """Whether `_tie_ruled`'s integers for edges with answer keys ``a`` stay within
     ``_TIE_RULED_BITS`` (a digit of radix degree + 1 per answer, one integer per edge)."""
     degree: dict[int, int] = {}
     for i in a:
@@ -37,11 +37,11 @@ def _tie_ruled_fits(a: list[int]) -> bool:
 
 
 class _LongSearch(Exception):
-    """Raised in :func:`_lex_first` by a search that visits more nodes than its budget."""
+    """Raised in `_lex_first` by a search that visits more nodes than its budget."""
 
 
 def _optimal_rules(u: list[int], v: list[int]) -> tuple[list[bool], list[bool], list[bool]]:
-    """From the potentials of :func:`_shortest_paths` on a component whose edges are all
+    """From the potentials of `_shortest_paths` on a component whose edges are all
     tight: the rows every optimal matching matches (their own column is not tight), the
     rows it leaves unmatched (their own column has a negative potential) and the columns
     it covers (negative potential); complementary slackness."""
@@ -53,7 +53,7 @@ def _optimal_rules(u: list[int], v: list[int]) -> tuple[list[bool], list[bool], 
 def _lex_first(a: list[int], p: list[int], ra: list[int], cp: list[int], col_of: list[int], u: list[int],
                v: list[int], budget: int | None) -> list[bool] | None:
     """The tie rule's matching of a component whose edges are all tight, from an optimal
-    matching (``col_of``) and the potentials ``u``/``v`` of :func:`_shortest_paths`.
+    matching (``col_of``) and the potentials ``u``/``v`` of `_shortest_paths`.
 
     ``a``/``p`` are the edges' node keys in (answer, prediction) order, ``ra``/``cp`` their
     row and column numbers. With every edge tight, a matching is optimal exactly when it
@@ -194,7 +194,7 @@ def _tie_ruled(a: list[int], p: list[int], w: list[int]) -> list[bool]:
     most significant; an unmatched answer has digit 0), and every weight is shifted
     above the largest such number: an optimum of these weights is optimal for ``w`` and
     is the tie rule's matching; it is unique. The numbers have as many digits as the
-    component has answers: the fallback of :func:`_lex_first` when its searches run long.
+    component has answers: the fallback of `_lex_first` when its searches run long.
     """
     rows, cols = _numbered(a), _numbered(p)
     degree = [0] * len(rows)

@@ -2,10 +2,10 @@
 
 The pairs of a reference and a prediction unit that overlap (AO), or share a
 document and label and can weigh anything (OBD: found by an inverted index and
-hashing, never by comparing all pairs: :mod:`iescore.match.fillers`), are generated once and
+hashing, never by comparing all pairs: `iescore.match.fillers`), are generated once and
 their attributes computed: same label, rule satisfied (exact / contain(e) / overlap(e, m)),
 exact, boundary error, closeness (overlapping tokens in AO, shared tokens in OBD).
-Counting (:mod:`iescore.match.count`) reads only these attributes.
+Counting (`iescore.match.count`) reads only these attributes.
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ def overlapping(R: Units, P: Units) -> tuple[np.ndarray, np.ndarray]:
     starting from ``maxlen - 1`` tokens before it (the longest answer) to its end, kept
     when they end after its start. One long answer makes that window hold the whole
     document for every prediction: when the windows hold more than ``_WINDOW_EXCESS``
-    candidates per unit, :func:`_overlapping_sides` finds the pairs from both sides
+    candidates per unit, `_overlapping_sides` finds the pairs from both sides
     instead, in time that grows with the pairs found.
     """
     if len(R) == 0 or len(P) == 0:
@@ -104,7 +104,7 @@ def overlapping(R: Units, P: Units) -> tuple[np.ndarray, np.ndarray]:
 def _overlapping_sides(R: Units, P: Units, order: np.ndarray, key: np.ndarray, p_doc: np.ndarray,
                        span: int) -> tuple[np.ndarray, np.ndarray]:
     """The overlapping (prediction, answer position in ``order``) pairs of
-    :func:`overlapping`, in its order, from two range searches whose sizes are the pairs
+    `overlapping`, in its order, from two range searches whose sizes are the pairs
     themselves (``key``: the answers' (document, start) keys in ``order``; ``p_doc``:
     each prediction's document offset in those keys): an answer and a prediction of one
     document overlap exactly when the answer starts inside the prediction, or the

@@ -3,12 +3,12 @@ Definitions: slot errors; ties), without the pairs of a slot that weigh nothing.
 
 In OBD every answer and prediction of one slot (document and label) may align, so a
 slot is a complete bipartite graph. Its alignment maximises correct pairs, then aligned
-pairs, then shared tokens, ties broken by the earliest pairs (:mod:`iescore.match.assign`).
-:func:`iescore.match.fillers.obd_pairs` hands over only the pairs that can weigh anything
-(but the hub pairs that a certificate shows no best alignment uses: :mod:`iescore.match.hubs`),
+pairs, then shared tokens, ties broken by the earliest pairs (`iescore.match.assign`).
+`iescore.match.fillers.obd_pairs` hands over only the pairs that can weigh anything
+(but the hub pairs that a certificate shows no best alignment uses: `iescore.match.hubs`),
 with their *weights* (shared tokens, counted from the slot's floors), and what each filler
 gains when left unaligned (copies of floors it lacks): the alignments rank the same under
-those (:mod:`iescore.match.fillers`).
+those (`iescore.match.fillers`).
 
 An unaligned filler's gain is carried by a *stand-in*: in a slot of more answers than
 predictions, a prediction standing for "unaligned", as many as the answers with a gain
@@ -27,22 +27,22 @@ counterpart only); the fillers left free can pair in any way, all those pairs we
 nothing, so in a slot whose components all have one best matching the tie rule pairs
 the k-th free answer with the k-th free prediction (position order). Linear after the
 components' own matchings; whether a component has another best matching takes one more
-solve (:func:`_tied_components`).
+solve (`_tied_components`).
 
 A slot with a component of several best matchings (a tie, whose choice interacts with
 the free fillers), or in which at least half the pairs weigh something, is solved over
 the pairs of its fillers outside the single-optimum components, by the general solver
-of :mod:`iescore.match.assign`: all their positive pairs, and of the weightless ones only
+of `iescore.match.assign`: all their positive pairs, and of the weightless ones only
 a band around the diagonal of their places, as wide as the positive pairs they can hold
-(:func:`_banded`), which is all pairs when most pairs weigh something: the stated worst
+(`_banded`), which is all pairs when most pairs weigh something: the stated worst
 case, reached when many fillers share tokens beyond their floors and several matchings
 tie.
 
-A slot with a block of tight hub pairs (``Pairs.blocks``, :mod:`iescore.match.hubs`)
+A slot with a block of tight hub pairs (``Pairs.blocks``, `iescore.match.hubs`)
 has its block's component taken as tied, whole, and is solved over its fillers outside
-the single-optimum components with nothing written out (:func:`_block_slots`): their
+the single-optimum components with nothing written out (`_block_slots`): their
 positive pairs listed, the block, and every pair of the slot's real fillers as a block
-of weightless aligned pairs, by :mod:`iescore.match.blocks` on classes of twin fillers.
+of weightless aligned pairs, by `iescore.match.blocks` on classes of twin fillers.
 So is a tied slot (not one where most pairs weigh something) whose band would span it
 (many ties among many fillers), and a slot whose fillers with a gain and stand-ins would
 make ``_STAND_IN_LISTED`` pairs or more: those pairs are blocks, one per gain (the
@@ -142,7 +142,7 @@ def _banded(sr: np.ndarray, sp: np.ndarray, in_r: np.ndarray, in_p: np.ndarray, 
     weigh as much and keep an earlier pair); so the predictions before the partner of the answer at place i are
     all aligned, each with an answer before it or by one of at most k positive pairs, and
     the answers before it all likewise: the two places differ by k at most. Where the band
-    is as wide as the slots, all their pairs (:func:`_complete`).
+    is as wide as the slots, all their pairs (`_complete`).
     """
     fr, kr = _first_free(sr[:n_r], rank_r[:n_r], in_r[:n_r])
     fp, kp = _first_free(sp[:n_p], rank_p[:n_p], in_p[:n_p])
@@ -185,13 +185,13 @@ def _stand_ins(s_big: np.ndarray, s_small: np.ndarray, gain: np.ndarray,
     there with a positive ``gain``, but no more than the excess. Returns the slot of every
     stand-in, and the edges, every such unit with every stand-in of its slot: (unit,
     stand-in number). With ``listed``, only the edges of the slots where they number fewer
-    than ``listed`` (:func:`_stand_in_parts` gives the others as blocks)."""
+    than ``listed`` (`_stand_in_parts` gives the others as blocks)."""
     return _stand_in_parts(s_big, s_small, gain, listed)[:3]
 
 
 def _stand_in_parts(s_big: np.ndarray, s_small: np.ndarray, gain: np.ndarray, listed: int | None) -> tuple[
         np.ndarray, np.ndarray, np.ndarray, list[tuple[np.ndarray, np.ndarray, int]]]:
-    """:func:`_stand_ins`, and the edges it leaves out under ``listed`` as blocks: per slot
+    """`_stand_ins`, and the edges it leaves out under ``listed`` as blocks: per slot
     and gain, (the units with that gain, the slot's stand-in numbers, the gain)."""
     z = np.zeros(0, dtype=_I64)
     blocks: list[tuple[np.ndarray, np.ndarray, int]] = []
@@ -344,7 +344,7 @@ def _in_block_components(u: np.ndarray, v: np.ndarray, blocks: list[Block], N_r:
 
 def _wide(sr: np.ndarray, sp: np.ndarray, in_r: np.ndarray, in_p: np.ndarray, u: np.ndarray, v: np.ndarray,
           n_r: int, n_p: int) -> np.ndarray:
-    """The slots of the units of the masks whose band (:func:`_banded`: k a side of each
+    """The slots of the units of the masks whose band (`_banded`: k a side of each
     real unit's place, k the most positive pairs an alignment of the slot can hold) would
     span the slot: 2 k + 1 places at least as many as its real units on the larger side."""
     slots = np.union1d(sr.compress(in_r), sp.compress(in_p))
@@ -364,7 +364,7 @@ def _block_slots(sr: np.ndarray, sp: np.ndarray, in_r: np.ndarray, in_p: np.ndar
                  rank_r: np.ndarray, rank_p: np.ndarray, n_r: int, n_p: int) -> tuple[np.ndarray, ...]:
     """The tie-ruled alignment (answers, predictions, correct) of the units of the masks
     (slots whole but for their single-optimum components): their positive pairs listed,
-    and as blocks (:func:`iescore.match.blocks.block_match`) the hub pairs ``blocks`` (the
+    and as blocks (`iescore.match.blocks.block_match`) the hub pairs ``blocks`` (the
     hub tokens they share, an aligned pair) and every pair of a slot's real fillers (an
     aligned pair)."""
     ur, up = np.flatnonzero(in_r), np.flatnonzero(in_p)

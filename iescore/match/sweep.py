@@ -1,10 +1,10 @@
-"""Stage 3 of the pipeline (count), a solver :func:`iescore.match.assign._general` uses
+"""Stage 3 of the pipeline (count), a solver `iescore.match.assign._general` uses
 for a component whose edges cross but stay local: the tie-ruled maximum-weight matching
 (README, Definitions: ties) by a dynamic programme that sweeps the answers in order and
 remembers which predictions still *open* (met by an earlier answer and by a later one)
 are taken. Spans on a line meet only nearby spans, so few predictions are open at a
 time; when too many states arise, it gives up (None) and the caller uses the exact
-solvers of :mod:`iescore.match.paths`, whose time does not depend on them. Its
+solvers of `iescore.match.paths`, whose time does not depend on them. Its
 reference is the brute force and the dense Hungarian of tests/test_assign.py.
 """
 
@@ -37,11 +37,11 @@ def _sweep(a: list[int], p: list[int], w: list[int],
     at the optimum, and none when no partner does. That is the tie rule: answer by
     answer, the earliest partner some optimal matching with the choices so far allows.
 
-    ``rules`` (rows and columns numbered by first sight, as :func:`_numbered`) restricts
+    ``rules`` (rows and columns numbered by first sight, as `_numbered`) restricts
     the matchings to those that match every row of ``rules[0]``, leave every row of
     ``rules[1]`` unmatched and cover every column of ``rules[2]``: on a component whose
     edges are all tight these are exactly the optimal matchings (see
-    :func:`~iescore.match.paths._lex_first`), and a state that breaks them (an answer
+    `_lex_first`), and a state that breaks them (an answer
     left without the partner it needs, a prediction closing untaken) is dropped, which
     keeps the states few where spans are long.
 

@@ -1,19 +1,19 @@
-"""Stage 3 of the pipeline (count), a solver :func:`iescore.match.assign._general` uses
+"""Stage 3 of the pipeline (count), a solver `iescore.match.assign._general` uses
 for a component whose edges are all tight and whose nodes fall into few classes of
 *twins*: the tie rule (README, Definitions: ties) by the searches of
-:func:`~iescore.match.paths._lex_first`, run on the classes instead of the nodes.
+`_lex_first`, run on the classes instead of the nodes.
 
 Two answers are twins when they have the same partners and the same rule (must be
 matched, must stay unmatched, free); two predictions likewise. A class of answers is
 then joined to a class of predictions by every pair or by none, so a matching is
 described by how many pairs join each two classes, and an alternating path by the
 classes it passes through: a search visits classes, not nodes. A dense OBD slot (the
-tied hub pairs of :mod:`iescore.match.hubs` and the slot's free fillers, every pair
+tied hub pairs of `iescore.match.hubs` and the slot's free fillers, every pair
 between them) has few: 6,000 fillers of the bench's ``share_wrong`` shape give 1,138
 answers in 527 classes, joined by 1,580 pairs of classes for 1.3 million pairs. Such a
-slot is now solved on its classes from the start (:mod:`iescore.match.blocks`); this
+slot is now solved on its classes from the start (`iescore.match.blocks`); this
 solver serves the components given pair by pair. Both run the tie rule on classes by
-:func:`iescore.match.classes._tie_rule_on_classes`.
+`iescore.match.classes._tie_rule_on_classes`.
 
 Twins also shorten the tie rule itself: an answer that can take one prediction of a
 class can take any (exchange them in the completing matching), so it takes the class's
@@ -50,7 +50,7 @@ def _classes(adj: list[list[int]], rule: list[tuple[bool, ...]]) -> list[int]:
 def _lex_first_twins(a: list[int], p: list[int], ra: list[int], cp: list[int], col_of: list[int], u: list[int],
                      v: list[int]) -> list[bool] | None:
     """The tie rule's matching of a component whose edges are all tight (arguments as
-    :func:`~iescore.match.paths._lex_first`; ``p`` holds the predictions' ranks), or None
+    `_lex_first`; ``p`` holds the predictions' ranks), or None
     when its twin classes are joined by more than ``_TWIN_SHARE`` of its edges.
 
     State: per pair of classes the number of pairs joining them (``f``/``g``), and per

@@ -1,12 +1,12 @@
 """Stage 2 of the pipeline (match), its objects: units, cells and per-unit outcomes.
 
 A *unit* is what one status is given to: a span (AO, match-all, match-best), or a
-distinct string of a document and label (:func:`collapse`): a filler of a template
+distinct string of a document and label (`collapse`): a filler of a template
 (OBD), or the occurrences of one string in AO's one-per-string mode, which are
 matched like OBD fillers, by their strings. Both sides are columnar arrays
-(:class:`Units`); every unit belongs to the (document, label) cell of
-:func:`cell_index`, the rows of the per-document counts (:mod:`iescore.cells`).
-:class:`EngineResult` is what counting (:mod:`iescore.match.count`) hands on.
+(`Units`); every unit belongs to the (document, label) cell of
+`cell_index`, the rows of the per-document counts (`iescore.cells`).
+`EngineResult` is what counting (`iescore.match.count`) hands on.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ class Units:
     (half-open) in AO and ``None`` in OBD; ``key`` holds normalised filler token
     tuples where strings matter (OBD, one-per-string); ``score`` is a confidence
     or NaN. ``cell`` is the row of the unit's (document, label) cell in the
-    counts (:func:`cell_index`)."""
+    counts (`cell_index`)."""
 
     doc: np.ndarray
     label: np.ndarray

@@ -1,8 +1,8 @@
 """The views stage of the pipeline: the conlleval.pl table of a report.
 
-A view reads a finished :class:`~iescore.report.Report` and never recomputes a count;
+A view reads a finished [`Report`][iescore.report.Report] and never recomputes a count;
 this one prints, byte for byte, what conlleval.pl (version 2004-01-26) prints for
-the same chunks (:func:`format_conlleval`).
+the same chunks (`format_conlleval`).
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def format_conlleval(report: Report) -> str:
 
 
 def conlleval_lines(report: Report) -> list[str]:
-    """The lines of :func:`format_conlleval`, without their newlines."""
+    """The lines of `format_conlleval`, without their newlines."""
     s = report._summary
     o = s["overall"]
 

@@ -1,7 +1,7 @@
 """The views stage of the pipeline: a report in the command line's output formats
 (table, JSON, CSV, Markdown), with the confusion table on request.
 
-Every format reads the report's summary (:meth:`Report.to_dict`) and recomputes nothing.
+Every format reads the report's summary ([`Report.to_dict`][iescore.report.Report.to_dict]) and recomputes nothing.
 Undefined values are empty cells in CSV, ``n/a`` in the table and Markdown, ``null`` in JSON.
 
 Example:
@@ -43,10 +43,10 @@ _MEASURES = ("precision", "recall", "f1")
 
 
 def format_report(report: Report, fmt: str = "table", *, confusion: bool = False) -> str:
-    """The report in ``fmt`` (one of :data:`FORMATS`); ``confusion`` adds the confusion
+    """The report in ``fmt`` (one of `FORMATS`); ``confusion`` adds the confusion
     table (the text table: before the signature line; CSV and Markdown: after the rest;
     JSON always holds it as ``confusion``). JSON is ``json.dumps(report.to_dict(), indent=2)``'s
-    text (:mod:`.jsontext` writes it faster)."""
+    text (`jsontext` writes it faster)."""
     if fmt == "json":
         return json_text(report.to_dict())
     if fmt == "csv":
@@ -64,7 +64,7 @@ def format_report(report: Report, fmt: str = "table", *, confusion: bool = False
 
 
 def report_pieces(report: Report, fmt: str = "table", *, confusion: bool = False) -> Iterator[str]:
-    """:func:`format_report`'s text in pieces: JSON's as it is written (a large report's
+    """`format_report`'s text in pieces: JSON's as it is written (a large report's
     text is never held whole), the other formats' in one piece."""
     if fmt == "json":
         return json_pieces(report.to_dict())
@@ -95,7 +95,7 @@ def confusion_grid(report: Report, *, limit: int = MAX_CONFUSION_CELLS) -> np.nd
 def format_confusion(report: Report) -> str:
     """The confusion table of the slot alignment as text: reference labels in rows,
     predicted labels in columns, ``none`` for missed (last column) and spurious (last row);
-    a ConfigError beyond :data:`MAX_CONFUSION_CELLS` cells (:func:`confusion_grid`)."""
+    a ConfigError beyond `MAX_CONFUSION_CELLS` cells (`confusion_grid`)."""
     names = _names(report)
     grid = confusion_grid(report)
     w = max([len(n) for n in names] + [len(str(int(grid.max()))), 4])
@@ -172,7 +172,7 @@ def _markdown(report: Report, confusion: bool) -> str:
 
 def write_output(text: str | Iterable[str], path: str | None) -> None:
     """Print ``text`` (a newline added), or write it to ``path`` (UTF-8, atomically:
-    :func:`~iescore.atomic.atomic_write`); ``text`` may come in pieces (:func:`report_pieces`),
+    `atomic_write`); ``text`` may come in pieces (`report_pieces`),
     written as they come, about 256 KiB at a time. An unwritable path is an InputError naming it."""
     pieces = (text,) if isinstance(text, str) else text
     if path is None or path == "-":

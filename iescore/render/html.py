@@ -1,6 +1,6 @@
 """The views stage of the pipeline: a self-contained HTML error report of a finished report.
 
-:func:`format_html` fills a Jinja2 template (package data, autoescaping on) with the
+`format_html` fills a Jinja2 template (package data, autoescaping on) with the
 signature, the per-label table, the error categories (README, Definitions: error
 categories), the confusion heatmap and a JSON data block of every document's tokens and
 items; the page's own script (also package data) renders the documents a page at a
@@ -128,7 +128,7 @@ def format_html(report: Report, tokens: Sequence[Sequence[str]] | None = None, *
 
 
 def write_html(report: Report, path: str, tokens: Sequence[Sequence[str]] | None = None, **kw: Any) -> int:
-    """Write :func:`format_html` to ``path`` (UTF-8, atomically: :func:`~iescore.atomic.atomic_write`);
+    """Write `format_html` to ``path`` (UTF-8, atomically: `atomic_write`);
     the file's size in bytes."""
     text = format_html(report, tokens, **kw).encode("utf-8")
     from ..atomic import atomic_write

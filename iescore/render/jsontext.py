@@ -6,14 +6,14 @@ string per key, value and bracket: a report of 50,000 labels (76 MB of text) too
 and a list of about ten million strings (some 700 MB) before the first byte was written.
 Its C encoder runs only without indentation.
 
-:func:`json_pieces` gives the same text, character for character, in pieces: the
+`json_pieces` gives the same text, character for character, in pieces: the
 containers above the innermost ones are walked here, and each innermost container (a
 dict or list with no dict or list inside, such as one label's measures) is one call of
 the C encoder, whose separators carry the line break and the indentation of its depth.
 That works because the C encoder writes the same scalars as the Python one (``repr``
 of floats, ``NaN``/``Infinity``, escaped strings, ``true``/``false``/``null``), and a
-JSON string never holds a raw line break. :func:`json_text` joins the pieces;
-:func:`write_json` writes them to a stream as they come, so the text is never held
+JSON string never holds a raw line break. `json_text` joins the pieces;
+`write_json` writes them to a stream as they come, so the text is never held
 whole. The reference is ``json.dumps`` itself (tests/test_jsontext.py compares them on
 random trees).
 
@@ -35,7 +35,7 @@ _CONTAINERS = (dict, list, tuple)  # what json.dumps writes as an object or an a
 
 def json_pieces(obj: Any, indent: int | str = 2) -> Iterator[str]:
     """The text of ``json.dumps(obj, indent=indent)`` (other options at their defaults), in
-    order, in pieces of up to :data:`PIECES_PER_CHUNK` innermost containers, keys and
+    order, in pieces of up to `PIECES_PER_CHUNK` innermost containers, keys and
     brackets each. Raises what ``json.dumps`` raises for a value it cannot write
     (TypeError) or a container that holds itself (ValueError), once the text before it is
     given."""
@@ -105,7 +105,7 @@ _key = json.encoder.encode_basestring_ascii
 
 
 def json_text(obj: Any, indent: int | str = 2) -> str:
-    """``json.dumps(obj, indent=indent)``, the same text, built from :func:`json_pieces`."""
+    """``json.dumps(obj, indent=indent)``, the same text, built from `json_pieces`."""
     return "".join(json_pieces(obj, indent))
 
 

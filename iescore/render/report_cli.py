@@ -1,7 +1,7 @@
 """The views stage of the pipeline, on the command line: ``iescore report GOLD [PRED] --html OUT.html``.
 
 ``report`` takes every option of ``score`` (it prints the same output) and also writes
-the HTML error report (:mod:`iescore.render.html`) of the same evaluation, with the
+the HTML error report (`iescore.render.html`) of the same evaluation, with the
 documents' tokens from the CoNLL file(s); it says on standard error where it wrote the
 page and how big it is.
 """

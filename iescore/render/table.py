@@ -1,8 +1,8 @@
 """The views stage of the pipeline: iescore's default text table of a report.
 
-The conlleval view (:mod:`iescore.render.conlleval`) followed by iescore's own lines
+The conlleval view (`iescore.render.conlleval`) followed by iescore's own lines
 (headline average, slot errors, averages, token & separator model, repairs,
-signature); it reads a finished :class:`~iescore.report.Report` and recomputes nothing.
+signature); it reads a finished [`Report`][iescore.report.Report] and recomputes nothing.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ __all__ = ["format_table"]
 
 
 def format_table(report: Report) -> str:
-    """The default table: the conlleval view (:func:`~iescore.render.conlleval.format_conlleval`), then
+    """The default table: the conlleval view (`format_conlleval`), then
     iescore's lines: the headline average's precision, recall and F1 (and F_beta
     when beta != 1), the slot errors (and the weighted SER when S, D and I are
     weighted), the micro/macro/weighted averages of F1 (and

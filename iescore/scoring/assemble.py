@@ -1,10 +1,10 @@
-"""The report stage of the pipeline: batches' parts summed into one :class:`~iescore.report.Report`.
+"""The report stage of the pipeline: batches' parts summed into one [`Report`][iescore.report.Report].
 
-:func:`_assemble` renumbers each part's labels into the report's (sorted) label list,
+`_assemble` renumbers each part's labels into the report's (sorted) label list,
 concatenates the per-document cells, item tables and token counts, and sums the
 confusion tables and repair counts; it never recomputes a count, so streaming,
 one-shot scoring and merged shards give the same report. A scorer that keeps counts
-only sums its parts into :class:`~iescore.scoring.totals.Totals` instead, whose report
+only sums its parts into `Totals` instead, whose report
 has the same numbers.
 """
 
@@ -33,7 +33,7 @@ from .tags import REPAIR_SITES
 def _add_repairs(repairs: dict[str, dict[str, int]], sites: dict[str, list[str]],
                  more: Mapping[str, Mapping[str, int]], more_sites: Mapping[str, Sequence[str]]) -> None:
     """Add a part's (or a shard's) repair counts to ``repairs`` and its repair sites to
-    ``sites``: the first :data:`~iescore.scoring.tags.REPAIR_SITES` per side over the whole input."""
+    ``sites``: the first `REPAIR_SITES` per side over the whole input."""
     for side, rep in more.items():
         d = repairs.setdefault(side, {})
         for k, v in rep.items():
@@ -43,12 +43,12 @@ def _add_repairs(repairs: dict[str, dict[str, int]], sites: dict[str, list[str]]
 
 
 def _warn_label_sets(report: Report) -> None:
-    """Warn (:class:`~iescore.errors.IEScoreWarning`) when the reference and the
+    """Warn ([`IEScoreWarning`][iescore.errors.IEScoreWarning]) when the reference and the
     prediction each have items of at least two labels but no label in common: the
     columns are likely from different tasks (a chunk column scored against an NE
     column). One label against another (a single wrong entity) is ordinary. Before
     that, a label of one side spelt as one of the other but for case, whitespace or
-    Unicode normalisation is warned of (:func:`_warn_label_spellings`)."""
+    Unicode normalisation is warned of (`_warn_label_spellings`)."""
     n = len(report.labels)
     if not n:
         return
@@ -71,7 +71,7 @@ def _warn_label_sets(report: Report) -> None:
 
 
 def _warn_label_spellings(labels: Sequence[str], support: np.ndarray, predicted: np.ndarray) -> int:
-    """Warn (:class:`~iescore.errors.IEScoreWarning`) for each predicted label that a
+    """Warn ([`IEScoreWarning`][iescore.errors.IEScoreWarning]) for each predicted label that a
     reference label spells the same but for case, surrounding whitespace or Unicode
     normalisation (``per`` and ``PER``; ``É`` composed (NFC) and decomposed (NFD)), one of
     the two being on one side only (``support``, ``predicted``: the items per label): they

@@ -1,11 +1,11 @@
 """The input of the tag pipeline: tag sequences as one integer-coded batch.
 
-:func:`tagged_batch` checks the shape of per-document tag lists (naming the document
-and position of what is wrong) and flattens them into a :class:`TaggedBatch` of
-:class:`~iescore.decode.TagArrays` over one :class:`~iescore.decode.Vocabulary`;
-readers (:mod:`iescore.io.conll`, :mod:`iescore.adapters.hf`) build the batch
-directly; :func:`end_to_end` builds one from documents put end to end (the streaming
-scorer's held input). Decoding starts from here (:mod:`iescore.scoring.tags`).
+[`tagged_batch`][iescore.scoring.batch.tagged_batch] checks the shape of per-document tag lists (naming the document
+and position of what is wrong) and flattens them into a [`TaggedBatch`][iescore.scoring.batch.TaggedBatch] of
+`TagArrays` over one `Vocabulary`;
+readers ([`iescore.io.conll`][iescore.io.conll], [`iescore.adapters.hf`][iescore.adapters.hf]) build the batch
+directly; `end_to_end` builds one from documents put end to end (the streaming
+scorer's held input). Decoding starts from here (`iescore.scoring.tags`).
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ class TaggedBatch:
     ``extra`` holds per-document token lines that conlleval counts for token
     accuracy but that carry no chunks (``-DOCSTART-`` lines): ``[lines, agreeing]``.
     ``where(index, side)`` describes a flat position for error messages.
-    ``options`` are :class:`~iescore.config.Config` fields that the reader of the
-    batch fixed (``documents``, ``subwords``); :meth:`Scorer.add_batch` records them.
+    ``options`` are [`Config`][iescore.config.Config] fields that the reader of the
+    batch fixed (``documents``, ``subwords``); [`Scorer.add_batch`][iescore.scoring.stream.Scorer.add_batch] records them.
     """
 
     vocab: Vocabulary
@@ -60,7 +60,7 @@ def tagged_batch(
     vocab: Vocabulary | None = None,
     id_offset: int = 0,
 ) -> TaggedBatch:
-    """Build a :class:`TaggedBatch` from per-document tag lists (one list per document).
+    """Build a [`TaggedBatch`][iescore.scoring.batch.TaggedBatch] from per-document tag lists (one list per document).
 
     Without ``doc_ids`` the documents are numbered from ``id_offset``. Any iterable
     of documents, and of tags per document, is accepted (a generator is read once
@@ -78,7 +78,7 @@ def built(
     tokens: Sequence[Sequence[str]] | None,
     vocab: Vocabulary | None = None,
 ) -> TaggedBatch:
-    """:func:`tagged_batch` of input that :func:`checked` returned: the tags coded (a tag
+    """[`tagged_batch`][iescore.scoring.batch.tagged_batch] of input that `checked` returned: the tags coded (a tag
     that is not a string is an error naming where it is), the positions laid out."""
     from itertools import chain
 
@@ -133,7 +133,7 @@ def checked(
     tokens: Sequence[Sequence[str]] | None = None,
     id_offset: int = 0,
 ) -> tuple[Sequence[Sequence[str]], Sequence[Sequence[str]], Sequence[str], list[int], Sequence[Sequence[str]] | None]:
-    """The shape checks of :func:`tagged_batch` (all but the tags' types): the sequences
+    """The shape checks of [`tagged_batch`][iescore.scoring.batch.tagged_batch] (all but the tags' types): the sequences
     (generators read into lists), the document ids, the lengths and the tokens."""
     reference, prediction = _sequences(reference, "reference"), _sequences(prediction, "prediction")
     if len(reference) != len(prediction):

@@ -1,12 +1,12 @@
 """The start of the pipeline, held: the small batches that the streaming
-:class:`~iescore.scoring.stream.Scorer` keeps to score together.
+[`Scorer`][iescore.scoring.stream.Scorer] keeps to score together.
 
 A batch costs about a millisecond through the pipeline however few its tokens, so
-``Scorer.add_tags`` holds small ones (:class:`Held`: the tags end to end, no object per
+``Scorer.add_tags`` holds small ones (`Held`: the tags end to end, no object per
 document) and scores them as one batch later; ``Scorer.add`` holds small batches of
-Documents or Templates (:class:`HeldDocuments`). What a call must decide at once, it decides from
-facts about each distinct tag, learnt once (:class:`TagFacts`): whether the tag is valid
-under a scheme, and what :func:`~iescore.decode.detect_scheme` reads of it. The
+Documents or Templates (`HeldDocuments`). What a call must decide at once, it decides from
+facts about each distinct tag, learnt once (`TagFacts`): whether the tag is valid
+under a scheme, and what `detect_scheme` reads of it. The
 reference for all of it is the per-call path, one batch per call (tests/test_gather.py).
 """
 
@@ -103,8 +103,8 @@ class HeldDocuments:
 
 class TagFacts:
     """What a scorer has learnt of each distinct tag, for the calls it holds: the prefixes
-    :meth:`~iescore.decode.Vocabulary.prefixes` reads of it, its role and label under IOB1
-    read without checks (what :func:`~iescore.decode.detect_scheme` looks at for chunks
+    `prefixes` reads of it, its role and label under IOB1
+    read without checks (what `detect_scheme` looks at for chunks
     that start with ``I-``), and the schemes it is valid under. They are learnt from a
     vocabulary of a call's new tags: a tag's role, label and validity do not depend on the
     other tags, and a vocabulary's prefixes are the union of its tags'."""
@@ -137,12 +137,12 @@ class TagFacts:
                 self._prefixes[tag] = one.prefixes()
 
     def prefixes(self, tags: set[str]) -> frozenset[str]:
-        """The prefixes of these tags (all learnt), as :meth:`~iescore.decode.Vocabulary.prefixes` reads them."""
+        """The prefixes of these tags (all learnt), as `prefixes` reads them."""
         return frozenset().union(*map(self._prefixes.__getitem__, tags))
 
     def detect(self, reference_tags: set[str], prediction_tags: set[str],
                reference: Sequence[Sequence[str]]) -> tuple[str, str | None]:
-        """:func:`~iescore.decode.detect.detect_schemes` of a batch of these documents, whose
+        """`detect_schemes` of a batch of these documents, whose
         reference's and prediction's tags are these, all learnt: the scheme and a warning or None."""
         return choose_scheme(self.prefixes(reference_tags), self.prefixes(prediction_tags),
                              lambda: self._i_starts(reference))

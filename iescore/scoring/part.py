@@ -1,11 +1,11 @@
 """One batch through the middle of the pipeline: units -> match -> count -> cells.
 
-:func:`_score_units` takes both sides' units (:class:`~iescore.match.Units`) of a
+`_score_units` takes both sides' units (`Units`) of a
 batch of documents and runs matching under the rule, counting (any / one-to-one,
 the modes, Makhoul's alignment) and the token & separator model, into a
-:class:`_Part`: the batch's per-(document, label) cells, confusion table and
+`_Part`: the batch's per-(document, label) cells, confusion table and
 per-item statuses, in the batch's own label numbering. Parts are summed into a
-report by :mod:`iescore.scoring.assemble`.
+report by `iescore.scoring.assemble`.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """The start of the pipeline for Documents (AO) and Templates (OBD): their spans and
 fillers as units, then scored.
 
-:func:`_documents_part` checks that predictions fit their reference documents, builds
+`_documents_part` checks that predictions fit their reference documents, builds
 both sides' units (with normalised strings where the setting or mode compares
 strings, and per-t-unit weights when documents carry them) and hands them to
-:func:`~iescore.scoring.part._score_units`; :func:`_templates_part` does the same for
+`_score_units`; `_templates_part` does the same for
 OBD templates, whose fillers have no positions.
 """
 
@@ -28,7 +28,7 @@ _LABEL, _START, _END, _SCORE = (attrgetter(a) for a in ("label", "start", "end",
 
 
 def checked_documents(reference: Sequence[Any], prediction: Sequence[Any]) -> tuple[list[str], list[tuple[Span, ...]]]:
-    """The checks of :func:`_documents_part` (documents and their ids, predictions that fit
+    """The checks of `_documents_part` (documents and their ids, predictions that fit
     them): the ids, and each document's predicted spans (tuples made Spans)."""
     for k, ref in enumerate(reference):
         if not isinstance(ref, Document):
@@ -62,7 +62,7 @@ def checked_documents(reference: Sequence[Any], prediction: Sequence[Any]) -> tu
 
 def multi_instance(spans: Sequence[Span], supertags: Mapping[str, str]) -> bool:
     """Do two spans of one label (after ``supertags`` merge labels) overlap? What makes the
-    token & separator model reject a batch (:func:`~iescore.ts.check_multi_instance`).
+    token & separator model reject a batch (`check_multi_instance`).
 
     >>> multi_instance([Span("A", 0, 2), Span("B", 1, 3)], {}), multi_instance([Span("A", 0, 2), Span("A", 1, 3)], {})
     (False, True)
@@ -83,7 +83,7 @@ def multi_instance(spans: Sequence[Span], supertags: Mapping[str, str]) -> bool:
 
 def _documents_part(reference: list[Document], prediction: list[Any], cfg: Config,
                     checked: tuple[list[str], list[tuple[Span, ...]]] | None = None) -> _Part:
-    """The part of a batch of Documents; ``checked``: what :func:`checked_documents`
+    """The part of a batch of Documents; ``checked``: what `checked_documents`
     returned for them, when the caller ran it already."""
     ids, pred_spans = checked if checked is not None else checked_documents(reference, prediction)
     names = set(map(_LABEL, chain.from_iterable(d.spans for d in reference)))
@@ -140,7 +140,7 @@ def _documents_part(reference: list[Document], prediction: list[Any], cfg: Confi
 
 
 def _texts(reference: list[Document], docs_spans: list[tuple[Span, ...]]) -> list[str]:
-    """The text of every span (:meth:`Document.span_text`), document by document."""
+    """The text of every span ([`Document.span_text`][iescore.model.Document.span_text]), document by document."""
     out: list[str] = []
     join = " ".join
     for d, spans in zip(reference, docs_spans):
@@ -161,7 +161,7 @@ def _weights_hash(doc: Document) -> int:
 
 
 def checked_templates(reference: Sequence[Template], prediction: Sequence[Any], cfg: Config) -> list[str]:
-    """The checks of :func:`_templates_part` (the setting, the ids, predictions that are the
+    """The checks of `_templates_part` (the setting, the ids, predictions that are the
     reference's templates): the ids."""
     if cfg.setting != "OBD":
         raise ConfigError("templates are position-free: score them with setting='OBD'")
@@ -177,7 +177,7 @@ def checked_templates(reference: Sequence[Template], prediction: Sequence[Any], 
 
 def _templates_part(reference: list[Template], prediction: list[Template], cfg: Config,
                     ids: list[str] | None = None) -> _Part:
-    """The part of a batch of Templates; ``ids``: what :func:`checked_templates` returned
+    """The part of a batch of Templates; ``ids``: what `checked_templates` returned
     for them, when the caller ran it already."""
     if ids is None:
         ids = checked_templates(reference, prediction, cfg)

@@ -1,23 +1,23 @@
-"""The report stage of the pipeline across processes: a :class:`~iescore.scoring.stream.Scorer`
-as bytes, or the summed counts of a scorer (:class:`~iescore.scoring.totals.Totals`) for
+"""The report stage of the pipeline across processes: a [`Scorer`][iescore.scoring.stream.Scorer]
+as bytes, or the summed counts of a scorer (`Totals`) for
 shards that keep no items.
 
-A shard of a distributed run (a Spark partition, :mod:`iescore.adapters.spark`) fills a
-:class:`~iescore.scoring.stream.Scorer` and sends :meth:`Scorer.to_state` to the driver,
-which loads the states (:func:`load_state`) and merges them in a fixed order
-(:func:`merge_states`). Two levels of what a state keeps:
+A shard of a distributed run (a Spark partition, [`iescore.adapters.spark`][iescore.adapters.spark]) fills a
+[`Scorer`][iescore.scoring.stream.Scorer] and sends [`Scorer.to_state`][iescore.scoring.stream.Scorer.to_state] to the driver,
+which loads the states (`load_state`) and merges them in a fixed order
+(`merge_states`). Two levels of what a state keeps:
 
 * ``keep="items"``: everything (per-document cells and per-item statuses); merged
   states give exactly the report of one call, items and per-document counts included;
 * ``keep="counts"``: per label the summed counts, the confusion table, the summed token
   counts and repairs, the signature's additive reference digest and a 64-bit hash per
   document id (to find duplicates): nothing per item crosses the network, and
-  :meth:`Totals.report` gives a report whose ``to_dict()`` (signature included) equals
+  `Totals.report` gives a report whose ``to_dict()`` (signature included) equals
   the one-call report's, without per-document or per-item views.
 
-A state is bytes (:mod:`iescore.scoring.wire`); a truncated, altered or foreign state,
+A state is bytes (`iescore.scoring.wire`); a truncated, altered or foreign state,
 another format version or another iescore version is an
-:class:`~iescore.errors.InputError` saying which.
+[`InputError`][iescore.errors.InputError] saying which.
 
 Example:
     >>> from iescore import Scorer, score_tags
@@ -159,7 +159,7 @@ def _load_totals(r: Reader, h: dict[str, Any]) -> Totals:
 
 def dump_state(scorer: Scorer, keep: str = "items", *, id_hashes: bool = True) -> bytes:
     """A scorer as bytes (see the module docstring); ``keep`` is ``"items"`` or ``"counts"``
-    (``id_hashes``: see :meth:`Totals.of`)."""
+    (``id_hashes``: see `Totals.of`)."""
     if keep not in KEEP:
         raise ConfigError(f"unknown keep {keep!r}; valid: {choices(KEEP)}")
     if scorer._totals is not None:
@@ -173,8 +173,8 @@ def dump_state(scorer: Scorer, keep: str = "items", *, id_hashes: bool = True) -
 
 
 def load_state(data: bytes | bytearray | memoryview) -> Scorer | Totals:
-    """A scorer (``keep="items"``) or its :class:`Totals` (``keep="counts"``) from
-    :func:`dump_state`'s bytes; an InputError when they are not such a state."""
+    """A scorer (``keep="items"``) or its `Totals` (``keep="counts"``) from
+    `dump_state`'s bytes; an InputError when they are not such a state."""
     header, r = unpack(data)
     try:
         if header["kind"] == "counts":

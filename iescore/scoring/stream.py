@@ -1,10 +1,10 @@
-"""Drives the pipeline batch by batch: the streaming :class:`Scorer` (add batches, merge
+"""Drives the pipeline batch by batch: the streaming [`Scorer`][iescore.scoring.stream.Scorer] (add batches, merge
 shards, then report).
 
-It holds one :class:`~iescore.config.Config` and the parts of the batches added
-(:mod:`iescore.scoring.tags`, :mod:`iescore.scoring.spans`), records how the input
+It holds one [`Config`][iescore.config.Config] and the parts of the batches added
+(`iescore.scoring.tags`, `iescore.scoring.spans`), records how the input
 was prepared, fixes the scheme under ``scheme="auto"``, and assembles the report
-(:mod:`iescore.scoring.assemble`) on demand.
+(`iescore.scoring.assemble`) on demand.
 """
 
 from __future__ import annotations
@@ -39,16 +39,16 @@ class Scorer:
     """A streaming scorer: ``add`` batches, ``merge`` shards, then ``report()``.
 
     A call per sentence or document is cheap: small batches are checked in their call and
-    scored together later (:meth:`add_tags`, :meth:`add`), with the numbers of one batch
+    scored together later ([`add_tags`][iescore.scoring.stream.Scorer.add_tags], [`add`][iescore.scoring.stream.Scorer.add]), with the numbers of one batch
     per call.
 
     Args:
-        config: a :class:`Config`; or give its fields as keyword arguments
+        config: a [`Config`][iescore.config.Config]; or give its fields as keyword arguments
             (``rule="O(1,1)"``, ``counting="one-to-one"``, ``scheme="IOB1"``...).
         totals_only: sum each batch's counts over its documents as it is added and
             keep only those totals (memory grows with the labels, not with the data):
             the report has every number and view of the full one but no per-document
-            counts and no items (:class:`~iescore.scoring.totals.Totals`). Document ids are
+            counts and no items (`Totals`). Document ids are
             then checked for repeats within a batch only. ``iescore score`` scores so.
 
     Example:
@@ -100,9 +100,9 @@ class Scorer:
 
     def use(self, **options: str | None) -> None:
         """Record how the input was prepared (``documents``, ``subwords``, ``misaligned``,
-        ``missing``: see :class:`~iescore.config.Config`), so that the signature says it.
+        ``missing``: see [`Config`][iescore.config.Config]), so that the signature says it.
         None means not used. A value other than one already recorded raises
-        :class:`~iescore.errors.ConfigError`: one signature cannot describe both.
+        [`ConfigError`][iescore.errors.ConfigError]: one signature cannot describe both.
 
         >>> s = Scorer(); s.use(misaligned="contract"); s.config.misaligned
         'contract'
@@ -120,7 +120,7 @@ class Scorer:
         """Add documents: reference Documents with predicted Documents (same ids and
         tokens) or per-document span lists; or, in OBD, Templates on both sides.
 
-        As in :meth:`add_tags`, Documents of fewer than 65,536 tokens in all (Templates:
+        As in [`add_tags`][iescore.scoring.stream.Scorer.add_tags], Documents of fewer than 65,536 tokens in all (Templates:
         fillers) are checked and counted in at once and scored together later, unless the
         scoring itself depends on the batch: under ``mode="match-best"`` (every prediction
         of a batch has a confidence, or none has), for Documents with per-token weights,
@@ -189,7 +189,7 @@ class Scorer:
         those of one batch per call. What can fail is decided at once, in the call given
         the input, which then adds nothing: the shape of the input, each tag against the
         scheme, the document ids, the options and, under ``scheme="auto"``, the scheme
-        read from the call's own tags (see :meth:`add_batch`). Under ``repair="strict"``,
+        read from the call's own tags (see [`add_batch`][iescore.scoring.stream.Scorer.add_batch]). Under ``repair="strict"``,
         where an ill-formed chunk is an error found while decoding, every call is scored
         at once.
 
@@ -256,12 +256,12 @@ class Scorer:
             self._held = None
 
     def add_batch(self, batch: TaggedBatch) -> None:
-        """Add an integer-coded :class:`TaggedBatch` (the fast path).
+        """Add an integer-coded [`TaggedBatch`][iescore.scoring.batch.TaggedBatch] (the fast path).
 
         Under ``scheme="auto"`` every batch's scheme is detected from its own tags;
         the first batch that holds a chunk fixes the scheme for all later ones. A
         later batch whose tags suggest another scheme raises
-        :class:`~iescore.errors.ConfigError` (scoring all batches in one call would
+        [`ConfigError`][iescore.errors.ConfigError] (scoring all batches in one call would
         decode them differently) -- except a batch that looks like IOB2 after an IOB1
         one, which one call would also decode as IOB1."""
         self._flush()
@@ -288,7 +288,7 @@ class Scorer:
 
     def _warn_schemes(self, message: str | None) -> None:
         """Under ``scheme="auto"``, give the warning of a batch whose two sides' tags are of two
-        schemes (:func:`~iescore.decode.detect.choose_scheme`), once per scorer."""
+        schemes (`choose_scheme`), once per scorer."""
         if message is not None and not self._scheme_warned:
             self._scheme_warned = True
             warn(message)
@@ -337,7 +337,7 @@ class Scorer:
         """A new scorer holding both scorers' documents (e.g. shards of a distributed run).
 
         The options must agree; a scorer that keeps totals only cannot merge. Under ``scheme="auto"`` the schemes the two fixed must
-        be the same (else :class:`~iescore.errors.ConfigError`: pass ``scheme=``); per-t-unit
+        be the same (else [`ConfigError`][iescore.errors.ConfigError]: pass ``scheme=``); per-t-unit
         weight digests and the recorded input preparation combine."""
         if self._totals is not None or other._totals is not None:
             raise ConfigError("a scorer made with totals_only=True cannot merge: it kept no documents")
@@ -387,7 +387,7 @@ class Scorer:
         return out
 
     def to_state(self, keep: str = "items") -> bytes:
-        """This scorer as bytes, to merge elsewhere (:mod:`iescore.scoring.state`): ``keep="items"``
+        """This scorer as bytes, to merge elsewhere (`iescore.scoring.state`): ``keep="items"``
         keeps everything, ``keep="counts"`` only the summed counts (no items)."""
         from .state import dump_state
 
@@ -395,8 +395,8 @@ class Scorer:
 
     @classmethod
     def from_state(cls, data: bytes) -> Scorer:
-        """The scorer that :meth:`to_state` (``keep="items"``) wrote; a counts state loads
-        with :func:`iescore.scoring.state.load_state`."""
+        """The scorer that [`to_state`][iescore.scoring.stream.Scorer.to_state] (``keep="items"``) wrote; a counts state loads
+        with `iescore.scoring.state.load_state`."""
         from .state import load_state
 
         out = load_state(data)
@@ -418,7 +418,7 @@ class Scorer:
 
 
 def _prepared(config: Config, options: Mapping[str, str | None], what: str) -> Config:
-    """``config`` with the input-preparation ``options`` recorded (see :meth:`Scorer.use`)."""
+    """``config`` with the input-preparation ``options`` recorded (see [`Scorer.use`][iescore.scoring.stream.Scorer.use])."""
     changes = {}
     for name, value in options.items():
         if name not in PREPARATION:

@@ -1,12 +1,12 @@
 """Stage 1 of the pipeline for tag input, driven: a
-:class:`~iescore.scoring.batch.TaggedBatch` decoded into units, then scored.
+[`TaggedBatch`][iescore.scoring.batch.TaggedBatch] decoded into units, then scored.
 
-:func:`_tags_part` decodes both sides (:mod:`iescore.decode`), numbers the labels
+`_tags_part` decodes both sides (`iescore.decode`), numbers the labels
 as the report will, builds the units and hands them to
-:func:`~iescore.scoring.part._score_units`, then adds token accuracy. Its fast path
+`_score_units`, then adds token accuracy. Its fast path
 (``detail="prf"``, exact, small vocabulary) decodes and matches both sides in one
-pass (:func:`~iescore.decode.pair.decode_pair`, via :func:`_decode_both`) and takes
-the token sums from the same pass; otherwise :func:`_token_sums` counts them in
+pass (`decode_pair`, via `_decode_both`) and takes
+the token sums from the same pass; otherwise `_token_sums` counts them in
 windows.
 """
 
@@ -72,7 +72,7 @@ def _label_order(names: list[str], cfg: Config, dtype: type) -> tuple[list[str],
 def _decode_both(
     batch: TaggedBatch, scheme: Scheme, cfg: Config, label_map: np.ndarray | None, labels: list[str]
 ) -> PairChunks | None:
-    """Both sides decoded and matched in one pass (:func:`~iescore.decode.pair.decode_pair`)
+    """Both sides decoded and matched in one pass (`decode_pair`)
     when only exact counts are asked for (``detail="prf"``) and the vocabulary is small;
     else None (each side is then decoded on its own). Under ``repair="strict"`` an
     ill-formed chunk also gives None, so that the one-side decoder reports it. The
@@ -102,7 +102,7 @@ REPAIR_SITES = 5  # the repairs (or discarded chunks) located per side and batch
 
 
 def _repair_sites(batch: TaggedBatch, side: str, ch: Any, *, relative: bool) -> list[str]:
-    """Where the first :data:`REPAIR_SITES` repaired (or discarded) chunks of a side start:
+    """Where the first `REPAIR_SITES` repaired (or discarded) chunks of a side start:
     the input's own description of the position (a file's ``path:line (side)``), after
     ``document 'id', token k`` when that description does not name the document."""
     if ch.discarded is not None:
@@ -122,8 +122,8 @@ def _repair_sites(batch: TaggedBatch, side: str, ch: Any, *, relative: bool) -> 
 
 
 def _check_config(cfg: Config, has_tokens: bool) -> bool:
-    """Raise the ConfigError :func:`_tags_part` would raise for ``cfg`` whatever the tags,
-    before any batch is scored (:meth:`~iescore.scoring.stream.Scorer.add_tags` scores small
+    """Raise the ConfigError `_tags_part` would raise for ``cfg`` whatever the tags,
+    before any batch is scored ([`add_tags`][iescore.scoring.stream.Scorer.add_tags] scores small
     batches later, together). Returns whether the units need their strings (keys)."""
     need_keys = cfg.setting == "OBD" or cfg.mode == "one-per-string"
     if need_keys and not has_tokens:

@@ -1,22 +1,22 @@
 """The report stage of the pipeline without the documents: a scorer's counts summed over
-its documents (:class:`Totals`), and the report of them.
+its documents (`Totals`), and the report of them.
 
-Two paths keep counts only, and both sum parts into one :class:`Totals`:
+Two paths keep counts only, and both sum parts into one `Totals`:
 
-* a :class:`~iescore.scoring.stream.Scorer` made with ``totals_only=True`` (as ``iescore
+* a [`Scorer`][iescore.scoring.stream.Scorer] made with ``totals_only=True`` (as ``iescore
   score`` makes it) adds each batch's part to its totals as the batch comes;
-* a state kept with ``keep="counts"`` (:mod:`iescore.scoring.state`) carries
-  :meth:`Totals.of` a scorer's parts, and the driver merges the states
-  (:meth:`Totals.merge`: the scorer's merge rules, and the document ids checked).
+* a state kept with ``keep="counts"`` (`iescore.scoring.state`) carries
+  `Totals.of` a scorer's parts, and the driver merges the states
+  (`Totals.merge`: the scorer's merge rules, and the document ids checked).
 
-A :class:`Totals` holds per label the summed counts, the confusion table, the summed
+A `Totals` holds per label the summed counts, the confusion table, the summed
 t-units and token counts, repairs and error categories, the signature's additive
-reference digest (:func:`~iescore.ids.reference_digest`) and, in a state, what the
+reference digest (`reference_digest`) and, in a state, what the
 scorer recorded besides its documents and the document ids (numbered runs, a 64-bit
-hash per other id). :meth:`Totals.report` gives the report that
-:func:`~iescore.scoring.assemble._assemble` gives for the same parts (``to_dict()`` and
+hash per other id). `Totals.report` gives the report that
+`_assemble` gives for the same parts (``to_dict()`` and
 signature equal), with the totals in ``Report.totals``: it has no per-document counts
-and no items, and reading them raises :class:`~iescore.errors.ConfigError`.
+and no items, and reading them raises [`ConfigError`][iescore.errors.ConfigError].
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def _head(s: Scorer) -> dict[str, Any]:
 
 
 def _empty_scorer(h: dict[str, Any]) -> Scorer:
-    """A scorer with no documents holding the recorded fields of ``h`` (see :func:`_head`)."""
+    """A scorer with no documents holding the recorded fields of ``h`` (see `_head`)."""
     from .stream import Scorer
 
     s = Scorer(_config(h))
@@ -89,12 +89,12 @@ def _value_columns(fields: Sequence[str]) -> list[int]:
 
 @dataclass(frozen=True)
 class Totals:
-    """A scorer's counts summed over its documents: built from parts (:meth:`of`, and
-    batch by batch in a ``Scorer(totals_only=True)``), merged with :meth:`merge`,
-    reported with :meth:`report`. ``head`` holds what the scorer recorded besides its
+    """A scorer's counts summed over its documents: built from parts (`of`, and
+    batch by batch in a ``Scorer(totals_only=True)``), merged with `merge`,
+    reported with `report`. ``head`` holds what the scorer recorded besides its
     documents (options, the scheme that ``scheme="auto"`` fixed, adapter notes, the
     per-t-unit weight digest; empty in a scorer's running totals, which report under the
-    scorer's own): merging applies :meth:`Scorer.merge`'s rules."""
+    scorer's own): merging applies [`Scorer.merge`][iescore.scoring.stream.Scorer.merge]'s rules."""
 
     head: dict[str, Any]
     n_parts: int
@@ -122,7 +122,7 @@ class Totals:
     @classmethod
     def of_part(cls, p: _Part, *, zero_tokens: bool = False) -> Totals:
         """One batch's counts (no head, no document ids); ``zero_tokens``: the batch is
-        one of a scorer's parts, some of which count tokens (see :class:`_PartData`)."""
+        one of a scorer's parts, some of which count tokens (see `_PartData`)."""
         if p.unit_totals is not None or p.ts_weighted is not None:
             raise ConfigError("counts alone cannot sum per-t-unit TS weights exactly (they are float sums per "
                               "document): keep the documents (keep='items', or a Scorer without totals_only=True)")
@@ -171,7 +171,7 @@ class Totals:
         return replace(self, runs=self.runs + offset)
 
     def merge(self, other: Totals) -> Totals:
-        """Both shards' counts (``self``'s documents first), under :meth:`Scorer.merge`'s
+        """Both shards' counts (``self``'s documents first), under [`Scorer.merge`][iescore.scoring.stream.Scorer.merge]'s
         rules for options and schemes; a document id in both is an InputError."""
         merged = _empty_scorer(self.head).merge(_empty_scorer(other.head))
         out = self.plus(other, head=_head(merged))
@@ -261,7 +261,7 @@ def _rows(rows: Sequence[np.ndarray]) -> np.ndarray:
 
 
 class _PartData:
-    """A part seen as the report :func:`~iescore.ids.reference_digest` reads. With
+    """A part seen as the report `reference_digest` reads. With
     ``zero_tokens`` as one of a scorer's parts assembled in one call, where a part without
     tokens (templates) beside parts with tokens counts 0 tokens per document."""
 

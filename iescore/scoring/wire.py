@@ -1,11 +1,11 @@
 """The report stage of the pipeline across processes: the byte format of a scorer state
-(:mod:`iescore.scoring.state`).
+(`iescore.scoring.state`).
 
 A state is ``IESCORE\\0``, a format version, a JSON header, the raw bytes of its arrays
 (little-endian, dtypes named in the header) and a BLAKE2b checksum of all of it. Only
 numeric arrays and strings are stored (never pickled objects); reading checks the magic,
 the version, the checksum and every array reference, and fails with an
-:class:`~iescore.errors.InputError` saying which.
+[`InputError`][iescore.errors.InputError] saying which.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ computed column-wise from those sums with the report's own definitions:
   t-unit counts; token accuracy from the summed per-document token counts.
 
 The resample that takes every document once reproduces ``report.to_dict()``
-exactly (tested). Measure names (:func:`measure_names`): ``precision``,
+exactly (tested). Measure names ([`measure_names`][iescore.stats.table.measure_names]): ``precision``,
 ``recall``, ``f1``, ``f_beta`` (the configured headline average), ``micro_f1``,
 ``macro_f1``, ``weighted_f1`` (and ``_precision``, ``_recall``, ``_f_beta``),
 ``macro_f1_of_macro_pr``, ``ser``, ``err``, ``e``, ``ser_weighted``,

@@ -3,8 +3,8 @@ and Cohen's kappa on t-units per pair, Fleiss' kappa over all annotators.
 
 The t-units (SPEC §6) are the tokens and, per document, the separators between
 consecutive tokens, so they depend on where documents begin. They are the same
-whichever annotator comes first: :func:`agreement` takes the documents as given (the
-same for every annotator); for CoNLL files (``iescore agree``, :func:`conll_pairs`)
+whichever annotator comes first: `agreement` takes the documents as given (the
+same for every annotator); for CoNLL files (``iescore agree``, `conll_pairs`)
 the documents and tokens come from all the files together, not from the first one:
 
 * a line is a ``-DOCSTART-`` line (no token; a document starts after it) when any
@@ -147,10 +147,10 @@ def conll_pairs(paths: Mapping[str, str], *, encoding: str = "utf-8",
                 documents: str = "auto") -> Callable[[str, str], Any]:
     """A reader of CoNLL annotation files (name -> path, the files aligned line by line, each
     annotator's tags in its last column) for agreement: ``read(a, b)`` is the
-    :class:`~iescore.scoring.batch.TaggedBatch` of ``a``'s tags as the reference and ``b``'s
+    [`TaggedBatch`][iescore.scoring.batch.TaggedBatch] of ``a``'s tags as the reference and ``b``'s
     as the prediction, with the documents, sentences and tokens that all the files give
     together (the module docstring), so the same for every pair and either order. Each
-    pair is read and checked by :func:`~iescore.io.conll.read_conll` (its errors name the
+    pair is read and checked by [`read_conll`][iescore.io.conll.read_conll] (its errors name the
     file and line), then laid out on these common lines."""
     from ..io.conll import DOC_MODES, read_conll
     from ..scoring.batch import TaggedBatch
@@ -229,7 +229,7 @@ def conll_pairs(paths: Mapping[str, str], *, encoding: str = "utf-8",
 def agreement(annotations: Mapping[str, Sequence[Sequence[str]]], **options: Any) -> Agreement:
     """Agreement of annotators' tag sequences (name -> one tag sequence per document, the
     same documents and tokens for all), scored with ``options`` as
-    :func:`iescore.score_tags` takes them (any rule, counting, scheme...).
+    [`iescore.score_tags`][iescore.score_tags] takes them (any rule, counting, scheme...).
 
     Example (A and B agree on PER; only A tags the LOC):
         >>> a = agreement({"A": [["B-PER", "O", "B-LOC"]], "B": [["B-PER", "O", "O"]]})

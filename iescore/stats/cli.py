@@ -35,7 +35,7 @@ def _copy_options(cp: Any, score_parser: Any) -> None:
 def add_stats_parsers(sub: Any, score_parser: Any) -> None:
     """Add ``iescore compare`` and ``iescore agree`` to the subcommands ``sub``, with the
     evaluation and input options of ``score_parser`` (the ``score`` subcommand's parser);
-    :func:`main_stats` runs them."""
+    [`main_stats`][iescore.stats.cli.main_stats] runs them."""
     add_compare_parser(sub, score_parser)
     ap = sub.add_parser(
         "agree",

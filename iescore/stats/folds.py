@@ -76,7 +76,7 @@ class FoldSummary:
 def folds(reports: Sequence[Report], *, measures: Sequence[str] | None = None, level: float = 0.95) -> FoldSummary:
     """Aggregate any measure over cross-validation folds (or splits) scored alike.
 
-    ``measures``: names from :func:`measure_names` (every name of any fold by default:
+    ``measures``: names from [`measure_names`][iescore.stats.table.measure_names] (every name of any fold by default:
     per label, micro/macro/weighted, slot errors, TS, token accuracy). A fold where a
     measure is undefined (or absent: a label the fold lacks) is left out of its mean.
 

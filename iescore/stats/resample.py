@@ -106,7 +106,7 @@ def _defined_quantiles(M: np.ndarray, qs: Sequence[float]) -> list[np.ndarray]:
     """Per ``q`` of ``qs``, each column's quantile of its defined (non-NaN) values, as
     ``np.quantile`` of those values computes it (linear interpolation: virtual index
     ``(n - 1) q``, the largest value from ``n - 1`` on, numpy's two-sided lerp), done for
-    all columns at once; every column has a defined value and no -0.0. :func:`_interval`
+    all columns at once; every column has a defined value and no -0.0. `_interval`
     is the plain path, one ``np.quantile`` per column."""
     S = np.sort(M, axis=0)  # NaN sorts last
     n = (~np.isnan(M)).sum(axis=0)
@@ -126,7 +126,7 @@ def _defined_quantiles(M: np.ndarray, qs: Sequence[float]) -> list[np.ndarray]:
 
 def _intervals(dist: Mapping[str, np.ndarray], point: Mapping[str, float | None], level: float, method: str,
                jack: Mapping[str, np.ndarray]) -> dict[str, tuple[float, float] | None]:
-    """:func:`_interval` of every measure; the percentile intervals of the measures defined in
+    """`_interval` of every measure; the percentile intervals of the measures defined in
     every resample are taken in one call (the same numbers)."""
     out: dict[str, tuple[float, float] | None] = {}
     names = list(dist)
@@ -225,7 +225,7 @@ def bootstrap(report: Report, *, resamples: int = 1000, seed: int = 12345, metho
               level: float = 0.95, measures: Sequence[str] | None = None) -> BootstrapResult:
     """Confidence intervals of ``report``'s measures by resampling its documents.
 
-    ``measures``: names from :func:`measure_names` (all by default); ``method``:
+    ``measures``: names from [`measure_names`][iescore.stats.table.measure_names] (all by default); ``method``:
     ``"percentile"`` or ``"bca"``. The resamples are drawn from
     ``numpy.random.default_rng(seed)``, so the same seed gives the same intervals.
     """

@@ -235,7 +235,7 @@ def _weighted(v: np.ndarray, w: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
 
 def _binary(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, n: np.ndarray, beta: float) -> dict[str, np.ndarray]:
-    """The TS model's binary measures (as :func:`iescore.measures.ts_measures`)."""
+    """The TS model's binary measures (as [`iescore.measures.ts_measures`][iescore.measures.ts_measures])."""
     tn = n - tp - fp - fn
     acc = _div(tp + tn, n)
     pe = _div((tp + fp) * (tp + fn) + (fn + tn) * (fp + tn), n * n)
