@@ -21,7 +21,8 @@ from .errors import ConfigError, IEScoreError, InputError
 from .measures import Counts
 from .model import Document, Span, Template
 from .report import Report, aggregate
-from .scorer import Scorer, TaggedBatch, score, score_tags, score_templates, tagged_batch
+from .scorer import Scorer, TaggedBatch, example_path, score, score_files, score_tags, score_templates, tagged_batch
+from .render import notebook as _views  # fills the report's view table (iescore.viewhooks): render sits above report
 
 __all__ = [
     "__version__",
@@ -40,6 +41,8 @@ __all__ = [
     "Scorer",
     "TaggedBatch",
     "score",
+    "score_files",
+    "example_path",
     "score_tags",
     "score_templates",
     "tagged_batch",

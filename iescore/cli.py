@@ -28,7 +28,6 @@ import sys
 import time
 import warnings
 from collections.abc import Callable, Sequence
-from importlib import resources
 from typing import Any
 
 from . import __version__
@@ -39,7 +38,7 @@ from .io.conll_stream import score_conll
 from .io.formats import add_input_options, not_conll, score_files, uses_formats
 from .render.formats import add_output_options, output_format, report_pieces, write_output
 from .render.report_cli import add_report_parser, write_report_html
-from .scorer import Scorer
+from .scorer import Scorer, example_path
 
 __all__ = ["main", "build_parser"]
 
@@ -168,7 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _example_path() -> str:
-    return str(resources.files("iescore") / "data" / "example.conll")
+    return example_path()
 
 
 class Progress:

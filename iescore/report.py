@@ -48,10 +48,9 @@ from .measures import (
     slot_error_rate,
     ts_measures,
 )
-from .render.conlleval import format_conlleval
 from .summary import MEASURED, LabelSummary, copied, full_summary, mean
-from .render.table import format_table
 from .ts import TS_FIELDS
+from .viewhooks import VIEWS, ReportViews
 
 if TYPE_CHECKING:
     from .scoring.totals import Totals
@@ -73,8 +72,8 @@ def _f1(p: float | None, r: float | None, beta: float = 1.0) -> float | None:
     return 0.0 if den == 0 else (1 + b2) * p * r / den
 
 
-@dataclass(frozen=True)
-class Report:
+@dataclass(frozen=True, repr=False)
+class Report(ReportViews):
     """The result of one evaluation.
 
     Attributes:
@@ -110,6 +109,9 @@ class Report:
 
     ``fields`` are the [`Counts`][iescore.measures.Counts] fields counted (all of them, or
     ``tp``/``fp``/``fn`` under ``detail="prf"``); the others are 0.
+
+    Its text, HTML and DataFrame views are looked up in `iescore.viewhooks.VIEWS`, which
+    `iescore.render` fills: the views sit above the report, which never imports them.
     """
 
     config: Config
@@ -266,9 +268,7 @@ class Report:
         """``json.dumps(report.to_dict(), **kw)``; with ``indent`` alone, the same text from
         `iescore.render.jsontext` (the standard library indents in pure Python)."""
         if set(kw) == {"indent"} and kw["indent"] is not None:
-            from .render.jsontext import json_text
-
-            return json_text(self._full_summary(), kw["indent"])
+            return VIEWS["json_text"](self._full_summary(), kw["indent"])  # type: ignore[no-any-return]
         return json.dumps(self._full_summary(), **kw)
 
     def items(self, side: str = "prediction") -> Iterator[dict[str, Any]]:
@@ -467,21 +467,6 @@ class Report:
                 return s
             object.__setattr__(self, "_full", kept := s)
         return copied(kept if only is None else kept[only])
-
-    # --- text -----------------------------------------------------------------------
-    def format_conlleval(self) -> str:
-        """The conlleval.pl view (`iescore.render.conlleval.format_conlleval`): byte
-        for byte what conlleval (version 2004-01-26) prints for the same chunks."""
-        return format_conlleval(self)
-
-    def format_table(self) -> str:
-        """The default table (`iescore.render.table.format_table`): the conlleval view,
-        then iescore's lines (headline average, slot errors, averages, TS model, repairs,
-        signature)."""
-        return format_table(self)
-
-    def __str__(self) -> str:
-        return self.format_table()
 
 
 def aggregate(reports: Sequence[Report], keys: Sequence[str] = ("precision", "recall", "f1", "ser")) -> dict[str, dict[str, float | None]]:

@@ -3,11 +3,14 @@
 
 Every format reads the report's summary ([`Report.to_dict`][iescore.report.Report.to_dict]) and recomputes nothing.
 Undefined values are empty cells in CSV, ``n/a`` in the table and Markdown, ``null`` in JSON.
+Every format carries the signature: CSV on its first line, a comment (``# signature: ...``)
+that ``pandas.read_csv(path, comment="#")`` skips (a cell holding ``#`` is quoted, so
+such a reader keeps it whole).
 
 Example:
     >>> import iescore
     >>> r = iescore.score_tags(reference=[["B-LOC", "O"]], prediction=[["B-PER", "O"]])
-    >>> print(format_report(r, "csv").splitlines()[0])
+    >>> print(format_report(r, "csv").splitlines()[1])
     label,tp,fp,fn,support,predicted,precision,recall,f1,correct,wrong_label,wrong_boundary,wrong_label_boundary,missed,spurious
     >>> print(format_confusion(r))
     confusion (rows: reference, columns: prediction; none = missed or spurious):
@@ -114,9 +117,22 @@ def _rows(report: Report) -> list[tuple[str, dict[str, Any], dict[str, int] | No
     return rows
 
 
+class _Quoted:
+    """A csv writer that also quotes a cell holding ``#`` (a reader skipping ``#`` comments
+    keeps a quoted cell whole)."""
+
+    def __init__(self, buf: io.StringIO) -> None:
+        self.w = csv.writer(buf, lineterminator="\n")
+        self.q = csv.writer(buf, lineterminator="\n", quoting=csv.QUOTE_ALL)
+
+    def writerow(self, row: list[Any]) -> None:
+        (self.q if any("#" in str(c) for c in row) else self.w).writerow(row)
+
+
 def _csv(report: Report, confusion: bool) -> str:
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    buf.write(f"# signature: {report.signature}\n")  # pandas.read_csv(..., comment="#") skips it
+    w = _Quoted(buf)
     has_cats = report.categories is not None
     w.writerow(["label", *_COUNTS, *_MEASURES, *(CATEGORIES if has_cats else ())])
     for lab, e, c in _rows(report):

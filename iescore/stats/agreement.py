@@ -30,6 +30,7 @@ import numpy as np
 
 from ..errors import ConfigError, InputError, choices
 from ..report import Report
+from ..render import notebook
 
 __all__ = ['agreement', 'Agreement', 'cohen_kappa', 'fleiss_kappa', 'conll_pairs']
 
@@ -107,6 +108,20 @@ class Agreement:
     def to_dict(self) -> dict[str, Any]:
         return {"signature": self.signature, "annotators": list(self.annotators), "t_units": self.t_units,
                 "pairs": [dict(p) for p in self.pairs], "fleiss_kappa": self.fleiss_kappa}
+
+    def _repr_html_(self) -> str:
+        """The compact HTML table a notebook shows (`iescore.render.notebook.agreement_html`), the signature under it."""
+        return notebook.agreement_html(self)
+
+    def to_pandas(self) -> Any:
+        """A pandas DataFrame (`iescore.render.notebook.agreement_frame`: one row per pair of annotators); ``attrs["signature"]``
+        is the signature. Needs pandas (``pip install pandas``)."""
+        return notebook.agreement_frame(self)
+
+    def to_html(self, path: str | os.PathLike[str], *, title: str = "iescore agreement") -> int:
+        """Write the compact table of `_repr_html_` as a whole HTML page (UTF-8, atomically);
+        the file's size in bytes."""
+        return notebook.write_table_html(notebook.agreement_html(self), path, title)
 
 
 def _agreement(names: Sequence[str], pair: Any) -> Agreement:
@@ -229,7 +244,8 @@ def conll_pairs(paths: Mapping[str, str], *, encoding: str = "utf-8",
 def agreement(annotations: Mapping[str, Sequence[Sequence[str]]], **options: Any) -> Agreement:
     """Agreement of annotators' tag sequences (name -> one tag sequence per document, the
     same documents and tokens for all), scored with ``options`` as
-    [`iescore.score_tags`][iescore.score_tags] takes them (any rule, counting, scheme...).
+    [`iescore.score_tags`][iescore.score_tags] takes them (any of [`Options`][iescore.options.Options]: rule, counting,
+    scheme...).
 
     Example (A and B agree on PER; only A tags the LOC):
         >>> a = agreement({"A": [["B-PER", "O", "B-LOC"]], "B": [["B-PER", "O", "O"]]})

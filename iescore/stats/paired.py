@@ -4,6 +4,7 @@ Holm-Bonferroni, significance groups."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -12,6 +13,7 @@ import numpy as np
 
 from ..errors import ConfigError, InputError, choices
 from ..report import Report
+from ..render import notebook
 from .resample import _check_level, _chunks, _exact_dtype, _intervals, _jackknife, _names, _signs, bootstrap_counts
 from .table import TEST_NAMES, TESTS, _measures, _point, _table
 
@@ -83,6 +85,20 @@ class Comparison:
             "correction": self.correction, "ci": self.method, "level": self.level, "alpha": self.alpha,
             "systems": [dict(s) for s in self.systems],
         }
+
+    def _repr_html_(self) -> str:
+        """The compact HTML table a notebook shows (`iescore.render.notebook.comparison_html`), the signature under it."""
+        return notebook.comparison_html(self)
+
+    def to_pandas(self) -> Any:
+        """A pandas DataFrame (`iescore.render.notebook.comparison_frame`: one row per system); ``attrs["signature"]``
+        is the signature. Needs pandas (``pip install pandas``)."""
+        return notebook.comparison_frame(self)
+
+    def to_html(self, path: str | os.PathLike[str], *, title: str = "iescore comparison") -> int:
+        """Write the compact table of `_repr_html_` as a whole HTML page (UTF-8, atomically);
+        the file's size in bytes."""
+        return notebook.write_table_html(notebook.comparison_html(self), path, title)
 
 
 def _same_reference(reports: Mapping[str, Report]) -> None:
