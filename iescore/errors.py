@@ -80,3 +80,16 @@ def did_you_mean(value: object, valid: Iterable[str]) -> str:
     if not near and len(value) >= 3:
         near = [v for v in valid if v.startswith(value)]
     return f" (did you mean {near[0]!r}?)" if len(near) == 1 else ""
+
+
+def shown(text: str, limit: int = 80) -> str:
+    """``repr(text)`` for a message, its middle cut when it is longer than ``limit``
+    characters (a bad line of a file can be megabytes long).
+
+    >>> shown("B-PER"), shown("x" * 1000, limit=10)
+    ("'B-PER'", "'xxxxx' ... 'xxxxx' (1,000 characters)")
+    """
+    if len(text) <= limit:
+        return repr(text)
+    half = limit // 2
+    return f"{text[:half]!r} ... {text[-half:]!r} ({len(text):,} characters)"

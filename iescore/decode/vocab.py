@@ -21,7 +21,7 @@ from operator import itemgetter
 
 import numpy as np
 
-from ..errors import InputError, choices
+from ..errors import InputError, choices, shown
 from .tables import I, PREFIX_LETTERS, Scheme, get_scheme  # noqa: F401 (get_scheme: the docstring examples)
 
 
@@ -242,7 +242,7 @@ class Vocabulary:
                     where = f"{locate(i)}: " if locate is not None else ""
                     note = detected_note(scheme.name) if detected and problem.startswith(NOT_OF_SCHEME) else ""
                     raise InputError(
-                        f"{where}invalid tag {self.tags[i]!r}: {problem}; valid forms: {self.valid_forms(scheme)}{note}"
+                        f"{where}invalid tag {shown(self.tags[i])}: {problem}; valid forms: {self.valid_forms(scheme)}{note}"
                     )
                 prefix, label = pi
                 role[i], lab[i] = (I if prefix == "" else scheme.letters[prefix]), self.label_id(label)

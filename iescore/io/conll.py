@@ -45,7 +45,7 @@ import sys
 
 import numpy as np
 
-from ..errors import ConfigError, InputError, choices, warn
+from ..errors import ConfigError, InputError, choices, shown, warn
 from ..decode import TagArrays, Vocabulary
 from ..scoring.batch import TaggedBatch
 
@@ -402,13 +402,13 @@ def read_conll(
             pline = pred_lines[i]
         if not fields:
             if pline is not None and pline.strip(_BLANK):
-                raise InputError(f"{pred_path}:{lineno}: expected a blank line (as in {path}), got {pline!r}")
+                raise InputError(f"{pred_path}:{lineno}: expected a blank line (as in {path}), got {shown(pline)}")
             new_sentence = True
             continue
         if pline is not None:
             pfields = _fields(pline)
             if not pfields:
-                raise InputError(f"{pred_path}:{lineno}: blank line where {path} has {line!r}")
+                raise InputError(f"{pred_path}:{lineno}: blank line where {path} has {shown(line)}")
             g, p = fields[-1], pfields[-1]
             tok = fields[0]
         else:
@@ -416,10 +416,10 @@ def read_conll(
                 ncols = len(fields)
                 if ncols < 2:
                     raise InputError(
-                        f"{path}:{lineno}: need at least 2 columns (gold and predicted tag), got {line!r}"
+                        f"{path}:{lineno}: need at least 2 columns (gold and predicted tag), got {shown(line)}"
                     )
             elif len(fields) != ncols:
-                raise InputError(f"{path}:{lineno}: {len(fields)} columns where earlier lines have {ncols}: {line!r}")
+                raise InputError(f"{path}:{lineno}: {len(fields)} columns where earlier lines have {ncols}: {shown(line)}")
             g, p = fields[-2], fields[-1]
             tok = fields[0] if len(fields) >= 3 else ""
         if fields[0] == DOCSTART:
