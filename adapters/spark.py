@@ -65,7 +65,7 @@ def score_dataframe(
 ) -> Report:
     """Score a DataFrame of documents (one per row) on Spark; the report equals one call
     over the same documents in the DataFrame's order (``to_dict()``, signature and,
-    with ``keep="items"``, every item's status). Options as in [`Config`][iescore.Config]
+    with ``keep="items"``, every item's status). ``options``: any of [`Options`][iescore.options.Options]
     (tags default to ``scheme="auto"``, templates to ``setting="OBD"``).
 
     ``keep="counts"`` sends each partition's summed counts only (no items, no

@@ -64,7 +64,7 @@ def _parts(eval_pred: Any) -> tuple[Any, Any]:
 
 
 class ComputeMetrics:
-    """The hook (see the module docstring). Options are [`iescore.Config`][iescore.Config] fields."""
+    """The hook (see the module docstring); ``options``: any of [`Options`][iescore.options.Options]."""
 
     def __init__(
         self,

@@ -344,7 +344,7 @@ def score_text(
     **options: Any,
 ) -> Any:
     """Score character-offset documents in one call (see [`add_text`][iescore.io.chars.add_text]); ``notes``
-    are counts from the readers, added to the report. Options as in [`Config`][iescore.Config];
+    are counts from the readers, added to the report. ``options``: any of [`Options`][iescore.options.Options];
     returns an [`iescore.Report`][iescore.Report]."""
     s = Scorer(Config.from_options(config, **options))
     add_text(s, reference, prediction, level=level, tokenizer=tokenizer, misaligned=misaligned)

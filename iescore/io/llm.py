@@ -168,7 +168,8 @@ def score_llm(
     **options: Any,
 ) -> Any:
     """Score LLM extractions against character-offset reference documents (or against
-    other extractions, in OBD); returns an [`iescore.Report`][iescore.Report].
+    other extractions, in OBD); returns an [`iescore.Report`][iescore.Report]. ``options``: any
+    of [`Options`][iescore.options.Options].
 
     ``setting="OBD"`` compares templates ([`llm_templates`][iescore.io.llm.llm_templates]); ``"AO"`` aligns the
     strings ([`align_extractions`][iescore.io.llm.align_extractions]) and scores them at ``level`` as

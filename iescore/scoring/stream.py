@@ -50,6 +50,7 @@ class Scorer:
             the report has every number and view of the full one but no per-document
             counts and no items (`Totals`). Document ids are
             then checked for repeats within a batch only. ``iescore score`` scores so.
+        **options: any of [`Options`][iescore.options.Options].
 
     Example:
         >>> s = Scorer(scheme="IOB2")
