@@ -40,6 +40,13 @@ spaCy's table header)::
     ents_1-ser = 0.5
     ents_ser = 0.0
 
+The rule travels with the numbers: ``{prefix}_signature`` is the report's signature,
+a string, as spaCy's own textcat scorer returns the string ``cats_score_desc`` beside its
+numbers. spaCy's training loop weighs only the keys of ``score_weights`` (leave the
+signature out of them: a weighted key must be a number), ``spacy train`` prints and
+keeps in ``meta.json`` only those, and ``spacy evaluate --output`` writes every key, so
+the signature reaches the JSON file of scores.
+
 Undefined values (e.g. SER with no reference entity) become ``zero_division``
 (0.0) in every key, the ``1-`` keys included, because spaCy's training loop
 multiplies scores by weights. This module imports only the core and the spaCy
@@ -60,7 +67,8 @@ __all__ = ["make_spans_scorer", "make_templates_scorer", "spacy_scores"]
 
 
 def spacy_scores(report: Any, prefix: str, zero_division: float = 0.0) -> dict[str, Any]:
-    """A report under spaCy's flat key contract plus iescore's extra keys."""
+    """A report under spaCy's flat key contract plus iescore's extra keys (``{prefix}_signature``
+    the signature, the one key that is not a number)."""
     d = report.to_dict()
     av = d["averages"]
     z = zero_division
@@ -85,6 +93,7 @@ def spacy_scores(report: Any, prefix: str, zero_division: float = 0.0) -> dict[s
         f"{prefix}_ts_f": as_float(ts.get("f1_macro"), z),
         f"{prefix}_macro_f": as_float(av["macro"]["f1"], z),
         f"{prefix}_weighted_f": as_float(av["weighted"]["f1"], z),
+        f"{prefix}_signature": report.signature,
     }
 
 

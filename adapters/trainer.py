@@ -12,6 +12,13 @@ once per batch with ``compute_result``: the hook adds each batch's counts to a
 streaming scorer and returns the metrics of all batches on the last one --
 never an average of per-batch F1.
 
+The rule travels with the numbers as the hook's ``signature`` attribute (the last
+evaluation's) and, with ``log_signature=True``, as one ``logging`` record (INFO, logger
+``iescore.adapters.trainer``) per distinct signature. It is not a metric: the Trainer
+passes metrics to integrations that take numbers only (TensorBoard drops a string, and
+``hyperparameter_search``'s default objective sums every metric), so every value
+returned is a float.
+
 Example:
     >>> import numpy as np
     >>> from iescore.adapters.trainer import compute_metrics
@@ -26,6 +33,7 @@ Example:
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +47,8 @@ if TYPE_CHECKING:
     from iescore.options import Unpack
 
 __all__ = ["ComputeMetrics", "compute_metrics"]
+
+logger = logging.getLogger(__name__)
 
 
 def _numpy(x: Any) -> Any:
@@ -72,11 +82,14 @@ class ComputeMetrics:
         *,
         zero_division: float = 0.0,
         per_label: bool = True,
+        log_signature: bool = False,
         **options: Unpack[Options],
     ) -> None:
         self.label_names = id2label_list(label_names)
         self.zero_division = zero_division
         self.per_label = per_label
+        self.log_signature = log_signature
+        self.signature: str | None = None  # the last evaluation's
         self.options: Options = {"scheme": "auto", **options}
         Scorer(**self.options)  # validate the options now, not at the first evaluation
         self._scorer: Scorer | None = None
@@ -94,7 +107,7 @@ class ComputeMetrics:
             self._seen = 0
             scorer = Scorer(**self.options)
             scorer.add_batch(self._batch(eval_pred))
-            return flat_metrics(scorer.report(), zero_division=self.zero_division, per_label=self.per_label)
+            return self._metrics(scorer.report())
         if self._scorer is None:
             self._scorer = Scorer(**self.options)
             self._seen = 0
@@ -103,6 +116,12 @@ class ComputeMetrics:
             return {}
         report = self._scorer.report()
         self._scorer = None
+        return self._metrics(report)
+
+    def _metrics(self, report: Any) -> dict[str, float]:
+        if self.log_signature and report.signature != self.signature:
+            logger.info("iescore signature: %s", report.signature)
+        self.signature = report.signature
         return flat_metrics(report, zero_division=self.zero_division, per_label=self.per_label)
 
 
@@ -111,9 +130,12 @@ def compute_metrics(
     *,
     zero_division: float = 0.0,
     per_label: bool = True,
+    log_signature: bool = False,
     **options: Unpack[Options],
 ) -> ComputeMetrics:
     """Build a Trainer ``compute_metrics`` hook from the label names and scoring options
     ([`iescore.options.Options`][iescore.options.Options]): undefined values become ``zero_division``; with
-    ``per_label``, each label's measures are returned too (``<LABEL>_f1``...)."""
-    return ComputeMetrics(label_names, zero_division=zero_division, per_label=per_label, **options)
+    ``per_label``, each label's measures are returned too (``<LABEL>_f1``...); with
+    ``log_signature``, the signature is logged once per distinct signature (INFO)."""
+    return ComputeMetrics(label_names, zero_division=zero_division, per_label=per_label,
+                          log_signature=log_signature, **options)
