@@ -44,8 +44,8 @@ The rule travels with the numbers: ``{prefix}_signature`` is the report's signat
 a string, as spaCy's own textcat scorer returns the string ``cats_score_desc`` beside its
 numbers. spaCy's training loop weighs only the keys of ``score_weights`` (leave the
 signature out of them: a weighted key must be a number), ``spacy train`` prints and
-keeps in ``meta.json`` only those, and ``spacy evaluate --output`` writes every key, so
-the signature reaches the JSON file of scores.
+keeps in ``meta.json`` only those, and ``spacy evaluate --output F --per-component``
+writes every key, so the signature reaches that JSON file of scores.
 
 Undefined values (e.g. SER with no reference entity) become ``zero_division``
 (0.0) in every key, the ``1-`` keys included, because spaCy's training loop
