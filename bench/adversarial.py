@@ -1354,8 +1354,8 @@ def merge(old: dict, new: dict) -> dict:
 
 
 def _tables(lines: list[str]) -> dict[str, tuple[int, int]]:
-    """Where the tables are in ``lines`` (adversarial.md, or the README's "## Adversarial
-    inputs" section): by the key of their "### " heading (the case's name, or "Targets"),
+    """Where the tables are in ``lines`` (adversarial.md, or the "## Adversarial inputs"
+    section of docs/performance.md): by the key of their "### " heading (the case's name, or "Targets"),
     the [start, end) line numbers of the first table under it."""
     out: dict[str, tuple[int, int]] = {}
     key, start = None, None
@@ -1370,17 +1370,18 @@ def _tables(lines: list[str]) -> dict[str, tuple[int, int]]:
     return out
 
 
-def sync_readme(readme: str, md: str) -> str:
-    """``readme`` with each table of its "## Adversarial inputs" section replaced by the
-    table of the same case (or the targets) in ``md`` (adversarial.md): the README's tables
-    are the run's, never copied by hand. A case missing from either side is an error."""
-    lines = readme.split("\n")
+def sync_page(page: str, md: str) -> str:
+    """``page`` (docs/performance.md) with each table of its "## Adversarial inputs" section
+    replaced by the table of the same case (or the targets) in ``md`` (adversarial.md): the
+    page's tables are the run's, never copied by hand. A case missing from either side is an
+    error."""
+    lines = page.split("\n")
     first = lines.index("## Adversarial inputs")
     last = next((i for i in range(first + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
     section = lines[first:last]
     mine, theirs = _tables(section), _tables(md.split("\n"))
     if set(mine) != set(theirs):
-        raise ValueError(f"README tables {sorted(mine)} but adversarial.md tables {sorted(theirs)}")
+        raise ValueError(f"the page's tables {sorted(mine)} but adversarial.md tables {sorted(theirs)}")
     md_lines = md.split("\n")
     for key, (a, b) in sorted(mine.items(), key=lambda kv: -kv[1][0]):  # from the end: the positions hold
         c, d = theirs[key]
@@ -1403,8 +1404,9 @@ def main(argv=None) -> int:
     ap.add_argument("--tmp", default=tempfile.gettempdir(), help="folder for the generated CoNLL files")
     ap.add_argument("--out", default=str(HERE / "out"))
     ap.add_argument("--render", metavar="JSON", help="only rewrite adversarial.md (in --out) from a results file")
-    ap.add_argument("--readme", metavar="PATH", help="only copy adversarial.md's tables (in --out) into the "
-                    "README at PATH, in place (its section \"## Adversarial inputs\")")
+    ap.add_argument("--docs", "--readme", metavar="PATH", dest="docs",
+                    help="only copy adversarial.md's tables (in --out) into the page at PATH "
+                    "(docs/performance.md), in place (its section \"## Adversarial inputs\")")
     ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     ap.add_argument("--path", help=argparse.SUPPRESS)
     ap.add_argument("--cap-bytes", type=int, help=argparse.SUPPRESS)
@@ -1413,9 +1415,9 @@ def main(argv=None) -> int:
         child(args.child[0], args.child[1], int(args.child[2]), args.quick, args.cap_bytes, args.path)
         return 0
     out = Path(args.out)
-    if args.readme:
-        readme = Path(args.readme)
-        readme.write_text(sync_readme(readme.read_text(), (out / "adversarial.md").read_text()))
+    if args.docs:
+        page = Path(args.docs)
+        page.write_text(sync_page(page.read_text(), (out / "adversarial.md").read_text()))
         return 0
     if args.render:
         table = render(json.loads(Path(args.render).read_text()))

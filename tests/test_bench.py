@@ -229,32 +229,32 @@ def test_adversarial_merge_replaces_only_the_rerun_tools():
     assert list(out["cases"]["chain"]["tools"]) == ["mine", "peer", "perl"]
 
 
-def test_readme_tables_are_the_runs_tables():
-    # the README's adversarial tables are bench/out/adversarial.md's, row for row (copied by
-    # `bench/adversarial.py --readme README.md`): a table copied by hand once mixed rows of
-    # other cases into the labels table
+def test_performance_page_tables_are_the_runs_tables():
+    # the performance page's adversarial tables are bench/out/adversarial.md's, row for row
+    # (copied by `bench/adversarial.py --docs docs/performance.md`): a table copied by hand
+    # once mixed rows of other cases into the labels table
     from pathlib import Path
 
     import adversarial
 
     root = Path(__file__).resolve().parent.parent
-    readme = (root / "README.md").read_text(encoding="utf-8")
+    readme = (root / "docs" / "performance.md").read_text(encoding="utf-8")
     md = (root / "bench" / "out" / "adversarial.md").read_text()
-    assert adversarial.sync_readme(readme, md) == readme
+    assert adversarial.sync_page(readme, md) == readme
     # and the cli case's lines under its table, the files' sizes and the throughputs
     lines = [x for x in md.split("\n") if x.startswith(("Files: ", "Throughput and absolute peak RSS"))]
     assert len(lines) == 2 and all(x in readme.split("\n") for x in lines)
 
 
-def test_readme_performance_table_is_the_runs_results():
-    # the README's main performance table, typed from bench/out/table.md, holds the numbers
+def test_performance_page_table_is_the_runs_results():
+    # the performance page's main table, typed from bench/out/table.md, holds the numbers
     # of bench/out/results.json: throughput at 500k and 5M, and each tool's time over
     # iescore's P/R/F path at 500k, 5M and on CoNLL-03 testb
     import json
     from pathlib import Path
 
     root = Path(__file__).resolve().parent.parent
-    readme = (root / "README.md").read_text(encoding="utf-8")
+    readme = (root / "docs" / "performance.md").read_text(encoding="utf-8")
     results = json.loads((root / "bench" / "out" / "results.json").read_text())
     head = "| tool | 500k Mtok/s | 500k × iescore | 5M Mtok/s | 5M × iescore | CoNLL-03 testb × iescore |"
     rows = readme[readme.index(head):].split("\n")[2:11]
@@ -272,20 +272,33 @@ def test_readme_performance_table_is_the_runs_results():
         assert cells == want, (tool, row)
 
 
-def test_sync_readme_replaces_each_table_by_its_cases():
+def test_sync_page_replaces_each_table_by_its_cases():
     import adversarial
 
     md = "\n".join(["# run", "### `a`: one", "text", "| t | 1 |", "|---|---|", "| x | 2 |", "",
                     "### `b`: two", "| t |", "| y |", "### Targets", "| target |", "| met |", ""])
     readme = "\n".join(["# README", "| keep | me |", "## Adversarial inputs", "### `b`: two", "prose", "| t |",
                         "| OLD |", "| OLD2 |", "more prose", "### `a`: one", "| t | 1 |", "| OLD |", "",
-                        "### Targets (the issue)", "| target |", "| NOT |", "## Next", "| keep | too |"])
-    assert adversarial.sync_readme(readme, md).split("\n") == [
+                        "### Targets", "| target |", "| NOT |", "## Next", "| keep | too |"])
+    assert adversarial.sync_page(readme, md).split("\n") == [
         "# README", "| keep | me |", "## Adversarial inputs", "### `b`: two", "prose", "| t |", "| y |",
-        "more prose", "### `a`: one", "| t | 1 |", "|---|---|", "| x | 2 |", "", "### Targets (the issue)",
+        "more prose", "### `a`: one", "| t | 1 |", "|---|---|", "| x | 2 |", "", "### Targets",
         "| target |", "| met |", "## Next", "| keep | too |"]
-    with pytest.raises(ValueError, match="README tables"):
-        adversarial.sync_readme(readme, md.replace("### `b`: two", "### `c`: two"))
+    with pytest.raises(ValueError) as err:
+        adversarial.sync_page(readme, md.replace("### `b`: two", "### `c`: two"))
+    assert str(err.value) == "the page's tables ['Targets', 'a', 'b'] but adversarial.md tables ['Targets', 'a', 'c']"
+
+
+@pytest.mark.parametrize("option", ["--docs", "--readme"])
+def test_docs_option_copies_the_tables_into_the_page(tmp_path, option):
+    import adversarial
+
+    (tmp_path / "adversarial.md").write_text("\n".join(["### `a`: one", "| t |", "| new |", ""]))
+    page = tmp_path / "performance.md"
+    page.write_text("\n".join(["# Performance", "## Adversarial inputs", "### `a`: one", "| t |", "| old |", ""]))
+    assert adversarial.main(["--out", str(tmp_path), option, str(page)]) == 0
+    assert page.read_text().split("\n") == [
+        "# Performance", "## Adversarial inputs", "### `a`: one", "| t |", "| new |", ""]
 
 
 def test_quick_longline_case_reads_one_line_and_removes_its_files(tmp_path, monkeypatch):

@@ -281,12 +281,12 @@ def test_cli_input_errors_exit_2_naming_the_problem(capsys, tmp_path):
 
 
 def test_the_readme_commands_on_the_fixtures_run(capsys, monkeypatch):
-    """The README's `iescore score tests/fixtures/readers/...` lines run and score something."""
+    """The inputs guide's `iescore score tests/fixtures/readers/...` lines run and score something."""
     import re
     import shlex
 
     root = Path(__file__).resolve().parents[1]
-    lines = re.findall(r"^iescore score (tests/fixtures/readers/.*)$", (root / "README.md").read_text(), flags=re.M)
+    lines = re.findall(r"^iescore score (tests/fixtures/readers/.*)$", (root / "docs" / "how-to" / "inputs.md").read_text(), flags=re.M)
     assert len(lines) == 3
     monkeypatch.chdir(root)
     for line in lines:

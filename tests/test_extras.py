@@ -52,9 +52,11 @@ def test_light_extras_hold_what_their_integration_imports():
     assert {"seqeval", "nervaluate", "pytest", "hypothesis"} <= names("test")  # the tests' oracles
 
 
-def test_readme_extras_table_names_every_extra():
-    """The README's table of extras has a row for each extra pyproject defines, and no other."""
-    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+@pytest.mark.parametrize("page", ["README.md", "docs/getting-started.md"])
+def test_extras_table_names_every_extra(page):
+    """The table of extras (README and the getting-started page) has a row for each extra
+    pyproject defines, and no other."""
+    text = (Path(__file__).resolve().parents[1] / page).read_text()
     table = text.split("| extra | for | brings |", 1)[1].split("\n\n", 1)[0]
     listed = {name for row in table.splitlines()[2:]
               for name in re.findall(r"`([\w-]+)`", row.split("|")[1])}

@@ -59,11 +59,11 @@ def test_every_module_has_a_docstring_saying_its_place_and_stays_readable():
         assert text.count("\n") <= 500, f"{path} has {text.count(chr(10))} lines"
 
 
-def test_the_readme_layout_names_every_module():
-    """Each module of the package, the adapters and the metric is named in the README's
+def test_the_architecture_layout_names_every_module():
+    """Each module of the package, the adapters and the metric is named in ARCHITECTURE.md's
     Layout table (as `name` or `name.py`, with or without its folder)."""
     root = PACKAGE.parent
-    text = (root / "README.md").read_text(encoding="utf-8").split("\n## Layout\n", 1)[1]
+    text = (root / "ARCHITECTURE.md").read_text(encoding="utf-8").split("\n## Layout\n", 1)[1]
     named = set()
     for cell in text.split("`"):
         named.add(cell.removesuffix(".py").rsplit("/", 1)[-1])

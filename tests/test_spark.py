@@ -268,7 +268,7 @@ def test_auto_scheme_is_decided_over_all_partitions_as_one_call_would(spark):
 
 
 def test_readme_worked_example_runs(spark, data, tmp_path, monkeypatch, capsys):
-    """The README's `score_predictions.py` on a Parquet file of 200 eng.testb sentences
+    """The Spark guide's `score_predictions.py` on a Parquet file of 200 eng.testb sentences
     (florian's tags) prints the report of one call (its signature names the same data)."""
     import re
     from pathlib import Path
@@ -276,15 +276,15 @@ def test_readme_worked_example_runs(spark, data, tmp_path, monkeypatch, capsys):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    text = (Path(__file__).resolve().parents[1] / "docs" / "how-to" / "spark.md").read_text()
     block = re.search(r"```py\n(# score_predictions\.py.*?)```", text, flags=re.S)
-    assert block, "the README shows score_predictions.py"
+    assert block, "docs/how-to/spark.md shows score_predictions.py"
     rows = _sentences(data)[:200]
     path = tmp_path / "predictions.parquet"
     pq.write_table(pa.table({"id": [r["id"] for r in rows], "gold": [r["gold"] for r in rows],
                              "pred": [r["florian"] for r in rows]}), path)
     monkeypatch.setattr(sys, "argv", ["score_predictions.py", str(path)])
-    exec(compile(block.group(1), "README.md", "exec"), {})  # getOrCreate() finds the test session
+    exec(compile(block.group(1), "docs/how-to/spark.md", "exec"), {})  # getOrCreate() finds the test session
     out = capsys.readouterr().out
     one = score_tags(reference=[r["gold"] for r in rows], prediction=[r["florian"] for r in rows],
                      doc_ids=[r["id"] for r in rows], rule="O(1,1)", counting="one-to-one")

@@ -1,6 +1,6 @@
 """Typed options: one source (iescore.options) that agrees with Config's fields, the
-runtime checks and the command line; `mypy --strict` on the package and the README's
-Python examples; a misspelt option or value is flagged by mypy and, at run time, a
+runtime checks and the command line; `mypy --strict` on the package and the Python
+examples of the README and docs/ (each page's blocks as one module, as the page runs them); a misspelt option or value is flagged by mypy and, at run time, a
 ConfigError that suggests the nearest valid one."""
 
 from __future__ import annotations
@@ -126,19 +126,29 @@ compute_metrics(["O", "B-A"], modes="match-best")
 '''
 
 
-def _readme_python_blocks() -> list[str]:
-    return re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(encoding="utf-8"), flags=re.S)
+def _example_modules() -> dict[str, str]:
+    """Each page's ```python blocks joined into one module (tests/test_docs_examples.py runs
+    them in order in one namespace), by a module name made of the page's path."""
+    out = {}
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]:
+        blocks = re.findall(r"^```python\n(.*?)^```", page.read_text(encoding="utf-8"), flags=re.S | re.M)
+        if blocks:
+            name = re.sub(r"\W", "_", str(page.relative_to(ROOT)).removesuffix(".md"))
+            out[f"example_{name}"] = "\n".join(blocks)
+    return out
 
 
-def test_mypy_strict_on_the_package_and_the_readme_examples(tmp_path):
+def test_mypy_strict_on_the_package_and_the_docs_examples(tmp_path):
     require("mypy")
     # the package as installed (what `pip install -e . --config-settings editable_mode=strict`
     # builds: iescore/ with adapters/ and metric_card/ inside, as links)
     site = docs_build().package_tree(tmp_path / "site")
     files = []
-    for k, block in enumerate(_readme_python_blocks()):
-        files.append(tmp_path / f"readme_{k}.py")
-        files[-1].write_text(block, encoding="utf-8")
+    modules = _example_modules()
+    assert "example_README" in modules and "example_docs_getting_started" in modules
+    for name, code in modules.items():
+        files.append(tmp_path / f"{name}.py")
+        files[-1].write_text(code, encoding="utf-8")
     typos = tmp_path / "typos.py"
     typos.write_text(TYPOS, encoding="utf-8")
     env = {**os.environ, "MYPYPATH": str(site)}

@@ -362,9 +362,9 @@ def test_florian_found_per_type_and_the_official_lines(data):
 
 
 def test_readme_table_is_the_output_of_its_command(data):
-    """The README names the command of its example table; the table is that command's output,
-    to the signature and its digest of the reference data."""
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    """The inputs guide (docs/how-to/inputs.md) names the command of its example table; the
+    table is that command's output, to the signature and its digest of the reference data."""
+    readme = (Path(__file__).resolve().parents[1] / "docs" / "how-to" / "inputs.md").read_text()
     cmd = "iescore score conll2003-eng/eng.testb conll2003-shared-task-outputs/results/florian/eng.testb"
     m = re.search(r"```bash\n" + re.escape(cmd) + r"\n```\n\n```\n(.*?)```", readme, flags=re.S)
     assert m, "the README names the command of its example table"
