@@ -137,6 +137,8 @@ def _make(setting: Setting, default_suffix: str) -> Callable[..., Callable[..., 
 
 
 make_spans_scorer = _make("AO", "")
+"""The factory registered as ``iescore.spans.v1``: AO scoring of ``doc.ents`` or a span group."""
 make_spans_scorer.__doc__ = "Factory of ``iescore.spans.v1``: AO scoring of ``doc.ents`` or a span group."
 make_templates_scorer = _make("OBD", "_obd")
+"""The factory registered as ``iescore.templates.v1``: OBD (template) scoring; keys ``ents_obd_*``."""
 make_templates_scorer.__doc__ = "Factory of ``iescore.templates.v1``: OBD (template) scoring; keys ``ents_obd_*``."

@@ -264,7 +264,7 @@ class Browser:
 RESULTS = "[...document.querySelectorAll('.md-search-result__link')].map(a => a.getAttribute('href'))"
 
 
-def test_in_a_browser_the_search_returns_results(served):
+def test_in_a_browser_the_search_returns_results_and_signatures_wrap(served):
     browser = Browser()
     try:
         # typed into the search box
@@ -280,6 +280,12 @@ def test_in_a_browser_the_search_returns_results(served):
         browser.open(served + "index.html?q=spacy")
         links = browser.wait(RESULTS)
         assert links and any("how-to/spacy.html" in link for link in links), links
+        # the API's signatures wrap: none is wider than its box (1400 px window)
+        for api in ("entry-points", "options", "readers", "adapters"):
+            browser.open(served + f"reference/api/{api}.html")
+            widths = browser.eval("[...document.querySelectorAll('.doc-signature, .doc-signature code')]"
+                                  ".map(e => [e.scrollWidth, e.clientWidth])")
+            assert len(widths) > 4 and all(wide <= box + 1 for wide, box in widths), (api, widths)
     finally:
         browser.close()
 
