@@ -268,7 +268,7 @@ class Report(ReportViews):
         """``json.dumps(report.to_dict(), **kw)``; with ``indent`` alone, the same text from
         `iescore.render.jsontext` (the standard library indents in pure Python)."""
         if set(kw) == {"indent"} and kw["indent"] is not None:
-            return VIEWS["json_text"](self._full_summary(), kw["indent"])  # type: ignore[no-any-return]
+            return VIEWS["json_text"](self._full_summary(), kw["indent"])
         return json.dumps(self._full_summary(), **kw)
 
     def items(self, side: str = "prediction") -> Iterator[dict[str, Any]]:

@@ -104,13 +104,8 @@ def score_files(
     *,
     input_format: str | None = None,
     pred_format: str | None = None,
-    level: str | None = None,
     encoding: str = "utf-8",
-    documents: str = "auto",
-    tokenizer: str = "regex",
-    misaligned: str = "expand",
     discontinuous: str = "error",
-    align: str = "first",
     config: Config | None = None,
     **options: Unpack[Options],
 ) -> Report:
@@ -122,7 +117,9 @@ def score_files(
     (spaCy) or ``"llm"``, ``pred_format`` the prediction's if it differs, ``level``
     ``"characters"`` or ``"tokens"`` (then ``tokenizer`` and ``misaligned``),
     ``discontinuous`` (brat) and ``align`` (LLM strings) as the command line's options of
-    those names. ``options`` (or ``config``) are the scoring options ([`iescore.Config`][iescore.Config]).
+    those names (preparation options of [`Options`][iescore.options.Options], which the
+    readers record in the signature). The other ``options`` (or ``config``) are the scoring
+    options ([`iescore.Config`][iescore.Config]).
 
     The checks are the command line's: an unknown ``encoding``, a JSON, brat or spaCy file
     read as CoNLL, a gold file given alone without its prediction column (InputError or
@@ -142,6 +139,11 @@ def score_files(
 
     check_encoding(encoding)
     gold, pred = os.fspath(gold), None if pred is None else os.fspath(pred)
+    # the readers' options, as the command line passes them (the readers put them into the signature)
+    level = options.pop("level", None)
+    documents = options.pop("documents", None) or "auto"
+    tokenizer, misaligned = options.pop("tokenizer", None) or "regex", options.pop("misaligned", None) or "expand"
+    align = options.pop("align", None) or "first"
     if config is None:
         options.setdefault("scheme", "auto")
     cfg = Config.from_options(config, **options)

@@ -100,11 +100,12 @@ def report_html(report: Report) -> str:
 
 
 def _pandas() -> Any:
+    import importlib
+
     try:
-        import pandas
+        return importlib.import_module("pandas")  # optional, and untyped for mypy
     except ImportError:
         raise ImportError("a DataFrame needs pandas, which is not installed: pip install pandas") from None
-    return pandas
 
 
 def _frame(rows: list[dict[str, Any]], ints: Sequence[str], signature: str) -> Any:
