@@ -218,6 +218,11 @@ def test_score_files_equals_the_cli_for_jsonl(capsys):
                                   level="characters")
     assert llm.to_dict() == _cli_json(capsys, gold, str(READERS / "llm.jsonl"), "--input-format", "jsonl",
                                       "--pred-format", "llm", "--level", "characters")
+    brat = [str(READERS / "brat" / side) for side in ("gold", "pred")]
+    got = iescore.score_files(*brat, input_format="brat", level="tokens", tokenizer="whitespace")
+    assert got.to_dict() == _cli_json(capsys, *brat, "--input-format", "brat", "--level", "tokens",
+                                      "--tokenizer", "whitespace")
+    assert "|level:tokens|tokenizer:whitespace|" in got.signature  # the readers' options are in the rule
 
 
 def test_score_files_refuses_what_the_cli_refuses(tmp_path):
@@ -278,6 +283,11 @@ def test_trainer_hook_keeps_floats_and_logs_the_signature_once(caplog):
     with caplog.at_level(logging.INFO, logger="iescore.adapters.trainer"):
         quiet(EvalPrediction())
     assert caplog.records == [] and quiet.signature == signature
+    # every value a number: the Trainer's default hyperparameter_search objective sums them
+    # (a string among them is a TypeError there)
+    trainer_utils = require("transformers.trainer_utils")
+    metrics = {f"eval_{k}": v for k, v in first.items()}
+    assert trainer_utils.default_compute_objective({"eval_loss": 1.0, **metrics}) == pytest.approx(sum(first.values()))
 
 
 def test_spacy_scorer_returns_the_signature_and_spacy_weighs_the_numbers_only():
