@@ -280,12 +280,14 @@ def test_in_a_browser_the_search_returns_results_and_signatures_wrap(served):
         browser.open(served + "index.html?q=spacy")
         links = browser.wait(RESULTS)
         assert links and any("how-to/spacy.html" in link for link in links), links
-        # the API's signatures wrap: none is wider than its box (1400 px window)
-        for api in ("entry-points", "options", "readers", "adapters"):
-            browser.open(served + f"reference/api/{api}.html")
-            widths = browser.eval("[...document.querySelectorAll('.doc-signature, .doc-signature code')]"
-                                  ".map(e => [e.scrollWidth, e.clientWidth])")
-            assert len(widths) > 4 and all(wide <= box + 1 for wide, box in widths), (api, widths)
+        # the API's signatures wrap and the command line's usage lines fit: none is wider
+        # than its box (1400 px window)
+        for path, boxes in [*((f"reference/api/{api}.html", ".doc-signature, .doc-signature code")
+                              for api in ("entry-points", "options", "readers", "adapters")),
+                            ("reference/cli.html", "pre > code")]:
+            browser.open(served + path)
+            widths = browser.eval(f"[...document.querySelectorAll('{boxes}')].map(e => [e.scrollWidth, e.clientWidth])")
+            assert len(widths) > 4 and all(wide <= box + 1 for wide, box in widths), (path, widths)
     finally:
         browser.close()
 

@@ -128,7 +128,7 @@ def cli_page() -> str:
     from iescore.cli import build_parser
 
     old = os.environ.get("COLUMNS")
-    os.environ["COLUMNS"] = "100"  # argparse wraps the usage lines at the terminal's width
+    os.environ["COLUMNS"] = "80"  # argparse wraps the usage lines at the terminal's width
     try:
         parser = build_parser()
         lines = [
