@@ -83,4 +83,5 @@ class ReportViews:
         with its text). Needs Jinja2 (``pip install 'iescore[html]'``)."""
         if tokens is None:
             tokens = self.__dict__.get("_tokens")
-        return VIEWS["write_html"](self, os.fspath(path), tokens, title=title, page_size=page_size)  # type: ignore[no-any-return]
+        return VIEWS["write_html"](self, os.fspath(path), tokens, option="to_html", title=title,  # type: ignore[no-any-return]
+                                   page_size=page_size)

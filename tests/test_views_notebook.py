@@ -187,6 +187,10 @@ def test_to_html_writes_the_page_of_iescore_report(tmp_path, capsys):
     assert (tmp_path / "api.html").read_bytes() == (tmp_path / "cli.html").read_bytes()
     assert size == (tmp_path / "api.html").stat().st_size
     assert not [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+    bad = tmp_path / "no-such-folder" / "r.html"
+    with pytest.raises(iescore.InputError) as exc:
+        r.to_html(bad)
+    assert str(exc.value) == f"to_html {str(bad)!r}: cannot write the file (No such file or directory)"
 
 
 # --- score_files ---------------------------------------------------------------------------
@@ -342,6 +346,10 @@ def test_comparison_and_agreement_views(tmp_path):
         assert df[["a", "b"]].values.tolist() == [["A", "B"]] and df["kappa"][0] == pytest.approx(7 / 12)
         assert df.attrs["t_units"] == 5 and df.attrs["signature"] == ag.signature
     ag.to_html(tmp_path / "a.html")
+    with pytest.raises(iescore.InputError) as exc:
+        ag.to_html(tmp_path / "no-such-folder" / "a.html")
+    assert str(exc.value) == (f"to_html {str(tmp_path / 'no-such-folder' / 'a.html')!r}: cannot write the file "
+                              "(No such file or directory)")
     assert cells((tmp_path / "a.html").read_text(encoding="utf-8")).rows == got.rows
 
 

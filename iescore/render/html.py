@@ -127,9 +127,10 @@ def format_html(report: Report, tokens: Sequence[Sequence[str]] | None = None, *
     return page
 
 
-def write_html(report: Report, path: str, tokens: Sequence[Sequence[str]] | None = None, **kw: Any) -> int:
+def write_html(report: Report, path: str, tokens: Sequence[Sequence[str]] | None = None, *, option: str = "--html",
+               **kw: Any) -> int:
     """Write `format_html` to ``path`` (UTF-8, atomically: `atomic_write`);
-    the file's size in bytes."""
+    the file's size in bytes. An unwritable path is an InputError naming ``option`` and the path."""
     text = format_html(report, tokens, **kw).encode("utf-8")
     from ..atomic import atomic_write
 
@@ -139,5 +140,5 @@ def write_html(report: Report, path: str, tokens: Sequence[Sequence[str]] | None
     except OSError as exc:
         from ..errors import InputError
 
-        raise InputError(f"--html {path!r}: cannot write the file ({exc.strerror or exc})") from None
+        raise InputError(f"{option} {path!r}: cannot write the file ({exc.strerror or exc})") from None
     return len(text)

@@ -194,8 +194,13 @@ def write_table_html(table: str, path: str | os.PathLike[str], title: str) -> in
 
     page = (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>{html.escape(title)}</title>\n'
             f"</head>\n<body>\n{table}\n</body>\n</html>\n").encode("utf-8")
-    with atomic_write(path, "wb") as fh:
-        fh.write(page)
+    try:
+        with atomic_write(path, "wb") as fh:
+            fh.write(page)
+    except OSError as exc:
+        from ..errors import InputError
+
+        raise InputError(f"to_html {os.fspath(path)!r}: cannot write the file ({exc.strerror or exc})") from None
     return len(page)
 
 
