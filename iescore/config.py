@@ -25,27 +25,13 @@ from typing import Any, cast, get_args
 from . import __version__
 from .errors import ConfigError, choices, did_you_mean
 from .decode.tables import SCHEMES, get_scheme
-from .options import (Align, Average, Counting, Detail, Documents, Misaligned, Missing, Level, Mode, Repair,
-                      Setting, Subwords, TokenizerName)
+from .options import (Align, Average, Counting, Detail, Discontinuous, Documents, Level, Misaligned, Missing, Mode,
+                      Repair, Setting, Subwords, TokenizerName)
 from .text import MISALIGNED
 
 __all__ = [
-    "Rule",
-    "Config",
-    "SETTINGS",
-    "COUNTINGS",
-    "MODES",
-    "AVERAGES",
-    "REPAIRS_CHOICES",
-    "NORMALISERS",
-    "DOCUMENTS",
-    "SUBWORDS",
-    "MISALIGNED",
-    "MISSING",
-    "LEVELS",
-    "TOKENIZER_NAMES",
-    "get_normaliser",
-    "canonical_scheme",
+    "Rule", "Config", "SETTINGS", "COUNTINGS", "MODES", "AVERAGES", "REPAIRS_CHOICES", "NORMALISERS", "DOCUMENTS",
+    "SUBWORDS", "MISALIGNED", "MISSING", "LEVELS", "TOKENIZER_NAMES", "get_normaliser", "canonical_scheme",
     "parse_supertags",
 ]
 
@@ -60,7 +46,8 @@ SUBWORDS: tuple[Subwords, ...] = get_args(Subwords)
 MISSING: tuple[Missing, ...] = get_args(Missing)
 LEVELS: tuple[Level, ...] = get_args(Level)  # what character-offset input is scored on (iescore.io.chars)
 TOKENIZER_NAMES: tuple[TokenizerName, ...] = get_args(TokenizerName)  # the tokens of level="tokens"
-PREPARATION = ("documents", "subwords", "misaligned", "missing", "level", "tokenizer", "align")  # how the input was prepared
+PREPARATION = ("documents", "subwords", "misaligned", "missing", "level", "tokenizer", "align",
+               "discontinuous")  # how the input was prepared
 _PREPARATION_KEYS = tuple((f, "docs" if f == "documents" else f) for f in PREPARATION)  # (Config field, signature key)
 
 _INF = math.inf
@@ -304,6 +291,8 @@ class Config:
             ``"outside"``), else None.
         align: where LLM strings were placed in the text (``"first"``, ``"every"``, ``"unique"``
             occurrence; set by [`score_llm`][iescore.io.llm.score_llm] in AO), else None.
+        discontinuous: how brat's discontinuous spans became spans (``"split"``: each
+            fragment a span, ``"cover"``: one span over them), when the input had one, else None.
         ser_weights: weights of substitutions, deletions and insertions in the
             weighted slot error rate ``(wS*S + wD*D + wI*I) / N`` (Makhoul et al.).
         detail: ``"full"`` (everything), or ``"prf"``: exact-match TP/FP/FN only, for
@@ -333,6 +322,7 @@ class Config:
     level: Level | None = None
     tokenizer: TokenizerName | None = None
     align: Align | None = None
+    discontinuous: Discontinuous | None = None
     detail: Detail = "full"
 
     def __post_init__(self) -> None:
@@ -359,6 +349,7 @@ class Config:
             ("level", self.level, LEVELS),
             ("tokenizer", self.tokenizer, TOKENIZER_NAMES),
             ("align", self.align, get_args(Align)),
+            ("discontinuous", self.discontinuous, get_args(Discontinuous)),
         ):
             if value is not None and value not in valid:
                 raise ConfigError(

@@ -42,7 +42,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Options", "ScoringOptions", "Setting", "Counting", "Mode", "Average", "Repair", "Detail",
-    "Documents", "Subwords", "Misaligned", "Missing", "Level", "TokenizerName", "Align", "SchemeName",
+    "Documents", "Subwords", "Misaligned", "Missing", "Level", "TokenizerName", "Align", "Discontinuous",
+    "SchemeName",
 ]
 
 Setting = Literal["AO", "OBD"]
@@ -59,6 +60,8 @@ Level = Literal["characters", "tokens"]  # what character-offset input is scored
 # the tokens of level="tokens": a named tokenizer, the input's own tokens, or a callable
 TokenizerName = Literal["spacy", "regex", "whitespace", "given", "custom"]
 Align = Literal["first", "every", "unique"]  # where LLM strings without offsets are placed in the text (AO)
+# brat's discontinuous spans: each fragment a span, or one span from the first to the last
+Discontinuous = Literal["split", "cover"]
 # tag schemes: the canonical names, their aliases (case does not matter at run time),
 # "auto" (detected from the reference tags) and "spans" (the input is not tags)
 SchemeName = Literal[
@@ -99,3 +102,4 @@ class Options(ScoringOptions, total=False):
     level: Level | None
     tokenizer: TokenizerName | None
     align: Align | None
+    discontinuous: Discontinuous | None

@@ -105,7 +105,6 @@ def score_files(
     input_format: str | None = None,
     pred_format: str | None = None,
     encoding: str = "utf-8",
-    discontinuous: str = "error",
     config: Config | None = None,
     **options: Unpack[Options],
 ) -> Report:
@@ -144,6 +143,7 @@ def score_files(
     documents = options.pop("documents", None) or "auto"
     tokenizer, misaligned = options.pop("tokenizer", None) or "regex", options.pop("misaligned", None) or "expand"
     align = options.pop("align", None) or "first"
+    discontinuous = options.pop("discontinuous", None) or "error"
     if config is None:
         options.setdefault("scheme", "auto")
     cfg = Config.from_options(config, **options)

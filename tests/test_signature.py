@@ -53,6 +53,7 @@ def _conll(tmp_path, text, name="f.conll"):
     return str(path)
 
 
+@pytest.mark.filterwarnings("ignore:.*is the same column given twice:iescore.errors.IEScoreWarning")
 def test_documents_mode_is_recorded_with_auto_resolved(tmp_path):
     text = "-DOCSTART- O O\n\nAl B-PER B-PER\n\nBo B-PER O\n"
     path = _conll(tmp_path, text)
@@ -454,3 +455,26 @@ def test_string_hashes_depend_on_order_length_and_salt():
     assert len(set(h[:5])) == 5 and h[0] == h[5]
     assert string_hashes(["ab"], b"x:")[0] != string_hashes(["ab"], b"y:")[0]
     assert string_hashes(["x:ab"])[0] == string_hashes(["ab"], b"x:")[0]  # the salt is a prefix
+
+
+def test_brats_discontinuous_policy_is_signed_when_a_span_was_discontinuous(tmp_path):
+    """A predicted discontinuous span split into its fragments or covered whole: different
+    numbers (by hand: split gives Al[0,2) and Roth[3,7), one of two right; cover gives
+    [0,7), the answer), so different signatures; no discontinuous span, no key."""
+    import iescore
+    from iescore.config import Config
+
+    for side, ann in (("g", "T1\tPER 0 7\tAl Roth\n"), ("p", "T1\tPER 0 2;3 7\tAl Roth\n")):
+        (tmp_path / side).mkdir()
+        (tmp_path / side / "a.txt").write_text("Al Roth met Ido.", encoding="utf-8")
+        (tmp_path / side / "a.ann").write_text(ann, encoding="utf-8")
+    got = {pol: iescore.score_files(tmp_path / "g", tmp_path / "p", input_format="brat", level="characters",
+                                    discontinuous=pol) for pol in ("split", "cover")}
+    assert (got["split"].precision, got["split"].recall) == (0.0, 0.0)
+    assert (got["cover"].precision, got["cover"].recall) == (1.0, 1.0)
+    assert "|discontinuous:split|" in got["split"].signature
+    assert "|discontinuous:cover|" in got["cover"].signature
+    assert Config.from_signature(got["cover"].signature).discontinuous == "cover"
+    plain = iescore.score_files(tmp_path / "g", tmp_path / "g", input_format="brat", level="characters",
+                                discontinuous="split")
+    assert "discontinuous" not in plain.signature

@@ -112,6 +112,8 @@ def score_files(cfg: Config, args: argparse.Namespace) -> Any:
     gold = read_input(args.file, args.input_format, args)
     pred = read_input(args.pred_file, pred_format, args)
     notes = {**_notes(gold, "reference"), **_notes(pred, "prediction")}
+    if any("discontinuous" in k and n for k, n in notes.items()):  # the policy changed spans: sign it
+        cfg = cfg.with_(discontinuous=args.discontinuous)
     opts = {"level": args.level, "tokenizer": args.tokenizer, "misaligned": args.misaligned, "notes": notes}
     if pred_format == "llm":
         ref = gold.documents if isinstance(gold, TextCorpus) else gold
