@@ -135,6 +135,7 @@ def test_docstart_with_a_tag_is_refused(tmp_path):
         read_conll(f)
 
 
+@pytest.mark.filterwarnings("ignore:.*is the same column given twice:iescore.errors.IEScoreWarning")
 def test_crlf_and_latin1_files_read(tmp_path):
     f = write(tmp_path, "a", "Coru\u00f1a B-LOC B-LOC\r\n\r\n", encoding="latin-1")
     b = read_conll(f, encoding="latin-1")

@@ -156,6 +156,7 @@ def test_a_late_s_tag_reads_the_file_again_as_iobes(tmp_path):
     same(r, one_shot(path))
 
 
+@pytest.mark.filterwarnings("ignore:.*is the same column given twice:iescore.errors.IEScoreWarning")
 def test_a_block_that_starts_with_a_blank_line_starts_a_sentence(tmp_path, monkeypatch):
     # blocks of 10 bytes: the first block is line 1; the second, "\nb O O\n", starts
     # with the blank line, so "b" starts a sentence: two sentences, two documents

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import string
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from iescore.adapters.hf import pipeline_to_spans
@@ -13,6 +14,8 @@ from iescore import IEScoreError, Scorer, score_tags
 from iescore.io.conll import read_conll
 from iescore.text import document_from_text
 
+# any input may warn (an empty file, a column given twice, mixed schemes): only an error is wrong
+pytestmark = pytest.mark.filterwarnings("ignore::iescore.errors.IEScoreWarning")
 FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 TAGS = ["O", "B-PER", "I-PER", "B-LOC", "I-LOC", "E-PER", "S-LOC", "U-X", "L-X", "PER", "", "B-", "-X", "I-ORG-X"]

@@ -110,6 +110,8 @@ def test_documents_templates_and_weights():
         assert (got.overall.tp, got.overall.fp, got.overall.fn) == (2, 1, 1)
 
 
+# the drawn corpora mix schemes: scheme='auto' warns of the mix (tests/test_slips.py checks it)
+@pytest.mark.filterwarnings("ignore:scheme='auto':iescore.errors.IEScoreWarning")
 @settings(max_examples=60, deadline=None)
 @given(tag_corpora(), st.lists(st.integers(0, 6), max_size=3), st.sampled_from(["items", "counts"]))
 def test_any_split_merges_like_one_call_or_refuses_like_merge(docs, cuts, keep):

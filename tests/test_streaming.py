@@ -82,6 +82,8 @@ def _outcome(fn):
         return "InputError"
 
 
+# the drawn corpora mix schemes: scheme='auto' warns of the mix (tests/test_slips.py checks it)
+@pytest.mark.filterwarnings("ignore:scheme='auto':iescore.errors.IEScoreWarning")
 @settings(max_examples=300, deadline=None)
 @given(tag_corpora(), st.lists(st.integers(0, 6), max_size=3), st.sampled_from(["conlleval", "strict", "discard"]),
        st.sampled_from(["auto", "IOB2"]))
