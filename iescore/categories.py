@@ -1,5 +1,5 @@
 """Stage 3 of the pipeline (count), its error analysis: an error category for every item
-from Makhoul's alignment (README, Definitions: error categories).
+from Makhoul's alignment (Concepts: error categories).
 
 The alignment (`iescore.match.count`) pairs reference and prediction units one
 to one. Each aligned pair is

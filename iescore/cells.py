@@ -1,7 +1,7 @@
 """Stage 4 of the pipeline (cells): per-(document, label) counts, stored for the cells
 that hold an item.
 
-A report's counts are per document and per label (README, Definitions: counting). Most documents hold
+A report's counts are per document and per label (Concepts: counting). Most documents hold
 one or two of the labels -- a CoNLL sentence averages about 1.1 of its 4 types --
 so a dense ``(documents, labels, fields)`` array is mostly zeros (about 14 bytes
 per token with sentences as documents). `CellTable` keeps one row per

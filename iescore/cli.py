@@ -14,7 +14,7 @@ read (status 2, saying what to pass): a JSON, brat or spaCy file read as CoNLL, 
 read in another encoding than its byte-order mark says, a gold file without its
 prediction column, a misspelt option, choice or subcommand (with the nearest valid
 one), and an output file (``--output``, ``--html``) that is one of the inputs. Output
-files are written whole or not at all (`iescore.atomic`). When standard output
+files are written whole or not at all. When standard output
 is closed early (``iescore score F | head -1``) the command stops quietly with status
 141, as a Unix tool stopped by SIGPIPE reports it; Ctrl-C prints ``iescore:
 interrupted`` and exits with status 130.
@@ -114,7 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
     sc = sub.add_parser(
         "score",
         help="score a CoNLL file (gold + prediction columns) or a gold file and a prediction file",
-        description=__doc__,
+        description=(__doc__ or "").split("\n\n", 1)[-1],  # the module's place in the code is not for users
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sc.add_argument("file", nargs="?", help="CoNLL file (- for standard input); with PRED_FILE, the gold file")

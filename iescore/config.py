@@ -1,5 +1,5 @@
 """Carried through the whole pipeline: the evaluation options (one [`Config`][iescore.config.Config]), the
-matching rule, normalisers and the signature (README, Definitions: matching rules, signature).
+matching rule, normalisers and the signature (Concepts: matching rules, signature).
 
 Every option that changes a number lives in [`Config`][iescore.config.Config]; the report's
 signature is derived from it, and [`Config.from_signature`][iescore.config.Config.from_signature] parses it back,
@@ -400,7 +400,7 @@ class Config:
         return cls(**options)  # type: ignore[arg-type]
 
     def signature(self, data: Any = None) -> str:
-        """The reproducibility signature (README, Definitions: signature); every number is written exactly and
+        """The reproducibility signature (Concepts: signature); every number is written exactly and
         supertag labels are percent-encoded, so [`from_signature`][iescore.config.Config.from_signature] rebuilds this
         configuration. With ``data`` (a [`Report`][iescore.Report]), the digest of its
         reference data is appended as ``ref:<16 hex digits>``

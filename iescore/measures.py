@@ -1,5 +1,5 @@
 """Stage 5 of the pipeline (measures): sufficient statistics and the measures computed
-from them (README, Definitions: measures, token & separator model).
+from them (Concepts: measures, token & separator model).
 
 [`Counts`][iescore.measures.Counts] is the core object: per document and label, the counts that
 every measure needs. Counts add (``a + b``), so micro averages, streaming,
@@ -193,7 +193,7 @@ def ts_measures(
     fallout and Cohen's kappa; the ``ts`` counts are the weighted sums of token and
     separator counts.
 
-    Example (Esuli's fox, README, Definitions: token & separator model: TP 5, FP 2, FN 1; F1 = 10/13, F2 = 5TP/(5TP+4FN+FP) = 25/31):
+    Example (Esuli's fox, Concepts: token & separator model: TP 5, FP 2, FN 1; F1 = 10/13, F2 = 5TP/(5TP+4FN+FP) = 25/31):
         >>> m = ts_measures(Counts(tok_tp=4, tok_fp=1, tok_n=9, sep_tp=1, sep_fp=1, sep_fn=1, sep_n=8), beta=2)
         >>> round(m["ts"]["f1"], 4), round(m["ts"]["f_beta"], 4)
         (0.7692, 0.8065)

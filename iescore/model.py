@@ -1,4 +1,4 @@
-"""The pipeline's input objects: documents, labelled spans and templates (README, Definitions: settings).
+"""The pipeline's input objects: documents, labelled spans and templates (Concepts: settings).
 
 Offsets inside the library are 0-based and half-open: a span ``[start, end)``
 covers tokens ``start .. end-1``. The papers write 1-based inclusive positions

@@ -5,7 +5,7 @@ A report is computed once (by [`iescore.Scorer`][iescore.Scorer] or [`iescore.sc
 its views (``to_dict``, ``format_table``, ``per_label``...) never recount; the
 per-label dicts they show are built from per-label arrays when asked (`iescore.summary`).
 
-Averages (README, Definitions: averages):
+Averages (Concepts: averages):
 
 * micro -- sum the counts over labels, then measure;
 * macro -- the unweighted mean of the per-label measures (macro-F1 is the mean of
@@ -104,7 +104,7 @@ class Report(ReportViews):
             is empty, ``doc_ids`` only counts the documents) and no items; asking for
             them raises ConfigError.
         categories: per-label error-category totals (``(labels, 6)`` in
-            `CATEGORIES` order; README, Definitions: error
+            `CATEGORIES` order; Concepts: error
             categories), or ``None`` where there is no alignment (match-best, ``detail="prf"``).
 
     ``fields`` are the [`Counts`][iescore.measures.Counts] fields counted (all of them, or
@@ -164,7 +164,7 @@ class Report(ReportViews):
 
     @property
     def signature(self) -> str:
-        """The reproducibility signature (README, Definitions: signature)."""
+        """The reproducibility signature (Concepts: signature)."""
         return self._summary["signature"]
 
     @property
@@ -273,8 +273,7 @@ class Report(ReportViews):
 
     def items(self, side: str = "prediction") -> Iterator[dict[str, Any]]:
         """Per-item outcomes of ``"reference"`` or ``"prediction"``: the status (TP, FP, FN,
-        ignored, alternative), the error category and its MUC/SemEval code (README,
-        Definitions: error categories) and the aligned ``partner`` on the other side
+        ignored, alternative), the error category and its MUC/SemEval code (Concepts: error categories) and the aligned ``partner`` on the other side
         (``{"index", "label", "start", "end", "text"}``, ``index`` counting the other
         side's items in this same order; ``None`` when unaligned). Category, code and
         partner are ``None`` where there is no alignment (match-best, ``detail="prf"``).
@@ -470,7 +469,7 @@ class Report(ReportViews):
 
 
 def aggregate(reports: Sequence[Report], keys: Sequence[str] = ("precision", "recall", "f1", "ser")) -> dict[str, dict[str, float | None]]:
-    """Mean and (sample) standard deviation of overall measures across folds or splits (README, Definitions: averages)."""
+    """Mean and (sample) standard deviation of overall measures across folds or splits (Concepts: averages)."""
     out: dict[str, dict[str, float | None]] = {}
     for k in keys:
         vals = [r.to_dict()["overall"][k] for r in reports]

@@ -1,5 +1,5 @@
 """The report stage of the pipeline: the per-label part of a report's summary, held as
-arrays over labels (README, Definitions: measures, averages, token & separator model,
+arrays over labels (Concepts: measures, averages, token & separator model,
 error categories).
 
 Every per-label measure is computed once, element-wise over labels

@@ -1,4 +1,4 @@
-"""Stage 3 of the pipeline (count), the token & separator model (README, Definitions: token & separator model).
+"""Stage 3 of the pipeline (count), the token & separator model (Concepts: token & separator model).
 
 TS counts per (document, label) cell come from the same-label pairs' overlap lengths
 (`iescore.match.rules`), with no per-token arrays; weighted TS uses per-document
@@ -135,7 +135,7 @@ def _ts_table(tok: tuple[np.ndarray, ...], sep: tuple[np.ndarray, ...], dtype: t
 def ts_counts(
     R: Units, P: Units, pairs: Pairs, n_cells: int, out: np.ndarray | None = None
 ) -> np.ndarray:
-    """TS counts per cell row: ``TS_CELL_FIELDS`` (README, Definitions: token & separator model; the t-units ``tok_n``/``sep_n``
+    """TS counts per cell row: ``TS_CELL_FIELDS`` (Concepts: token & separator model; the t-units ``tok_n``/``sep_n``
     are per document, kept beside the cells).
 
     Same-label spans never overlap within a side (checked before), so the

@@ -1,4 +1,4 @@
-"""Stage 1 of the pipeline: decode tags into chunks (README, Ill-formed tag sequences).
+"""Stage 1 of the pipeline: decode tags into chunks (Concepts: tag schemes and repairs).
 
 Pipeline: **decode** -> match (`iescore.match`) -> count -> per-document cells
 (`iescore.cells`) -> measures -> report -> views. Modules: `tables` (the

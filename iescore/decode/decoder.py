@@ -1,4 +1,4 @@
-"""Stage 1 of the pipeline (decode): tags -> chunks, one side at a time (README, Ill-formed tag sequences).
+"""Stage 1 of the pipeline (decode): tags -> chunks, one side at a time (Concepts: tag schemes and repairs).
 
 The plain vectorised decoder: `decode` turns integer-coded tags into chunks
 under a scheme's tables and a repair policy (``conlleval``, ``strict``, ``discard``:
@@ -61,7 +61,7 @@ class Chunks:
 
 def _role_boundaries(conlleval: bool) -> np.ndarray:
     """``(6, 6)`` bool: does the pair (previous role, current role) split two tokens
-    even when both are inside with the same label? (README, Ill-formed tag sequences; the decoding policies above)."""
+    even when both are inside with the same label? (Concepts: tag schemes and repairs; the decoding policies above)."""
     p = np.arange(6)[:, None]
     c = np.arange(6)[None, :]
     bnd: np.ndarray = (p == S) | (c == S) | (p == L)

@@ -1,5 +1,5 @@
 """Stage 1 of the pipeline (decode), before decoding: which scheme ``scheme="auto"`` reads
-tags with (README, Ill-formed tag sequences).
+tags with (Concepts: tag schemes and repairs).
 
 The scheme is read from the prefixes of the reference's tags (`detect_scheme`);
 `choose_scheme` also compares the prediction's and says when they are of another

@@ -1,4 +1,4 @@
-"""Stage 1 of the pipeline (decode), its data: the tag schemes as tables (README, Ill-formed tag sequences).
+"""Stage 1 of the pipeline (decode), its data: the tag schemes as tables (Concepts: tag schemes and repairs).
 
 Each scheme says which prefix letters it uses, the *role* of each letter and which
 roles may legally begin or end a chunk; the decoders (`iescore.decode.decoder`,

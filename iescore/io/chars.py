@@ -5,7 +5,7 @@ Annotation tools (brat, Prodigy, doccano, Label Studio), PII tools (presidio) an
 LLM extractors give spans as character offsets ``[start, end)`` into a text, without
 tokens. A [`TextDocument`][iescore.io.chars.TextDocument] holds that text and those spans; the readers of
 `iescore.io` return them. They are scored at one of two *levels*, an explicit
-option recorded in the signature (``level:...``; README, Definitions: character-level
+option recorded in the signature (``level:...``; Concepts: character-level
 scoring):
 
 * ``level="characters"`` -- every character is a token (the separators between

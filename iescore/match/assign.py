@@ -1,12 +1,12 @@
 """Stage 3 of the pipeline (count), its matchings: deterministic maximum-weight bipartite
 matching with lexicographic weights and one stated tie rule.
 
-Used for one-to-one counting (README, Definitions: counting) and Makhoul's slot
+Used for one-to-one counting (Concepts: counting) and Makhoul's slot
 alignment (slot errors). Edge weights are tuples of non-negative integer *levels*,
 compared lexicographically over the whole matching (first level first), encoded
 exactly as one Python integer per edge.
 
-Tie rule (README, Definitions: ties): order the edges by (answer rank, prediction
+Tie rule (Concepts: counting, ties): order the edges by (answer rank, prediction
 rank), the canonical positions of their two units; among the optimal matchings take
 the one that keeps the earliest edges, i.e. scan the edges in that order and keep an
 edge whenever some optimal matching contains it together with the edges kept so far.

@@ -1,4 +1,4 @@
-"""Stage 3 of the pipeline (count), the tie-ruled matching (README, Definitions: ties) of a
+"""Stage 3 of the pipeline (count), the tie-ruled matching (Concepts: counting, ties) of a
 graph given as a few explicit edges plus *blocks*: sets of answers and predictions of
 which every answer-prediction pair is an edge of the block's weight. A tied OBD slot
 (`iescore.match.slots`) is such a graph: every pair of its real fillers is an
@@ -293,7 +293,7 @@ def _classes(n: int, partners: list[list[tuple[int, int]]], in_blocks: list[list
 def block_match(n_u: int, n_v: int, rank_u: Sequence[int], rank_v: Sequence[int], eu: Sequence[int],
                 ev: Sequence[int], ew: Sequence[int],
                 blocks: Sequence[tuple[Sequence[int], Sequence[int], int]]) -> list[int]:
-    """The tie rule's maximum-weight matching (README, Definitions: ties) of ``n_u`` answers
+    """The tie rule's maximum-weight matching (Concepts: counting, ties) of ``n_u`` answers
     and ``n_v`` predictions (ranks ``rank_u``/``rank_v``, each distinct) whose edges are the
     explicit ``(eu[k], ev[k])`` of positive weight ``ew[k]`` (each pair once) and, for each
     block ``(answers, predictions, weight)``, every pair of its answers and predictions

@@ -1,4 +1,4 @@
-"""Stage 3 of the pipeline (count), the tie rule (README, Definitions: ties) on classes of
+"""Stage 3 of the pipeline (count), the tie rule (Concepts: counting, ties) on classes of
 *twins*: its state and its searches, for `iescore.match.twins` (a component given
 pair by pair) and `iescore.match.blocks` (a tied OBD slot, its blocks of pairs never
 written out). Why working on classes is exact, why a class that failed an answer fails

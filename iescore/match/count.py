@@ -1,9 +1,9 @@
-"""Stage 3 of the pipeline (count): per-cell counts from the rule pairs (README, Definitions: counting).
+"""Stage 3 of the pipeline (count): per-cell counts from the rule pairs (Concepts: counting).
 
 * any-match counting (De Sitter Fig. 4) from "is this unit hit by a rule pair";
 * one-to-one counting from a maximum-cardinality matching on rule pairs
   (`iescore.match.assign`), preferring exact pairs, then the smallest boundary
-  error, then position (README, Definitions: ties);
+  error, then position (Concepts: counting, ties);
 * Makhoul's C/S/D/I from a second matching over all aligned-able pairs (the
   alignment), preferring correct pairs, then more aligned pairs, then same label,
   then closeness; for OBD fillers, whose slots are complete, `iescore.match.slots`.
@@ -48,7 +48,7 @@ def count(
     best: bool = False,
     cells_out: np.ndarray | None = None,
 ) -> EngineResult:
-    """Fill the confusion matrix and the slot errors (README, Definitions: counting) for units R, P
+    """Fill the confusion matrix and the slot errors (Concepts: counting) for units R, P
     (with their ``cell`` rows in ``cells``).
 
     ``cells_out`` may be an ``(len(cells), 7)`` view to write the counts into."""

@@ -1,6 +1,6 @@
 """Stage 2 of the pipeline (match), OBD: the filler pairs of a slot that can weigh anything
 in Makhoul's alignment, found through each slot's *floors* instead of by comparing all
-pairs (README, Definitions: matching rules (OBD); slot errors).
+pairs (Concepts: matching rules (OBD); slot errors).
 
 In OBD every answer and prediction of one slot (document and label) may align, and an
 alignment is ranked by its correct pairs, then its aligned pairs, then its shared tokens
@@ -313,7 +313,7 @@ def _sorted_pairs(r: np.ndarray, p: np.ndarray, n_r: int) -> tuple[np.ndarray, n
 
 def obd_pairs(R: Units, P: Units, rule: Rule) -> Pairs:
     """The same-document, same-slot filler pairs that can weigh anything (module docstring),
-    with rule attributes (README, Definitions: matching rules (OBD)), shared tokens and
+    with rule attributes (Concepts: matching rules (OBD)), shared tokens and
     weights, and every filler's gain when left unaligned. Every pair of a slot left out
     satisfies no rule and weighs nothing, or shares only hub tokens in a slot where no
     best alignment uses such a pair (`iescore.match.hubs`): the slot alignment

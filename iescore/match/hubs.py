@@ -1,6 +1,6 @@
 """Stage 2 of the pipeline (match), OBD: a slot's *common* tokens, held by many fillers of
 both sides, and the proof that no best alignment needs the pairs sharing nothing else
-(README, Definitions: slot errors; `iescore.match.fillers`).
+(Concepts: slot errors; `iescore.match.fillers`).
 
 A token on a share f of a slot's fillers on both sides, less than most of them (so no
 floor helps), makes (f n)² pairs share it. `iescore.match.fillers` indexes such a

@@ -1,7 +1,7 @@
 """Stage 3 of the pipeline (count), the matchings' solver for non-crossing edges
 (`iescore.match.assign` dispatches to it): tie-ruled maximum-weight matching of edges
 whose prediction ranks never decrease in (answer, prediction) order, as AO's overlaps of
-spans that do not overlap within a side (README, Definitions: ties).
+spans that do not overlap within a side (Concepts: counting, ties).
 
 * `_interval_dp`: the plain linear dynamic programme on exact Python integers;
 * `_interval_dp_vec`: the same choice in linear numpy work, the levels packed into
@@ -26,7 +26,7 @@ def _interval_dp(ka: np.ndarray, kp: np.ndarray, w: list[int]) -> np.ndarray:
     edges conflict exactly when they share a key, so the edges after edge i that can join
     it are those from ``nxt[i]`` on. ``best[i]`` is the optimum over edges i.., and the
     reconstruction from the left keeps each edge that some optimum with the edges kept
-    so far contains (README, Definitions: ties).
+    so far contains (Concepts: counting, ties).
 
     >>> # a chain a0-p0, a0-p1, a1-p1, a1-p2 with weights 2, 3, 3, 2: {a0-p0, a1-p1} and
     >>> # {a0-p1, a1-p2} both weigh 5; the first keeps the earlier edge a0-p0
@@ -211,7 +211,7 @@ def _interval_dp_vec(ka: np.ndarray, kp: np.ndarray, w: list[np.ndarray]) -> np.
     carries all that the earlier edges leave to the later ones: the optimum over edges
     i.. is a (max, +) product of 2x2 matrices, solved in linear numpy work, and the walk
     from the left that keeps an edge whenever an optimum with the edges kept so far
-    contains it (README, Definitions: ties) a run of maps of that bit.
+    contains it (Concepts: counting, ties) a run of maps of that bit.
     """
     n = len(ka)
     da = ka[1:] != ka[:-1]

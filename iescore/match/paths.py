@@ -1,6 +1,6 @@
 """Stage 3 of the pipeline (count), the solvers `iescore.match.assign._general` uses
 for matchings whose edges cross: successive shortest augmenting paths with dual
-potentials (`_shortest_paths`), and the tie rule (README, Definitions: ties) on a
+potentials (`_shortest_paths`), and the tie rule (Concepts: counting, ties) on a
 component whose edges are all tight, by alternating-path searches (`_lex_first`)
 or by one exact optimisation of weights with a digit per answer (`_tie_ruled`).
 Their reference is the brute force and the dense Hungarian of tests/test_assign.py.

@@ -1,4 +1,4 @@
-"""Stage 2 of the pipeline (match): the pairs that could match, under a rule (README, Definitions: matching rules).
+"""Stage 2 of the pipeline (match): the pairs that could match, under a rule (Concepts: matching rules).
 
 The pairs of a reference and a prediction unit that overlap (AO), or share a
 document and label and can weigh anything (OBD: found by an inverted index and
@@ -122,7 +122,7 @@ def _overlapping_sides(R: Units, P: Units, order: np.ndarray, key: np.ndarray, p
 
 
 def ao_pairs(R: Units, P: Units, rule: Rule) -> Pairs:
-    """Candidate pairs by position (any label, overlapping) with rule attributes (README, Definitions: matching rules)."""
+    """Candidate pairs by position (any label, overlapping) with rule attributes (Concepts: matching rules)."""
     r, p = overlapping(R, P)
     assert R.start is not None and R.end is not None and P.start is not None and P.end is not None
     rs, re_, ps, pe = R.start[r], R.end[r], P.start[p], P.end[p]

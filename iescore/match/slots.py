@@ -1,5 +1,4 @@
-"""Stage 3 of the pipeline (count), Makhoul's slot alignment of OBD fillers (README,
-Definitions: slot errors; ties), without the pairs of a slot that weigh nothing.
+"""Stage 3 of the pipeline (count), Makhoul's slot alignment of OBD fillers (Concepts: slot errors; ties), without the pairs of a slot that weigh nothing.
 
 In OBD every answer and prediction of one slot (document and label) may align, so a
 slot is a complete bipartite graph. Its alignment maximises correct pairs, then aligned

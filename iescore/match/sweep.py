@@ -1,6 +1,6 @@
 """Stage 3 of the pipeline (count), a solver `iescore.match.assign._general` uses
 for a component whose edges cross but stay local: the tie-ruled maximum-weight matching
-(README, Definitions: ties) by a dynamic programme that sweeps the answers in order and
+(Concepts: counting, ties) by a dynamic programme that sweeps the answers in order and
 remembers which predictions still *open* (met by an earlier answer and by a later one)
 are taken. Spans on a line meet only nearby spans, so few predictions are open at a
 time; when too many states arise, it gives up (None) and the caller uses the exact

@@ -1,6 +1,6 @@
 """Stage 3 of the pipeline (count), a solver `iescore.match.assign._general` uses
 for a component whose edges are all tight and whose nodes fall into few classes of
-*twins*: the tie rule (README, Definitions: ties) by the searches of
+*twins*: the tie rule (Concepts: counting, ties) by the searches of
 `_lex_first`, run on the classes instead of the nodes.
 
 Two answers are twins when they have the same partners and the same rule (must be

@@ -123,7 +123,7 @@ def _per_cell(cell: np.ndarray, n_cells: int, mask: np.ndarray | None = None, we
 
 def collapse(U: Units) -> tuple[Units, np.ndarray]:
     """Group units with equal (document, label, key): the distinct strings of OBD and
-    of one-per-string (README, Definitions: modes).
+    of one-per-string (Concepts: modes).
 
     Returns the group units and the group id of every member; groups are numbered
     in member order. A group carries its best member score and, when the units have

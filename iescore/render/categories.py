@@ -1,8 +1,7 @@
 """The views stage of the pipeline: the error-category lines of the text table.
 
 One row per label (the labels of the conlleval block), then the overall row: the counts of
-`CATEGORIES` and their MUC/SemEval codes (README,
-Definitions: error categories). Reads the report's summary; recomputes nothing.
+`CATEGORIES` and their MUC/SemEval codes (Concepts: error categories). Reads the report's summary; recomputes nothing.
 """
 
 from __future__ import annotations

@@ -175,7 +175,7 @@ def _markdown(report: Report, confusion: bool) -> str:
     lines = table(["label", *_COUNTS, "precision %", "recall %", "F1 %"],
                   [[lab, *(str(e[k]) for k in _COUNTS), *(pct(e[k]) for k in _MEASURES)] for lab, e, _ in rows])
     if report.categories is not None:
-        lines += ["", "Error categories (README, Definitions: error categories):", ""]
+        lines += ["", "Error categories (see the manual, Concepts: Error categories):", ""]
         lines += table(["label", *HEADINGS], [[lab, *(str(c[k]) for k in CATEGORIES)] for lab, _, c in rows if c])
     if confusion:
         names = _names(report)

@@ -1,7 +1,7 @@
 """The views stage of the pipeline: a self-contained HTML error report of a finished report.
 
 `format_html` fills a Jinja2 template (package data, autoescaping on) with the
-signature, the per-label table, the error categories (README, Definitions: error
+signature, the per-label table, the error categories (Concepts: error
 categories), the confusion heatmap and a JSON data block of every document's tokens and
 items; the page's own script (also package data) renders the documents a page at a
 time, with filters by label, category, status and document, and from a confusion cell

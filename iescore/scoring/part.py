@@ -100,7 +100,7 @@ def _score_units(
 ) -> _Part:
     """Run the engine on item-level units (AO positions and/or filler keys).
 
-    AO match-all and match-best match spans by position (README, Definitions: matching rules). OBD and AO's
+    AO match-all and match-best match spans by position (Concepts: matching rules). OBD and AO's
     one-per-string match the distinct (normalised) strings of each document and label
     by the sequence rules (OBD matching rules), with OBD's slot alignment: one-per-string
     ignores positions (Siefkes §15.2), so its counts equal OBD's on the same spans, and
@@ -181,7 +181,7 @@ def _score_units(
         # OBD, and one-per-string in AO (Siefkes §15.2: occurrences of one string
         # collapse to one, "different positions in the document are ignored"): the
         # distinct strings of a document and label are matched by the sequence rules
-        # (README, Definitions: matching rules) and aligned as OBD fillers (slot errors), never by position
+        # (Concepts: matching rules) and aligned as OBD fillers (slot errors), never by position
         GR, gr = collapse(R)
         GP, gp = collapse(P)
         res = count(GR, GP, obd_pairs(GR, GP, cfg.rule), cells=ix, n_labels=L, counting=cfg.counting, best=best,
@@ -216,7 +216,7 @@ def _score_units(
 
 
 def _categories(R: Units, P: Units, res: EngineResult, L: int, *, by_key: bool) -> tuple[np.ndarray, ...]:
-    """Error-category totals ``(L, 6)``, each unit's category and partner (README, Definitions:
+    """Error-category totals ``(L, 6)``, each unit's category and partner (Concepts:
     error categories), from the alignment; extents compared by string (``by_key``) or by position."""
     cat_r, cat_p, part_r, part_p = categorize(
         R.label, R.start, R.end, R.key if by_key else None, P.label, P.start, P.end, P.key if by_key else None,
