@@ -31,9 +31,13 @@ from iescore.model import Span
 
 OLD = '{"old": "report"}\n'
 
+# Ctrl-C as at a terminal: a child started with SIGINT ignored (tests run from a shell's
+# `cmd &` are) would keep it ignored, and Python installs no KeyboardInterrupt handler
+TERMINAL = "import signal; signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+
 # the child: iescore's command line, pausing half-way through the report's text (after
 # 2 MB of the JSON's 4.6 MB) until it is killed
-CHILD = r"""
+CHILD = TERMINAL + r"""
 import sys, time
 import iescore.cli as cli
 
@@ -135,7 +139,8 @@ def test_ctrl_c_while_reading_a_large_file(tmp_path):
     with open(big, "w", encoding="utf-8") as fh:
         for _ in range(1000):
             fh.write(block)
-    child = subprocess.Popen([sys.executable, "-m", "iescore", "score", str(big)],
+    main = TERMINAL + "import runpy; runpy.run_module('iescore', run_name='__main__', alter_sys=True)"
+    child = subprocess.Popen([sys.executable, "-c", main, "score", str(big)],  # python -m iescore
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     fds = Path(f"/proc/{child.pid}/fd")
     deadline = time.monotonic() + 60
