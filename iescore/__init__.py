@@ -14,8 +14,7 @@ Quick start:
     (0.6667, 1, 1)
 """
 
-__version__ = "0.1.0"
-
+from .version import __version__
 from .config import Config, Rule, get_normaliser
 from .errors import ConfigError, IEScoreError, InputError
 from .measures import Counts

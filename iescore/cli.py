@@ -30,7 +30,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from . import __version__
+from .version import __version__
 from .config import AVERAGES, COUNTINGS, MODES, NORMALISERS, REPAIRS_CHOICES, SETTINGS, Config, Rule, parse_supertags
 from .errors import IEScoreError, IEScoreWarning, InputError, choices, did_you_mean
 from .io.conll import DOC_MODES, check_encoding, missing_prediction, read_conll

@@ -22,11 +22,11 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, cast, get_args
 
-from . import __version__
+from .version import __version__
 from .errors import ConfigError, choices, did_you_mean
 from .decode.tables import SCHEMES, get_scheme
 from .options import (Align, Average, Counting, Detail, Discontinuous, Documents, Level, Misaligned, Missing, Mode,
-                      Repair, Setting, Subwords, TokenizerName)
+                      Repair, Rule, Setting, Subwords, TokenizerName)
 from .text import MISALIGNED
 
 __all__ = [
@@ -49,22 +49,6 @@ TOKENIZER_NAMES: tuple[TokenizerName, ...] = get_args(TokenizerName)  # the toke
 PREPARATION = ("documents", "subwords", "misaligned", "missing", "level", "tokenizer", "align",
                "discontinuous")  # how the input was prepared
 _PREPARATION_KEYS = tuple((f, "docs" if f == "documents" else f) for f in PREPARATION)  # (Config field, signature key)
-
-_INF = math.inf
-
-
-def _num(text: str) -> float:
-    t = text.strip().lower()
-    if t in ("inf", "infinity", "\u221e"):
-        return _INF
-    if not t.isdigit():
-        raise ValueError(t)
-    return int(t)
-
-
-def _fmt(x: float) -> str:
-    return "inf" if x == _INF else str(int(x))
-
 
 def _number(x: float) -> str:
     """A number as the signature writes it: exactly (the shortest text that reads back
@@ -111,70 +95,6 @@ def canonical_scheme(name: str) -> str:
             f"unknown tag scheme {name!r}; valid: {choices([*SCHEMES, 'auto', 'spans'])} "
             "(BIO, BIOES and BILUO are aliases)"
         ) from None
-
-
-@dataclass(frozen=True)
-class Rule:
-    """A matching rule: ``exact``, ``contain(e)`` or ``overlap(e, m)``.
-
-    ``e`` is the number of extra tokens allowed, ``m`` the number of missing
-    tokens allowed; either may be ``math.inf`` for the explicitly spelled
-    "any overlap" rule ``O(inf,inf)``.
-    """
-
-    kind: str = "exact"
-    e: float = 0
-    m: float = 0
-
-    def __post_init__(self) -> None:
-        if self.kind not in ("exact", "contain", "overlap"):
-            raise ConfigError(
-                f"unknown rule kind {self.kind!r}; valid: {choices(['exact', 'contain', 'overlap'])}"
-            )
-        for name, v in (("e", self.e), ("m", self.m)):
-            if not (v == _INF or (isinstance(v, int) and v >= 0)):
-                raise ConfigError(f"rule parameter {name}={v!r} must be a non-negative integer or inf")
-        if self.kind == "exact" and (self.e or self.m):
-            raise ConfigError("the exact rule takes no parameters")
-        if self.kind == "contain" and self.m:
-            raise ConfigError("contain(e) takes one parameter")
-
-    @classmethod
-    def parse(cls, text: str | Rule) -> Rule:
-        """Parse ``exact``/``E``, ``contain(e)``/``C(e)``, ``overlap(e,m)``/``O(e,m)``.
-
-        >>> Rule.parse("contain(1)"), Rule.parse("O(inf,inf)")
-        (Rule(kind='contain', e=1, m=0), Rule(kind='overlap', e=inf, m=inf))
-        """
-        if isinstance(text, Rule):
-            return text
-        t = str(text).strip().replace(" ", "")
-        low = t.lower()
-        if low in ("e", "exact", "strict"):
-            return cls("exact")
-        match = re.fullmatch(r"(c|contain|o|overlap)\(([^()]*)\)", low)
-        if match:
-            name = "contain" if match.group(1) in ("c", "contain") else "overlap"
-            parts = match.group(2).split(",")
-            try:
-                vals = [_num(p) for p in parts]
-            except ValueError:
-                vals = []
-            if name == "contain" and len(vals) == 1:
-                return cls("contain", vals[0], 0)
-            if name == "overlap" and len(vals) == 2:
-                return cls("overlap", vals[0], vals[1])
-        raise ConfigError(
-            f"cannot parse matching rule {text!r}; valid forms: "
-            f"{choices(['exact', 'E', 'contain(e)', 'C(e)', 'overlap(e,m)', 'O(e,m)', 'O(inf,inf)'])}"
-        )
-
-    def __str__(self) -> str:
-        if self.kind == "exact":
-            return "E"
-        if self.kind == "contain":
-            return f"C({_fmt(self.e)})"
-        return f"O({_fmt(self.e)},{_fmt(self.m)})"
 
 
 # --- normalisers (OBD string comparison, one-per-string) -------------------------

@@ -11,7 +11,8 @@ the adapters and the Trainer hook -- types them as ``**options: Unpack[Options]`
 The value types below are the one source of the valid values: ``iescore.config``'s
 tuples (``SETTINGS``, ``COUNTINGS``, ...) are their arguments, and a test checks that
 [`Options`][iescore.options.Options] has exactly [`Config`][iescore.config.Config]'s fields and that the
-command line offers the same choices.
+command line offers the same choices. The value of the ``rule`` option is a string or a
+[`Rule`][iescore.options.Rule], defined here (``iescore.config.Rule`` and ``iescore.Rule`` are the same class).
 
 Example:
     >>> from typing import get_args
@@ -28,13 +29,16 @@ annotations``), so numpy remains the only dependency.
 
 from __future__ import annotations
 
+import math
+import re
 import sys
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, TypedDict
 
-if TYPE_CHECKING:
-    from .config import Rule
+from .errors import ConfigError, choices
 
+if TYPE_CHECKING:
     if sys.version_info >= (3, 11):
         from typing import Unpack as Unpack
     else:
@@ -43,7 +47,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Options", "ScoringOptions", "Setting", "Counting", "Mode", "Average", "Repair", "Detail",
     "Documents", "Subwords", "Misaligned", "Missing", "Level", "TokenizerName", "Align", "Discontinuous",
-    "SchemeName",
+    "SchemeName", "Rule",
 ]
 
 Setting = Literal["AO", "OBD"]
@@ -67,6 +71,88 @@ Discontinuous = Literal["split", "cover"]
 SchemeName = Literal[
     "auto", "spans", "IO", "IOB1", "IOB2", "IOE1", "IOE2", "IOBES", "BMES", "BILOU", "BIO", "BIOES", "BILUO",
 ]
+
+
+# --- the matching rule (the value of the rule option) ----------------------------------
+
+_INF = math.inf
+
+
+def _num(text: str) -> float:
+    t = text.strip().lower()
+    if t in ("inf", "infinity", "\u221e"):
+        return _INF
+    if not t.isdigit():
+        raise ValueError(t)
+    return int(t)
+
+
+def _fmt(x: float) -> str:
+    return "inf" if x == _INF else str(int(x))
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A matching rule: ``exact``, ``contain(e)`` or ``overlap(e, m)``.
+
+    ``e`` is the number of extra tokens allowed, ``m`` the number of missing
+    tokens allowed; either may be ``math.inf`` for the explicitly spelled
+    "any overlap" rule ``O(inf,inf)``.
+    """
+
+    kind: str = "exact"
+    e: float = 0
+    m: float = 0
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("exact", "contain", "overlap"):
+            raise ConfigError(
+                f"unknown rule kind {self.kind!r}; valid: {choices(['exact', 'contain', 'overlap'])}"
+            )
+        for name, v in (("e", self.e), ("m", self.m)):
+            if not (v == _INF or (isinstance(v, int) and v >= 0)):
+                raise ConfigError(f"rule parameter {name}={v!r} must be a non-negative integer or inf")
+        if self.kind == "exact" and (self.e or self.m):
+            raise ConfigError("the exact rule takes no parameters")
+        if self.kind == "contain" and self.m:
+            raise ConfigError("contain(e) takes one parameter")
+
+    @classmethod
+    def parse(cls, text: str | Rule) -> Rule:
+        """Parse ``exact``/``E``, ``contain(e)``/``C(e)``, ``overlap(e,m)``/``O(e,m)``.
+
+        >>> Rule.parse("contain(1)"), Rule.parse("O(inf,inf)")
+        (Rule(kind='contain', e=1, m=0), Rule(kind='overlap', e=inf, m=inf))
+        """
+        if isinstance(text, Rule):
+            return text
+        t = str(text).strip().replace(" ", "")
+        low = t.lower()
+        if low in ("e", "exact", "strict"):
+            return cls("exact")
+        match = re.fullmatch(r"(c|contain|o|overlap)\(([^()]*)\)", low)
+        if match:
+            name = "contain" if match.group(1) in ("c", "contain") else "overlap"
+            parts = match.group(2).split(",")
+            try:
+                vals = [_num(p) for p in parts]
+            except ValueError:
+                vals = []
+            if name == "contain" and len(vals) == 1:
+                return cls("contain", vals[0], 0)
+            if name == "overlap" and len(vals) == 2:
+                return cls("overlap", vals[0], vals[1])
+        raise ConfigError(
+            f"cannot parse matching rule {text!r}; valid forms: "
+            f"{choices(['exact', 'E', 'contain(e)', 'C(e)', 'overlap(e,m)', 'O(e,m)', 'O(inf,inf)'])}"
+        )
+
+    def __str__(self) -> str:
+        if self.kind == "exact":
+            return "E"
+        if self.kind == "contain":
+            return f"C({_fmt(self.e)})"
+        return f"O({_fmt(self.e)},{_fmt(self.m)})"
 
 
 class ScoringOptions(TypedDict, total=False):

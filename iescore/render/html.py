@@ -110,7 +110,7 @@ def format_html(report: Report, tokens: Sequence[Sequence[str]] | None = None, *
         "labels": list(report.labels), "statuses": list(STATUS_NAMES), "categories": list(CATEGORIES),
         "page_size": page_size, "docs": _docs(report, tokens),
     }
-    from .. import __version__
+    from ..version import __version__
 
     page: str = env.get_template("report.html.j2").render(
         title=title, summary=summary, version=__version__,

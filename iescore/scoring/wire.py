@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import __version__
+from ..version import __version__
 from ..errors import ConfigError, InputError
 
 STATE_VERSION = 1
