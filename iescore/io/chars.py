@@ -42,7 +42,7 @@ from typing import Any
 from ..config import LEVELS, Config
 from ..errors import ConfigError, InputError, choices
 from ..model import Document, Span, Template
-from ..scorer import Scorer
+from ..scoring.stream import Scorer
 from ..text import char_to_token_span, tokenize
 
 __all__ = [

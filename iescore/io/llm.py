@@ -40,7 +40,7 @@ from ..config import Config
 from ..errors import ConfigError, InputError, choices, warn
 from ..model import Span, Template
 from ..options import Align
-from ..scorer import Scorer
+from ..scoring.stream import Scorer
 from .chars import TextDocument, Tokenizer, add_text, check_same_text, filler_tokens, pair_documents, text_template
 from .jsonl import read_json_records
 
