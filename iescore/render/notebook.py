@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import html
 import os
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..viewhooks import VIEWS
 from .conlleval import format_conlleval
@@ -30,8 +30,6 @@ from .table import format_table
 
 if TYPE_CHECKING:
     from ..report import Report
-    from ..stats.agreement import Agreement
-    from ..stats.paired import Comparison
 
 __all__ = ["report_html", "report_frame", "report_rows", "comparison_html", "comparison_frame", "agreement_html",
            "agreement_frame", "write_table_html", "MAX_HTML_LABELS", "AVERAGE_ROWS"]
@@ -133,8 +131,44 @@ def report_frame(report: Report, averages: bool = True) -> Any:
 
 
 # --- comparisons and agreement ---------------------------------------------------------
+# (what these views read of `iescore.stats.paired.Comparison` and `iescore.stats.agreement.Agreement`:
+# the statistics sit above the views and call them, so the views name no statistics module)
 
-def _comparison_rows(c: Comparison) -> list[dict[str, Any]]:
+class _Comparison(Protocol):
+    @property
+    def signature(self) -> str: ...
+    @property
+    def baseline(self) -> str: ...
+    @property
+    def measure(self) -> str: ...
+    @property
+    def measures(self) -> tuple[str, ...]: ...
+    @property
+    def systems(self) -> tuple[Mapping[str, Any], ...]: ...
+    @property
+    def level(self) -> float: ...
+    @property
+    def alpha(self) -> float: ...
+    @property
+    def resamples(self) -> int | str: ...
+    @property
+    def test_name(self) -> str: ...
+
+
+class _Agreement(Protocol):
+    @property
+    def signature(self) -> str: ...
+    @property
+    def pairs(self) -> tuple[Mapping[str, Any], ...]: ...
+    @property
+    def annotators(self) -> tuple[str, ...]: ...
+    @property
+    def fleiss_kappa(self) -> float | None: ...
+    @property
+    def t_units(self) -> int: ...
+
+
+def _comparison_rows(c: _Comparison) -> list[dict[str, Any]]:
     out = []
     for s in c.systems:
         row: dict[str, Any] = {"system": s["name"], "baseline": s["name"] == c.baseline}
@@ -146,14 +180,14 @@ def _comparison_rows(c: Comparison) -> list[dict[str, Any]]:
     return out
 
 
-def comparison_frame(c: Comparison) -> Any:
+def comparison_frame(c: _Comparison) -> Any:
     """One row per system: ``system``, ``baseline`` (a bool), each measure with its interval
     (``<measure>_ci_low``, ``<measure>_ci_high``), ``p_value``, ``p_value_holm``,
     ``significant`` (``None`` for the baseline) and ``group``; ``attrs["signature"]``."""
     return _frame(_comparison_rows(c), ("group",), c.signature)
 
 
-def comparison_html(c: Comparison) -> str:
+def comparison_html(c: _Comparison) -> str:
     """The comparison as a compact HTML table (the rows of ``iescore compare``'s table)."""
     head = ["system", *(f"{m} % [{100 * c.level:g}% CI]" for m in c.measures), "p", "p (Holm)", "group"]
     rows = []
@@ -169,7 +203,7 @@ def comparison_html(c: Comparison) -> str:
     return _table(head, rows, notes)
 
 
-def agreement_frame(a: Agreement) -> Any:
+def agreement_frame(a: _Agreement) -> Any:
     """One row per pair of annotators: ``a``, ``b``, ``f1``, ``f1_ab`` (``a`` the reference),
     ``f1_ba``, ``kappa`` (Cohen's); ``attrs``: ``signature``, ``fleiss_kappa``, ``t_units``."""
     df = _frame([dict(p) for p in a.pairs], (), a.signature)
@@ -177,7 +211,7 @@ def agreement_frame(a: Agreement) -> Any:
     return df
 
 
-def agreement_html(a: Agreement) -> str:
+def agreement_html(a: _Agreement) -> str:
     """The agreement as a compact HTML table: a row per pair, Fleiss' kappa and the signature under it."""
     k = "n/a" if a.fleiss_kappa is None else f"{a.fleiss_kappa:.4f}"
     rows = [[p["a"], p["b"], _pct(p["f1"]), _pct(p["f1_ab"]), _pct(p["f1_ba"]),
