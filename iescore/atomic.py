@@ -12,11 +12,11 @@ written through: the file it points at is replaced, the link stays. What is no r
 file (``/dev/null``, ``/dev/stdout``, a named pipe) is written as it is.
 
 Example:
-    >>> import os, tempfile
+    >>> import os, pathlib, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "out.txt")
     >>> with atomic_write(path) as fh:
     ...     _ = fh.write("whole")
-    >>> open(path).read(), sorted(os.listdir(os.path.dirname(path)))
+    >>> pathlib.Path(path).read_text(), sorted(os.listdir(os.path.dirname(path)))
     ('whole', ['out.txt'])
     >>> try:
     ...     with atomic_write(path) as fh:
@@ -24,7 +24,7 @@ Example:
     ...         raise KeyboardInterrupt
     ... except KeyboardInterrupt:
     ...     pass
-    >>> open(path).read(), sorted(os.listdir(os.path.dirname(path)))
+    >>> pathlib.Path(path).read_text(), sorted(os.listdir(os.path.dirname(path)))
     ('whole', ['out.txt'])
 """
 

@@ -20,10 +20,10 @@ A document's id is the ``.ann`` path relative to the folder read, without ``.ann
 [`write_brat`][iescore.io.brat.write_brat] writes documents back (one ``.txt`` and ``.ann`` per document).
 
 Example:
-    >>> import tempfile, os
+    >>> import tempfile, os, pathlib
     >>> folder = tempfile.mkdtemp()
-    >>> _ = open(os.path.join(folder, "a.txt"), "w").write("Al Roth met Ido Erev.")
-    >>> _ = open(os.path.join(folder, "a.ann"), "w").write(
+    >>> _ = pathlib.Path(folder, "a.txt").write_text("Al Roth met Ido Erev.")
+    >>> _ = pathlib.Path(folder, "a.ann").write_text(
     ...     "T1\\tPER 0 7\\tAl Roth\\nT2\\tPER 12 15;16 20\\tIdo Erev\\nR1\\tMet Arg1:T1 Arg2:T2\\n")
     >>> c = read_brat(folder, discontinuous="cover")
     >>> [(d.id, [(s.label, s.start, s.end) for s in d.spans]) for d in c.documents]

@@ -28,9 +28,9 @@ file without tokens, and a predicted column equal to the gold column on every
 token (the same column given twice).
 
 Example:
-    >>> import tempfile, os
+    >>> import tempfile, os, pathlib
     >>> path = os.path.join(tempfile.mkdtemp(), "x.conll")
-    >>> _ = open(path, "w").write("John B-PER B-PER\\nlives O O\\n\\nin O O\\nParis B-LOC O\\n")
+    >>> _ = pathlib.Path(path).write_text("John B-PER B-PER\\nlives O O\\n\\nin O O\\nParis B-LOC O\\n")
     >>> batch = read_conll(path)
     >>> batch.doc_ids, batch.n_tokens
     (('x.conll#1', 'x.conll#2'), 4)
@@ -68,9 +68,9 @@ def read_lines(path: str, encoding: str = "utf-8") -> list[str]:
     pass (the one a byte-order mark names, see [`encoding_problem`][iescore.io.conll.encoding_problem]). ``-`` reads
     standard input.
 
-    >>> import tempfile, os
+    >>> import tempfile, os, pathlib
     >>> path = os.path.join(tempfile.mkdtemp(), "mac.txt")
-    >>> _ = open(path, "wb").write(b"\\xef\\xbb\\xbfa O O\\rb O O\\r\\n\\nc O O")
+    >>> _ = pathlib.Path(path).write_bytes(b"\\xef\\xbb\\xbfa O O\\rb O O\\r\\n\\nc O O")
     >>> read_lines(path)
     ['a O O', 'b O O', '', 'c O O']
     """
@@ -282,9 +282,9 @@ def missing_prediction(path: str | None, encoding: str = "utf-8", *, head: int =
     punctuation tokens (``token TAG`` lines);
     else None, and None for a file that cannot be read.
 
-    >>> import tempfile, os
+    >>> import tempfile, os, pathlib
     >>> path = os.path.join(tempfile.mkdtemp(), "eng.testa")
-    >>> _ = open(path, "w").write("EU NNP I-NP I-ORG\\nrejects VBZ I-VP O\\n. . O O\\n")
+    >>> _ = pathlib.Path(path).write_text("EU NNP I-NP I-ORG\\nrejects VBZ I-VP O\\n. . O O\\n")
     >>> print(missing_prediction(path).split(": ", 1)[1])  # doctest: +ELLIPSIS
     the prediction column is missing: of its 4 columns the last two are read as the gold and the predicted tag, but column 3 holds chunk tags ('I-NP', 'I-VP') with no label in common with column 4 ('I-ORG'); give ...
     """

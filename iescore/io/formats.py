@@ -147,9 +147,9 @@ def sniff_format(path: str | None, encoding: str = "utf-8") -> tuple[str, str] |
     non-blank character ``{`` or ``[`` starting a JSON line, or any such character in a
     ``.json``/``.jsonl`` file); None for anything else, standard input or a missing file.
 
-    >>> import tempfile, os
+    >>> import tempfile, os, pathlib
     >>> path = os.path.join(tempfile.mkdtemp(), "g.txt")
-    >>> _ = open(path, "w").write('{"text": "Al", "spans": []}\\n')
+    >>> _ = pathlib.Path(path).write_text('{"text": "Al", "spans": []}\\n')
     >>> sniff_format(path), sniff_format(os.path.dirname(path))
     (('jsonl', "JSON (its first character is '{')"), ('brat', 'a folder'))
     """

@@ -27,9 +27,9 @@ Every error names the file, the line and the value. [`write_jsonl`][iescore.io.j
 as they were.
 
 Example:
-    >>> import tempfile, os
+    >>> import tempfile, os, pathlib
     >>> path = os.path.join(tempfile.mkdtemp(), "d.jsonl")
-    >>> _ = open(path, "w").write(
+    >>> _ = pathlib.Path(path).write_text(
     ...     '{"id": "a", "text": "Al Roth", "label": [[0, 7, "PER"]]}\\n'
     ...     '{"id": "b", "text": "Call 555", "results": [{"entity_type": "PHONE", "start": 5, "end": 8, "score": 0.9}]}\\n')
     >>> [(d.id, d.spans) for d in read_jsonl(path).documents]  # doctest: +NORMALIZE_WHITESPACE
