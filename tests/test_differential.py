@@ -45,8 +45,9 @@ def test_conlleval_policy_equals_seqeval_default(scheme):
             disagreements.append((case, ref, pred, ours, theirs))
             continue
         rep = classification_report(ref, pred, output_dict=True, zero_division=0)
+        per_label = r.to_dict()["per_label"]
         for lab in r.labels:
-            e = r.to_dict()["per_label"][lab]
+            e = per_label[lab]
             if lab not in rep:
                 assert e["support"] == 0 and e["tp"] == 0
                 continue
