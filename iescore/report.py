@@ -27,7 +27,7 @@ import json
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -52,10 +52,17 @@ from .summary import MEASURED, LabelSummary, copied, full_summary, mean
 from .ts import TS_FIELDS
 from .viewhooks import VIEWS, ReportViews
 
-if TYPE_CHECKING:
-    from .scoring.totals import Totals
-
 __all__ = ["Report", "ItemTable", "aggregate"]
+
+
+class _Totals(Protocol):
+    """What a report reads of the summed counts it keeps instead of its documents
+    (`iescore.scoring.totals.Totals`: the scoring stage above makes them)."""
+
+    @property
+    def label_totals(self) -> np.ndarray: ...
+    @property
+    def tokens(self) -> np.ndarray | None: ...
 
 
 def _freeze(a: np.ndarray) -> np.ndarray:
@@ -125,7 +132,7 @@ class Report(ReportViews):
     repairs: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
     ts_error: str | None = None
     ts_cells: np.ndarray | None = None
-    totals: Totals | None = None
+    totals: _Totals | None = None
     categories: np.ndarray | None = None
     repair_sites: Mapping[str, Sequence[str]] = field(default_factory=dict)
     _summary: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)

@@ -35,7 +35,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -45,11 +45,8 @@ from ..errors import ConfigError, InputError, choices
 from ..ids import NumberedIds
 from ..report import ItemTable
 from .part import _Part
-from .totals import Totals, _empty_scorer, _head, _value_columns
+from .totals import Totals, _empty_scorer, _head, _Scorer, _value_columns
 from .wire import STATE_VERSION, Reader, Writer, pack, unpack
-
-if TYPE_CHECKING:
-    from .stream import Scorer
 
 __all__ = ["KEEP", "STATE_VERSION", "Totals", "dump_state", "load_state", "merge_states", "renumber"]
 
@@ -157,7 +154,7 @@ def _load_totals(r: Reader, h: dict[str, Any]) -> Totals:
 
 # --- entry points -----------------------------------------------------------------------
 
-def dump_state(scorer: Scorer, keep: str = "items", *, id_hashes: bool = True) -> bytes:
+def dump_state(scorer: _Scorer, keep: str = "items", *, id_hashes: bool = True) -> bytes:
     """A scorer as bytes (see the module docstring); ``keep`` is ``"items"`` or ``"counts"``
     (``id_hashes``: see `Totals.of`)."""
     if keep not in KEEP:
@@ -172,7 +169,7 @@ def dump_state(scorer: Scorer, keep: str = "items", *, id_hashes: bool = True) -
     return pack("items", header, w)
 
 
-def load_state(data: bytes | bytearray | memoryview) -> Scorer | Totals:
+def load_state(data: bytes | bytearray | memoryview) -> _Scorer | Totals:
     """A scorer (``keep="items"``) or its `Totals` (``keep="counts"``) from
     `dump_state`'s bytes; an InputError when they are not such a state."""
     header, r = unpack(data)
@@ -191,7 +188,7 @@ def load_state(data: bytes | bytearray | memoryview) -> Scorer | Totals:
         raise InputError(f"corrupt scorer state: {type(exc).__name__}: {exc}") from exc
 
 
-def renumber(state: Scorer | Totals, offset: int) -> Scorer | Totals:
+def renumber(state: _Scorer | Totals, offset: int) -> _Scorer | Totals:
     """Numbered document ids ("0", "1", ...) moved up by ``offset``: shards that numbered
     their documents from 0 become consecutive runs (the driver knows each shard's offset)."""
     if isinstance(state, Totals):
@@ -204,7 +201,7 @@ def renumber(state: Scorer | Totals, offset: int) -> Scorer | Totals:
     return out
 
 
-def merge_states(states: Sequence[Scorer | Totals]) -> Scorer | Totals:
+def merge_states(states: Sequence[_Scorer | Totals]) -> _Scorer | Totals:
     """Merge loaded states in the order given, in a balanced tree of n - 1 pairwise merges:
     counts states have a fixed size, so the cost is linear in the shards; items states grow
     up the tree, so each item is copied about log2(n) times (a chain copies it up to n
@@ -216,6 +213,6 @@ def merge_states(states: Sequence[Scorer | Totals]) -> Scorer | Totals:
     if len(kinds) > 1:
         raise ConfigError("cannot merge states kept with keep='items' and keep='counts': use one keep for all")
     while len(items) > 1:
-        items = [items[k].merge(items[k + 1]) if k + 1 < len(items) else items[k]  # type: ignore[arg-type]
+        items = [items[k].merge(items[k + 1]) if k + 1 < len(items) else items[k]
                  for k in range(0, len(items), 2)]
     return items[0]

@@ -26,7 +26,7 @@ from .held import Held, HeldDocuments, TagFacts
 from .part import _Part
 from .spans import _documents_part, _templates_part, checked_documents, checked_templates, multi_instance
 from .tags import _check_config, _tags_part
-from .totals import Totals
+from .totals import _SCORER, Totals
 
 # small batches of tags are held and scored together once they hold this many tokens (the
 # pipeline costs about a millisecond a call, however few the tokens): see Scorer.add_tags
@@ -435,6 +435,8 @@ def _prepared(config: Config, options: Mapping[str, str | None], what: str) -> C
         changes[name] = value
     return config.with_(**changes) if changes else config
 
+
+_SCORER[:] = [Scorer]  # (totals and states, below this module, rebuild empty scorers)
 
 def _comparable(config: Config) -> Config:
     """The options two scorers must share to merge (the scheme, the weight digest and

@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from itertools import chain
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -39,10 +39,14 @@ from ..report import Report
 from .assemble import _add_repairs, _assemble, _warn_label_sets
 from .part import _I64, _empty_items, _Part
 
-if TYPE_CHECKING:
-    from .stream import Scorer
-
 __all__ = ["Totals"]
+
+# A scorer (`iescore.scoring.stream.Scorer`). The scorer module sits above this one and
+# `iescore.scoring.state` (it sums its batches into `Totals` and writes its states through
+# them), so they name it by this alias, and it puts its class in `_SCORER` when it is defined:
+# totals and states rebuild an empty scorer from a head to apply its options and merge rules.
+_Scorer = Any
+_SCORER: list[Any] = []
 
 
 # --- what a scorer records besides its documents (a state's header) -----------------------
@@ -63,18 +67,16 @@ def _config_header_of(config: Config) -> tuple[str, str]:
     return config.signature(), config.detail
 
 
-def _head(s: Scorer) -> dict[str, Any]:
+def _head(s: _Scorer) -> dict[str, Any]:
     """What a scorer records besides its parts (the scheme rule, notes, weight digest)."""
     signature, detail = _config_header_of(s.config)
     return {"config": signature, "detail": detail, "auto": s._auto, "fixed": s._fixed, "batches": s._batches,
             "notes": s._notes, "unit": s._unit}
 
 
-def _empty_scorer(h: dict[str, Any]) -> Scorer:
+def _empty_scorer(h: dict[str, Any]) -> _Scorer:
     """A scorer with no documents holding the recorded fields of ``h`` (see `_head`)."""
-    from .stream import Scorer
-
-    s = Scorer(_config(h))
+    s = _SCORER[0](_config(h))
     s._auto, s._batches, s._unit = bool(h["auto"]), int(h["batches"]), h["unit"]
     s._fixed = tuple(h["fixed"]) if h["fixed"] is not None else None
     s._notes = {str(k): int(v) for k, v in h["notes"].items()}
@@ -137,7 +139,7 @@ class Totals:
         return t if list(t.labels) == sorted(t.labels) else _sum([t], t.head)
 
     @classmethod
-    def of(cls, scorer: Scorer, *, id_hashes: bool = True) -> Totals:
+    def of(cls, scorer: _Scorer, *, id_hashes: bool = True) -> Totals:
         """The summed counts of a scorer's documents; without ``id_hashes`` the explicit
         document ids are not hashed, and merging cannot find an id in two shards (the
         caller checks them otherwise, as the Spark adapter does with one Spark query)."""
