@@ -15,11 +15,9 @@ same float as the mean of the per-label values.
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import gc
 import pickle
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +25,7 @@ import numpy as np
 
 from .categories import CATEGORIES, MUC_CODES, MUC_GROUPS
 from .measures import BINARY_KEYS, slot_arrays, span_arrays, ts_arrays
+from .nogc import no_cycles_collected
 
 __all__ = ["LabelSummary", "ENTRY_KEYS", "MEASURED", "pylist", "records"]
 
@@ -110,20 +109,6 @@ def copies(protos: list[dict[str, Any]], at: list[int]) -> list[dict[str, Any]]:
     if len(protos) == len(at):  # every row distinct: ``at`` is a permutation
         return list(map(protos.__getitem__, at))
     return list(map(dict.copy, map(protos.__getitem__, at)))
-
-
-@contextlib.contextmanager
-def no_cycles_collected() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a tree of fresh dicts and lists is built:
-    it holds no cycles, yet its many containers would trigger collections that walk
-    every live object again and again (most of the time of a 50,000-label ``to_dict()``)."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def mean(a: np.ndarray) -> float | None:

@@ -41,7 +41,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable, Sequence
 
-from ..summary import no_cycles_collected
+from ..nogc import no_cycles_collected
 from .classes import _tie_rule_on_classes
 
 __all__ = ["block_match"]

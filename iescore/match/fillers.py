@@ -60,7 +60,7 @@ from typing import TypeAlias
 import numpy as np
 
 from ..config import Rule
-from ..summary import no_cycles_collected
+from ..nogc import no_cycles_collected
 from .hubs import Copies, HubSlot, hub_pairs_needed
 from .rules import Pairs, sequence_match
 from .units import _I64, Units
