@@ -148,7 +148,15 @@ def _example_modules() -> dict[str, str]:
     return out
 
 
-def test_mypy_strict_on_the_package_and_the_docs_examples(tmp_path):
+def _mypy_cache(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
+    """mypy's cache: in pytest's cache folder (.pytest_cache, so a second run takes about a
+    second instead of a minute: mypy rechecks what changed), or in tmp_path without it
+    (-p no:cacheprovider, as CI runs)."""
+    cache = getattr(request.config, "cache", None)
+    return cache.mkdir("mypy") if cache is not None else tmp_path / "cache"
+
+
+def test_mypy_strict_on_the_package_and_the_docs_examples(tmp_path, request):
     require("mypy")
     # the package as installed (iescore/ with adapters/ and metric_card/ inside)
     site = _package_tree(tmp_path / "site")
@@ -162,7 +170,7 @@ def test_mypy_strict_on_the_package_and_the_docs_examples(tmp_path):
     typos.write_text(TYPOS, encoding="utf-8")
     env = {**os.environ, "MYPYPATH": str(site)}
     cmd = [sys.executable, "-m", "mypy", "--strict", "--config-file", str(ROOT / "pyproject.toml"),
-           "--cache-dir", str(tmp_path / "cache"), str(site / "iescore"), *map(str, files), str(typos)]
+           "--cache-dir", str(_mypy_cache(request, tmp_path)), str(site / "iescore"), *map(str, files), str(typos)]
     run = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600)
     out = run.stdout + run.stderr
     assert "Found 3 errors in 1 file" in out, out
