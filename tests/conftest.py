@@ -59,16 +59,3 @@ def require(module: str):
             pytest.fail(f"optional dependency {module!r} is not installed ({hint}): {exc}")
         pytest.skip(f"{module} not installed ({hint})", allow_module_level=True)
 
-
-# pytest-xdist (`-n auto --dist loadgroup` in pyproject.toml): tests that start an expensive
-# outside process share one worker, so the machine runs one of each at a time: the Spark
-# tests their module's local SparkSession, the browser and site tests chromium and mkdocs.
-XDIST_GROUPS = {"test_spark.py": "spark", "test_html_report.py": "browser", "test_docs.py": "browser"}
-
-
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the marks (its worker hook is not trylast)
-def pytest_collection_modifyitems(config, items):
-    for item in items:
-        group = XDIST_GROUPS.get(item.path.name)
-        if group is not None:
-            item.add_marker(pytest.mark.xdist_group(group))
