@@ -62,6 +62,15 @@ def test_the_pages_are_found():
 
 
 @pytest.mark.parametrize("path", FILES, ids=rel)
+def test_every_fence_is_closed(path):
+    """A fence left open turns the rest of the page into one block (its comments into
+    headings) and hides the block from these tests: every fence line opens or closes one."""
+    fences = [k + 1 for k, line in enumerate(path.read_text(encoding="utf-8").splitlines())
+              if line.startswith("```")]
+    assert len(fences) == 2 * len(blocks(path)), f"{rel(path)}: fence lines {fences}"
+
+
+@pytest.mark.parametrize("path", FILES, ids=rel)
 def test_every_block_is_of_a_known_kind(path):
     """A block of another language would be shown and never run: name it here first."""
     langs = [lang for lang, *_ in blocks(path)]
