@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
         run = build(site)
         sys.stderr.write(run.stdout + run.stderr)
         if run.returncode == 0:
-            where = f"in {site}" if args.site else "(no SITE_DIR: not kept)"
+            where = f"in {site}" if args.site else "in a temporary folder, removed (give a folder to keep it: build.py DIR)"
             print(f"site built {where} in {time.perf_counter() - start:.1f} s")
         return run.returncode
 
