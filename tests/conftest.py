@@ -7,6 +7,13 @@ from pathlib import Path
 
 import pytest
 
+# pytest-xdist runs one worker per CPU: OpenBLAS threads in each worker (numpy's matrix
+# products) would oversubscribe the CPUs, and its threads wait on each other for many times
+# the work (iescore.stats' resampling W @ X); one BLAS thread per worker
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(_var, "1")
+
 # tests never touch the network
 for _var in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"):
     os.environ.setdefault(_var, "1")

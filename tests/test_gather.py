@@ -139,6 +139,7 @@ def _one_call(scheme, options, repair, docs, named, tokens, held):
     return _everything(r, False), r.signature
 
 
+@pytest.mark.filterwarnings("ignore:scheme='auto':iescore.errors.IEScoreWarning")  # mixed schemes, as above
 @settings(max_examples=200, deadline=None)
 @given(st.one_of(calls(), calls(auto=True)))
 def test_score_tags_scores_like_a_held_call(case):
