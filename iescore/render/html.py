@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import math
+import os
 from collections.abc import Sequence
 from importlib import resources
 from typing import TYPE_CHECKING, Any
@@ -131,14 +132,19 @@ def write_html(report: Report, path: str, tokens: Sequence[Sequence[str]] | None
                **kw: Any) -> int:
     """Write `format_html` to ``path`` (UTF-8, atomically: `atomic_write`);
     the file's size in bytes. An unwritable path is an InputError naming ``option`` and the path."""
-    text = format_html(report, tokens, **kw).encode("utf-8")
+    return write_page(format_html(report, tokens, **kw).encode("utf-8"), path, option)
+
+
+def write_page(page: bytes, path: str | os.PathLike[str], option: str) -> int:
+    """Write a page's bytes to ``path`` atomically (`atomic_write`); its size in bytes. An
+    unwritable path is an InputError naming ``option`` (``--html``, ``to_html``) and the path."""
     from ..atomic import atomic_write
 
     try:
         with atomic_write(path, "wb") as fh:
-            fh.write(text)
+            fh.write(page)
     except OSError as exc:
         from ..errors import InputError
 
-        raise InputError(f"{option} {path!r}: cannot write the file ({exc.strerror or exc})") from None
-    return len(text)
+        raise InputError(f"{option} {os.fspath(path)!r}: cannot write the file ({exc.strerror or exc})") from None
+    return len(page)

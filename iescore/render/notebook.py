@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..viewhooks import VIEWS
 from .conlleval import format_conlleval
-from .html import write_html
+from .html import write_html, write_page
 from .jsontext import json_text
 from .table import format_table
 
@@ -224,18 +224,9 @@ def agreement_html(a: _Agreement) -> str:
 def write_table_html(table: str, path: str | os.PathLike[str], title: str) -> int:
     """Write a compact table (`comparison_html`, `agreement_html`) as a whole HTML
     page (UTF-8, atomically: `atomic_write`); the file's size in bytes."""
-    from ..atomic import atomic_write
-
     page = (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>{html.escape(title)}</title>\n'
             f"</head>\n<body>\n{table}\n</body>\n</html>\n").encode("utf-8")
-    try:
-        with atomic_write(path, "wb") as fh:
-            fh.write(page)
-    except OSError as exc:
-        from ..errors import InputError
-
-        raise InputError(f"to_html {os.fspath(path)!r}: cannot write the file ({exc.strerror or exc})") from None
-    return len(page)
+    return write_page(page, path, "to_html")
 
 
 VIEWS.update({
