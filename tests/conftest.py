@@ -47,7 +47,7 @@ INSTALL = {
     "torch": _TORCH, "accelerate": _TORCH,
     "transformers": "pip install -e '.[hf]'", "datasets": "pip install -e '.[hf]'",
     "evaluate": "pip install -e '.[evaluate]'", "spacy": "pip install -e '.[spacy]'",
-    "seqeval": "pip install -e '.[test]'", "nervaluate": "pip install -e '.[test]'",
+    "seqeval": "pip install -e '.[test]'", "nervaluate": "pip install -e '.[test]'", "seqscore": "pip install -e '.[test]'",
     "mypy": "pip install -e '.[test]'", "mkdocs": "pip install -e '.[docs]'",
     "mkdocstrings": "pip install -e '.[docs]'", "griffe": "pip install -e '.[docs]'",
 }
