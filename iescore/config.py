@@ -8,7 +8,7 @@ so a signature is enough to recompute the same numbers.
 Example:
     >>> cfg = Config(rule=Rule.parse("O(1,2)"), scheme="IOB1")
     >>> cfg.signature()
-    'iescore|setting:AO|rule:O(1,2)|counting:any|mode:match-all|scheme:IOB1|repair:conlleval|avg:micro|norm:identity|v:0.1.0'
+    'iescore|setting:AO|rule:O(1,2)|counting:any|mode:match-all|scheme:IOB1|repair:conlleval|avg:micro|norm:identity|v:0.2.0'
     >>> Config.from_signature(cfg.signature()) == cfg
     True
 """

@@ -2,4 +2,4 @@
 scorer states and the HTML report record (`iescore.__version__` re-exports it). It
 imports nothing, so every layer may read it."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

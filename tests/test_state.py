@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import struct
 from pathlib import Path
 
@@ -160,8 +161,10 @@ def test_corrupt_or_foreign_states_are_input_errors():
         load_state(_reseal(good[:8] + version + good[12:]))
     head_len = struct.unpack("<Q", good[12:20])[0]
     header = good[20 : 20 + head_len]
-    other = header.replace(b'"iescore":"0.1.0"', b'"iescore":"9.9.9"')
-    with pytest.raises(InputError, match="written by iescore '9.9.9'; this is iescore '0.1.0'"):
+    this = iescore.__version__
+    other = header.replace(f'"iescore":"{this}"'.encode(), b'"iescore":"9.9.9"')
+    assert other != header
+    with pytest.raises(InputError, match=f"written by iescore '9.9.9'; this is iescore '{re.escape(this)}'"):
         load_state(_reseal(good[:20] + other + good[20 + head_len :]))
     shape = header.replace(b'"n_docs":2', b'"n_docs":3', 1)
     assert shape != header
