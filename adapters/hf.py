@@ -27,10 +27,10 @@ from typing import Any
 import numpy as np
 
 from iescore.config import SUBWORDS
+from iescore.decode import TagArrays, Vocabulary, decode_tags
 from iescore.errors import ConfigError, InputError, choices
 from iescore.ids import NumberedIds
 from iescore.model import Document, Span
-from iescore.decode import TagArrays, Vocabulary, decode_tags
 from iescore.options import Misaligned, SchemeName
 from iescore.scorer import Scorer, TaggedBatch
 from iescore.text import char_to_token_span

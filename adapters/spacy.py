@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING, Any
 from iescore.config import MISSING
 from iescore.errors import ConfigError, InputError, choices
 from iescore.model import Document, Span
-from iescore.scorer import Scorer
 from iescore.options import Misaligned, Missing
 from iescore.report import Report
+from iescore.scorer import Scorer
 from iescore.text import char_to_token_span
 
 if TYPE_CHECKING:

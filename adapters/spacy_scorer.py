@@ -59,6 +59,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from iescore.adapters.spacy import score_examples
+
 from iescore.options import Average, Counting, Misaligned, Missing, Mode, ScoringOptions, Setting
 from iescore.render.flat import as_float
 from iescore.scorer import Scorer

@@ -39,8 +39,8 @@ from typing import TYPE_CHECKING, Any
 
 from iescore.adapters.hf import id2label_list, trainer_batch
 
-from iescore.render.flat import flat_metrics
 from iescore.options import Options
+from iescore.render.flat import flat_metrics
 from iescore.scorer import Scorer
 
 if TYPE_CHECKING:

@@ -81,8 +81,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from data import corpus  # noqa: E402
-from peers import conlleval_chunks  # noqa: E402
+from data import corpus
+from peers import conlleval_chunks
 
 GIB = 1 << 30
 MB = 1_000_000
@@ -948,7 +948,7 @@ def child(case: str, tool: str, size: int, quick: bool, cap: int, path: str | No
     t0 = None
     try:
         if case == "cli":
-            import iescore.cli  # noqa: F401
+            import iescore.cli
         else:  # import the tool's modules and warm it up on the smallest quick input
             tiny = make_cases(quick=True)[case]
             t.run(tiny.tools[tool].prep(tiny.quick[0]))

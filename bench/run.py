@@ -33,7 +33,7 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from data import TYPES, corpus  # noqa: E402
+from data import TYPES, corpus
 
 NAMES = ["O"] + [f"{b}-{t}" for t in TYPES for b in "BI"]
 

@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from data import corpus  # noqa: E402
+from data import corpus
 
 OUT = Path(__file__).resolve().parent / "out" / "spark.md"
 OPTIONS = {"scheme": "IOB2"}

@@ -14,14 +14,25 @@ Quick start:
     (0.6667, 1, 1)
 """
 
-from .version import __version__
 from .config import Config, Rule, get_normaliser
 from .errors import ConfigError, IEScoreError, InputError
 from .measures import Counts
 from .model import Document, Span, Template
+from .render import (
+    notebook as _views,  # fills the report's view table (iescore.viewhooks): render sits above report
+)
 from .report import Report, aggregate
-from .scorer import Scorer, TaggedBatch, example_path, score, score_files, score_tags, score_templates, tagged_batch
-from .render import notebook as _views  # fills the report's view table (iescore.viewhooks): render sits above report
+from .scorer import (
+    Scorer,
+    TaggedBatch,
+    example_path,
+    score,
+    score_files,
+    score_tags,
+    score_templates,
+    tagged_batch,
+)
+from .version import __version__
 
 __all__ = [
     "__version__",

@@ -30,8 +30,17 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .version import __version__
-from .config import AVERAGES, COUNTINGS, MODES, NORMALISERS, REPAIRS_CHOICES, SETTINGS, Config, Rule, parse_supertags
+from .config import (
+    AVERAGES,
+    COUNTINGS,
+    MODES,
+    NORMALISERS,
+    REPAIRS_CHOICES,
+    SETTINGS,
+    Config,
+    Rule,
+    parse_supertags,
+)
 from .errors import IEScoreError, IEScoreWarning, InputError, choices, did_you_mean
 from .io.conll import DOC_MODES, check_encoding, missing_prediction, read_conll
 from .io.conll_stream import score_conll
@@ -39,6 +48,7 @@ from .io.formats import add_input_options, not_conll, score_files, uses_formats
 from .render.formats import add_output_options, output_format, report_pieces, write_output
 from .render.report_cli import add_report_parser, write_report_html
 from .scorer import Scorer, example_path
+from .version import __version__
 
 __all__ = ["main", "build_parser"]
 

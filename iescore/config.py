@@ -22,12 +22,27 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, cast, get_args
 
-from .version import __version__
-from .errors import ConfigError, choices, did_you_mean
 from .decode.tables import SCHEMES, get_scheme
-from .options import (Align, Average, Counting, Detail, Discontinuous, Documents, Level, Misaligned, Missing, Mode,
-                      Repair, Rule, Setting, Subwords, TokenizerName)
+from .errors import ConfigError, choices, did_you_mean
+from .options import (
+    Align,
+    Average,
+    Counting,
+    Detail,
+    Discontinuous,
+    Documents,
+    Level,
+    Misaligned,
+    Missing,
+    Mode,
+    Repair,
+    Rule,
+    Setting,
+    Subwords,
+    TokenizerName,
+)
 from .text import MISALIGNED
+from .version import __version__
 
 __all__ = [
     "Rule", "Config", "SETTINGS", "COUNTINGS", "MODES", "AVERAGES", "REPAIRS_CHOICES", "NORMALISERS", "DOCUMENTS",

@@ -134,7 +134,8 @@ def score_files(
 
     from .errors import InputError
     from .io.conll import check_encoding, missing_prediction, read_conll
-    from .io.formats import FORMATS, score_files as score_formats, sniff_format
+    from .io.formats import FORMATS, sniff_format
+    from .io.formats import score_files as score_formats
 
     check_encoding(encoding)
     gold, pred = os.fspath(gold), None if pred is None else os.fspath(pred)

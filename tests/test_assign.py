@@ -20,7 +20,6 @@ from iescore import Document, Span, score, score_tags
 from iescore.match import assign, intervals, paths, sweep, twins
 from iescore.match.assign import match
 
-
 # --- the plain reference -----------------------------------------------------------------
 
 def _edge_order(u, v, rank_u, rank_v):

@@ -19,9 +19,9 @@ import pytest
 
 from iescore import InputError, Scorer, Span, Template, score_tags
 from iescore.cli import main
+from iescore.decode import decode_tags
 from iescore.errors import IEScoreError, IEScoreWarning
 from iescore.io.conll import read_conll, read_lines
-from iescore.decode import decode_tags
 
 
 def run(capsys, *argv):

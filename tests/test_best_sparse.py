@@ -12,7 +12,19 @@ from hypothesis import strategies as st
 
 from iescore import Document, Span, score
 from iescore.match.rules import Pairs
-from iescore.match.units import _I64, ALTERNATIVE, FN, FP, IGNORED, SPAN_FIELDS, TP, CellIndex, EngineResult, Units, _Ranks
+from iescore.match.units import (
+    _I64,
+    ALTERNATIVE,
+    FN,
+    FP,
+    IGNORED,
+    SPAN_FIELDS,
+    TP,
+    CellIndex,
+    EngineResult,
+    Units,
+    _Ranks,
+)
 
 count_module = importlib.import_module("iescore.match.count")  # the package re-exports count()
 LABELS = ("A", "B", "C")

@@ -13,7 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from iescore import Template, score_templates
-from iescore.match import blocks as blocks_module, fillers, slots
+from iescore.match import blocks as blocks_module
+from iescore.match import fillers, slots
 from iescore.match.assign import match
 from iescore.match.blocks import block_match
 

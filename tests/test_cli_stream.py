@@ -17,14 +17,13 @@ import sys
 import warnings
 
 import pytest
+from test_conlleval_official import assert_official, official
 
 import iescore.io.conll_stream as cs
 from iescore import Config, ConfigError, InputError, Scorer
 from iescore.cli import Progress, main
 from iescore.io.conll import read_conll
 from iescore.io.conll_stream import _fields, iter_conll, score_conll
-
-from test_conlleval_official import assert_official, official
 
 
 def one_shot(path, pred=None, documents="auto", **options):

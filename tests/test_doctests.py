@@ -21,9 +21,10 @@ NOT_IMPORTED = {"iescore.metric_card.app", "iescore.__main__"}
 
 
 def _modules() -> list[str]:
-    import iescore
     import iescore.adapters
     import iescore.metric_card
+
+    import iescore
 
     names = {"iescore", "iescore.adapters", "iescore.metric_card"}
     for pkg in (iescore, iescore.adapters, iescore.metric_card):

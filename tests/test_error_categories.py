@@ -8,11 +8,11 @@ import json
 import random
 
 import pytest
-
 from conftest import require
+from test_spec_examples import EX6_PRED, EX6_REF, EX7_PRED, EX7_REF
+
 from iescore import Document, Scorer, Span, score, score_tags, score_templates
 from iescore.cli import main
-from test_spec_examples import EX6_PRED, EX6_REF, EX7_PRED, EX7_REF
 
 ZERO = dict.fromkeys(("correct", "wrong_label", "wrong_boundary", "wrong_label_boundary", "missed", "spurious"), 0)
 

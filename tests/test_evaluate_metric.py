@@ -16,8 +16,8 @@ evaluate = require("evaluate")
 import iescore.metric_card as card
 
 from iescore import Scorer
-from iescore.render.flat import seqeval_style
 from iescore.io.conll import read_conll
+from iescore.render.flat import seqeval_style
 
 
 @pytest.fixture(scope="module")

@@ -12,11 +12,10 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from iescore import Scorer, score_tags
+from iescore.decode import SCHEMES, Vocabulary, decode_arrays, flatten, pair
 from iescore.decode import decoder as sch
-from iescore.decode import pair
 from iescore.errors import InputError
 from iescore.ids import IdRegistry, NumberedIds
-from iescore.decode import SCHEMES, Vocabulary, decode_arrays, flatten
 
 
 def _chunks(c):
@@ -547,7 +546,7 @@ def _span_units(draw):
         doc = draw(st.lists(st.integers(0, 2), min_size=n, max_size=n))
         start = draw(st.lists(st.integers(0, 40), min_size=n, max_size=n))
         length = draw(st.lists(st.one_of(st.integers(1, 4), st.integers(1, 45)), min_size=n, max_size=n))
-        a = lambda x: np.array(x, dtype=np.int64)  # noqa: E731
+        a = lambda x: np.array(x, dtype=np.int64)
         return Units(a(doc), a([0] * n), a(start), a([s + k for s, k in zip(start, length)]))
 
     return side(), side()

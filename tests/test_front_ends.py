@@ -404,11 +404,10 @@ SPACY = [c for c in CONFIGS if not set(c) - {"rule", "counting", "mode", "averag
 @pytest.mark.parametrize("cfg", SPACY, ids=_id)
 def test_spacy_scorer(cfg: dict[str, Any]) -> None:
     spacy = require("spacy")
+    from iescore.adapters.spacy_scorer import make_spans_scorer, make_templates_scorer
     from spacy.tokens import Doc
     from spacy.tokens import Span as SpacySpan
     from spacy.training import Example
-
-    from iescore.adapters.spacy_scorer import make_spans_scorer, make_templates_scorer
 
     corpus = make_corpus(13)
     exp = expected(corpus, cfg)

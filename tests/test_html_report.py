@@ -21,8 +21,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-
 from conftest import require
+
 from iescore import Scorer, score_tags
 from iescore.cli import main
 from iescore.io.conll import read_conll

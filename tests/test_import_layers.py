@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 import sys
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -117,7 +117,7 @@ def circles(g: dict[str, set[str]]) -> list[list[str]]:
 
 def longest_chain(g: dict[str, set[str]]) -> list[str]:
     """The longest path of imports (the graph has no circle)."""
-    @lru_cache(maxsize=None)
+    @cache
     def from_(v: str) -> tuple[str, ...]:
         return max(((v, *from_(w)) for w in sorted(g[v])), key=len, default=(v,))
 

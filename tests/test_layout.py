@@ -40,7 +40,8 @@ def test_an_option_far_from_every_name_gets_no_suggestion():
 
 
 def test_the_entry_module_gives_the_pipeline_objects():
-    from iescore.scorer import Scorer as S, TaggedBatch
+    from iescore.scorer import Scorer as S
+    from iescore.scorer import TaggedBatch
     from iescore.scoring.batch import TaggedBatch as T
 
     assert S is Scorer and TaggedBatch is T

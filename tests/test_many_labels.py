@@ -139,11 +139,11 @@ def test_to_dict_is_the_json_text_read_back(options):
 # measures of iescore.measures (the way the report computed them before they were
 # vectorised). Values must be the same floats (and ints stay ints).
 
-from hypothesis import example, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
-from iescore.categories import CATEGORIES, MUC_CODES, MUC_OF  # noqa: E402
-from iescore.measures import (  # noqa: E402
+from iescore.categories import CATEGORIES, MUC_CODES, MUC_OF
+from iescore.measures import (
     Counts,
     _binary,
     binary_arrays,
@@ -155,7 +155,7 @@ from iescore.measures import (  # noqa: E402
     slot_error_rate,
     ts_measures,
 )
-from iescore.ts import TS_FIELDS  # noqa: E402
+from iescore.ts import TS_FIELDS
 
 
 def _mean(xs):
@@ -353,10 +353,10 @@ def test_binary_measures_over_arrays_match_the_scalar_ones_for_big_counts(rows, 
 
 # --- the vocabulary's whole-list passes == the tag-by-tag reading -------------------------------
 
-from iescore.decode.tables import I as ROLE_I  # noqa: E402
-from iescore.decode.tables import Scheme, get_scheme  # noqa: E402
-from iescore.decode.vocab import Vocabulary  # noqa: E402
-from iescore.errors import InputError  # noqa: E402
+from iescore.decode.tables import I as ROLE_I
+from iescore.decode.tables import Scheme, get_scheme
+from iescore.decode.vocab import Vocabulary
+from iescore.errors import InputError
 
 _VALID = ["O", "B-A", "I-A", "B-B", "I-B", "B-a b", "I-C-D", "B-C-D"] + [f"{p}-T{k}" for p in "BI" for k in range(300)]
 _ODD = ["E-A", "S-B", "B-", "B", "I", "A", "", "X-A", "B-A\u200b", "B-\ufeffA", "-A"]  # invalid in some schemes

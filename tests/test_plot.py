@@ -6,15 +6,14 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import require
 
 matplotlib = require("matplotlib")
 matplotlib.use("Agg")
 
-from matplotlib.colors import to_hex  # noqa: E402
+from matplotlib.colors import to_hex
 
-from iescore import plot, score_tags  # noqa: E402
+from iescore import plot, score_tags
 
 
 def test_importing_iescore_plot_does_not_import_matplotlib():

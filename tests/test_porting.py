@@ -208,12 +208,11 @@ def test_nervaluate_partial_gives_half_credit_which_no_iescore_rule_gives():
 
 def test_spacy_ner_scores_equal_the_iescore_spans_scorer():
     spacy = require("spacy")
+    from iescore.adapters.spacy import score_examples
+    from iescore.adapters.spacy_scorer import spacy_scores
     from spacy.scorer import get_ner_prf
     from spacy.tokens import Span as SpacySpan
     from spacy.training import Example
-
-    from iescore.adapters.spacy import score_examples
-    from iescore.adapters.spacy_scorer import spacy_scores
 
     nlp = spacy.blank("en")
     ref = nlp("Ada Lovelace met Babbage in London")
@@ -235,13 +234,12 @@ def test_spacy_ner_scores_equal_the_iescore_spans_scorer():
 
 def test_spacy_and_iescore_both_ignore_predictions_over_unannotated_tokens():
     spacy = require("spacy")
+    from iescore.adapters.spacy import score_examples
+    from iescore.adapters.spacy_scorer import spacy_scores
     from spacy.scorer import get_ner_prf
     from spacy.tokens import Doc
     from spacy.tokens import Span as SpacySpan
     from spacy.training import Example
-
-    from iescore.adapters.spacy import score_examples
-    from iescore.adapters.spacy_scorer import spacy_scores
 
     nlp = spacy.blank("en")
     ref = Doc(nlp.vocab, words=["x", "y", "z"])

@@ -6,8 +6,8 @@ import json
 import os
 import re
 import subprocess
-import time
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -166,7 +166,7 @@ def test_seminar_quick(data, tmp_path):
 
 sys.path.insert(0, str(ROOT))  # the recipes are run from the checkout, not installed
 
-from recipes.common import compare_rankings, run_phase, spearman  # noqa: E402
+from recipes.common import compare_rankings, run_phase, spearman
 
 
 def test_rank_shifts_are_taken_among_the_systems_ranked_under_both_models():

@@ -19,11 +19,11 @@ from conftest import require
 evaluate = require("evaluate")
 require("seqeval")
 
+import iescore.metric_card as card
 import seqeval.scheme
 from seqeval.metrics import accuracy_score, classification_report
 
 import iescore
-import iescore.metric_card as card
 
 SEQEVAL_KEYS = ("overall_precision", "overall_recall", "overall_f1", "overall_accuracy")
 

@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 
 from iescore import Config, ConfigError, Document, Scorer, Span, score, score_tags
 from iescore.config import DOCUMENTS, MISALIGNED, MISSING, NORMALISERS, SUBWORDS, Rule
-from iescore.io.llm import ALIGN
-from iescore.io.conll import read_conll
 from iescore.decode import SCHEMES
+from iescore.io.conll import read_conll
+from iescore.io.llm import ALIGN
 
 # --- numbers and labels written exactly -------------------------------------------------
 
@@ -103,6 +103,7 @@ def test_subword_strategy_is_recorded():
 
 def test_pipeline_policy_is_recorded_on_the_scorer():
     from iescore.adapters.hf import pipeline_to_spans
+
     from iescore.text import document_from_text
 
     doc = document_from_text("d1", "Ada Lovelace met Babbage", tokenizer="regex")
@@ -120,10 +121,9 @@ def test_pipeline_policy_is_recorded_on_the_scorer():
 
 def test_spacy_policies_are_recorded():
     spacy = pytest.importorskip("spacy")
+    from iescore.adapters.spacy import score_examples
     from spacy.tokens import Span as SpacySpan
     from spacy.training import Example
-
-    from iescore.adapters.spacy import score_examples
 
     nlp = spacy.blank("en")
     ref, pred = nlp("Ada Lovelace met Babbage"), nlp("Ada Lovelace met Babbage")

@@ -27,7 +27,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from iescore import Config, ConfigError, Document, InputError, Scorer, Span, Template, score, score_tags, score_templates
+from iescore import (
+    Config,
+    ConfigError,
+    Document,
+    InputError,
+    Scorer,
+    Span,
+    Template,
+    score,
+    score_tags,
+    score_templates,
+)
 from iescore.config import PREPARATION
 
 FAST = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -285,12 +296,11 @@ def test_evaluate_metric(corpus, options):
                 always={"misaligned": ("contract",), "missing": ("outside",)}))
 def test_spacy_scorer(ref_ents, pred_ents, options):
     spacy = pytest.importorskip("spacy")
+    from iescore.adapters.spacy import score_examples
+    from iescore.adapters.spacy_scorer import make_spans_scorer, spacy_scores
     from spacy.tokens import Doc
     from spacy.tokens import Span as SpacySpan
     from spacy.training import Example
-
-    from iescore.adapters.spacy import score_examples
-    from iescore.adapters.spacy_scorer import make_spans_scorer, spacy_scores
 
     nlp = spacy.blank("en")
     # the reference: 4 tokens, the last one unannotated; the prediction splits "Lovelace"
@@ -322,6 +332,7 @@ def test_spacy_scorer(ref_ents, pred_ents, options):
 def test_trainer_batch_and_hook(seed, options):
     from iescore.adapters.hf import trainer_batch
     from iescore.adapters.trainer import compute_metrics
+
     from iescore.render.flat import flat_metrics
 
     names = ["O", "B-A", "I-A", "B-B", "I-B"]

@@ -305,6 +305,7 @@ def test_jsonl_infinite_confidence_names_file_line_document_and_span(tmp_path, w
 
 def test_pipeline_output_of_several_texts_is_refused_one_text_read():
     from iescore.adapters.hf import pipeline_to_spans
+
     from iescore.text import document_from_text
 
     ref = document_from_text("p", "Ada met Babbage", tokenizer="whitespace")

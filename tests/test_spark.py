@@ -16,7 +16,16 @@ import sys
 import pytest
 from test_conlleval_official import TEAMS, official
 
-from iescore import ConfigError, Document, InputError, Span, Template, score, score_tags, score_templates
+from iescore import (
+    ConfigError,
+    Document,
+    InputError,
+    Span,
+    Template,
+    score,
+    score_tags,
+    score_templates,
+)
 
 CONFIGS = {
     "exact": {},
@@ -35,7 +44,7 @@ def _missing(msg: str) -> None:
 @pytest.fixture(scope="module")
 def spark():
     try:
-        import pyarrow  # noqa: F401
+        import pyarrow
         from pyspark.sql import SparkSession
     except ImportError as exc:
         _missing(f"pyspark/pyarrow are not installed (pip install -e '.[spark]'): {exc}")
@@ -155,7 +164,6 @@ def test_partitions_empty_or_one_document_each(spark, data):
 
 def test_spans_and_templates(spark):
     import pyarrow as pa
-
     from iescore.adapters.spark import score_dataframe
 
     span = pa.struct([("label", pa.string()), ("start", pa.int32()), ("end", pa.int32()), ("confidence", pa.float64())])
@@ -200,7 +208,6 @@ def test_spans_and_templates(spark):
 
 def test_missing_and_mistyped_columns(spark):
     import pyarrow as pa
-
     from iescore.adapters.spark import score_dataframe
 
     df = spark.createDataFrame(pa.table({"id": ["a"], "gold": [["B-PER"]], "pred": [["O"]], "n": [[1]],
@@ -240,7 +247,6 @@ def test_missing_and_mistyped_columns(spark):
 
 def test_auto_scheme_is_decided_over_all_partitions_as_one_call_would(spark):
     import pyarrow as pa
-
     from iescore.adapters.spark import score_dataframe
 
     iob1, iob2 = ["O", "I-PER", "I-PER"], ["O", "B-PER", "O"]

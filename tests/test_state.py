@@ -13,11 +13,21 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_streaming import tag_corpora
 
 import iescore
-from iescore import ConfigError, Document, InputError, Scorer, Span, Template, score, score_tags, score_templates
+from iescore import (
+    ConfigError,
+    Document,
+    InputError,
+    Scorer,
+    Span,
+    Template,
+    score,
+    score_tags,
+    score_templates,
+)
 from iescore.scoring.state import load_state, merge_states, renumber
-from test_streaming import tag_corpora
 
 REF = [["B-PER", "I-PER", "O", "B-LOC"], ["O", "B-ORG"], ["B-PER", "O"], ["O", "O"]]
 PRED = [["B-PER", "I-PER", "O", "O"], ["B-ORG", "I-ORG"], ["B-LOC", "O"], ["B-MISC", "O"]]

@@ -492,11 +492,11 @@ def test_a_report_of_totals_only_cannot_be_resampled():
 
 # --- the count table's sparse sums against the dense matrix built plainly -------------------
 
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from iescore.stats import table as table_module  # noqa: E402
-from iescore.stats.table import _mean_defined, _table, _weighted  # noqa: E402
+from iescore.stats import table as table_module
+from iescore.stats.table import _mean_defined, _table, _weighted
 
 
 def _sparse_or_dense(report, labels, dense_cells):
@@ -623,7 +623,7 @@ def test_bootstrap_intervals_of_measures_undefined_in_some_resamples():
     # numpy's quantile of the resamples that define it (the per-measure path, checked here)
     r = iescore.score_tags(reference=REF, prediction=PRED, scheme="IOB2")
     b = stats.bootstrap(r, resamples=300, seed=5, measures=["precision[PER]", "precision[LOC]", "precision[MISC]"])
-    from iescore.stats.resample import bootstrap_counts, _interval
+    from iescore.stats.resample import _interval, bootstrap_counts
     from iescore.stats.table import _measures
 
     rng = np.random.default_rng(5)

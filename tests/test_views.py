@@ -21,8 +21,8 @@ import pytest
 
 from iescore import Scorer, score_tags
 from iescore.cli import main
-from iescore.render.flat import flat_metrics, seqeval_style
 from iescore.io.conll import read_conll
+from iescore.render.flat import flat_metrics, seqeval_style
 
 
 def cli(capsys, tmp_path, text, *argv):

@@ -296,10 +296,9 @@ def test_trainer_hook_keeps_floats_and_logs_the_signature_once(caplog):
 
 def test_spacy_scorer_returns_the_signature_and_spacy_weighs_the_numbers_only():
     spacy = require("spacy")
+    from iescore.adapters.spacy import score_examples
     from spacy.training import Example
     from spacy.training.loop import create_evaluation_callback
-
-    from iescore.adapters.spacy import score_examples
 
     nlp = spacy.blank("en")
     ruler = nlp.add_pipe("entity_ruler", config={"scorer": {"@scorers": "iescore.spans.v1", "rule": "O(1,1)"}})

@@ -23,16 +23,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-
 import numpy as np
 
 from ..errors import ConfigError, InputError, choices
-from .tables import B, E, I, L, O, REPAIRS, S, Scheme, get_scheme
-from .vocab import TagArrays, Vocabulary, flatten
 
 # the scheme detection (`detect`), re-exported where callers have found it
-from .detect import detect_scheme as detect_scheme, scheme_evidence as scheme_evidence
+from .detect import detect_scheme as detect_scheme
+from .detect import scheme_evidence as scheme_evidence
 from .detect import scheme_from_evidence as scheme_from_evidence
+from .tables import REPAIRS, B, E, I, L, O, S, Scheme, get_scheme
+from .vocab import TagArrays, Vocabulary, flatten
 
 
 @dataclass(frozen=True)

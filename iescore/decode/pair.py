@@ -13,13 +13,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-
 import numpy as np
 
-from .decoder import _BAD_END, _BAD_START, _END, _INNER, _SEG, _START, Chunks, _pair_flags, _segment_groups
-from .tables import O, Scheme, get_scheme  # noqa: F401 (get_scheme: the docstring examples)
-from .vocab import Vocabulary  # noqa: F401 (the docstring examples)
-
+from .decoder import (
+    _BAD_END,
+    _BAD_START,
+    _END,
+    _INNER,
+    _SEG,
+    _START,
+    Chunks,
+    _pair_flags,
+    _segment_groups,
+)
+from .tables import O, Scheme, get_scheme
+from .vocab import Vocabulary
 
 _PAIR_WINDOW = 1 << 15  # token pairs per decoding window, two sides at once (buffers stay in cache)
 _PAIR_PIECE = 1 << 18  # tokens decoded two sides at once, between segment starts

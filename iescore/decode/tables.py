@@ -12,11 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-
 import numpy as np
 
 from ..errors import ConfigError, choices
-
 
 # role codes
 O, B, I, E, S, L = 0, 1, 2, 3, 4, 5

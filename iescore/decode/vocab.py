@@ -22,8 +22,7 @@ from operator import itemgetter
 import numpy as np
 
 from ..errors import InputError, choices, shown
-from .tables import I, PREFIX_LETTERS, Scheme, get_scheme  # noqa: F401 (get_scheme: the docstring examples)
-
+from .tables import PREFIX_LETTERS, I, Scheme, get_scheme
 
 NOT_OF_SCHEME = "not a tag of scheme"  # the problem another scheme may not have
 

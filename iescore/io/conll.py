@@ -45,8 +45,8 @@ import sys
 
 import numpy as np
 
-from ..errors import ConfigError, InputError, choices, shown, warn
 from ..decode import TagArrays, Vocabulary
+from ..errors import ConfigError, InputError, choices, shown, warn
 from ..scoring.batch import TaggedBatch
 
 __all__ = ["read_conll", "read_lines", "check_encoding", "encoding_problem", "file_encoding_problem", "missing_prediction"]

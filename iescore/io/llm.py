@@ -41,7 +41,15 @@ from ..errors import ConfigError, InputError, choices, warn
 from ..model import Span, Template
 from ..options import Align
 from ..scoring.stream import Scorer
-from .chars import TextDocument, Tokenizer, add_text, check_same_text, filler_tokens, pair_documents, text_template
+from .chars import (
+    TextDocument,
+    Tokenizer,
+    add_text,
+    check_same_text,
+    filler_tokens,
+    pair_documents,
+    text_template,
+)
 from .jsonl import read_json_records
 
 __all__ = ["ALIGN", "Extraction", "read_llm", "llm_templates", "align_extractions", "score_llm"]

@@ -53,9 +53,16 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from .intervals import _interval_dp, _interval_dp_vec, _limbs
 from . import paths
-from .paths import _lex_first, _numbered, _optimal_rules, _shortest_paths, _tie_ruled, _tie_ruled_fits
+from .intervals import _interval_dp, _interval_dp_vec, _limbs
+from .paths import (
+    _lex_first,
+    _numbered,
+    _optimal_rules,
+    _shortest_paths,
+    _tie_ruled,
+    _tie_ruled_fits,
+)
 from .sweep import _sweep
 from .twins import _lex_first_twins
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from .units import _I64, FN, FP, SPAN_FIELDS, EngineResult, Units
 
+
 def exact_disjoint(
     R: Units,
     P: Units,

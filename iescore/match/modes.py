@@ -7,12 +7,24 @@ the units into distinct strings first, `iescore.match.units.collapse`.)
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from ..errors import InputError
 from .rules import Pairs
-from .units import _I64, ALTERNATIVE, FN, FP, IGNORED, SPAN_FIELDS, TP, CellIndex, EngineResult, Units, _Ranks
+from .units import (
+    _I64,
+    ALTERNATIVE,
+    FN,
+    FP,
+    IGNORED,
+    SPAN_FIELDS,
+    TP,
+    CellIndex,
+    EngineResult,
+    Units,
+    _Ranks,
+)
+
 
 def _best_of(P: Units, rank_p: _Ranks, L: int) -> np.ndarray:
     """Index of the kept prediction of every (document, label) group that has one."""

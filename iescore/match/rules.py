@@ -17,6 +17,7 @@ import numpy as np
 from ..config import Rule
 from .units import _I64, Units
 
+
 @dataclass(frozen=True)
 class Pairs:
     """Candidate (reference, prediction) pairs and their attributes."""

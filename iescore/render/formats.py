@@ -194,9 +194,8 @@ def write_output(text: str | Iterable[str], path: str | None) -> None:
     if path is None or path == "-":
         write_pieces(pieces, sys.stdout, end="\n")
         return
-    from ..errors import InputError
-
     from ..atomic import atomic_write
+    from ..errors import InputError
 
     try:  # whole or not at all: an interrupted write leaves the old file (iescore.atomic)
         with atomic_write(path) as fh:

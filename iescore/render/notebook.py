@@ -225,7 +225,7 @@ def write_table_html(table: str, path: str | os.PathLike[str], title: str) -> in
     """Write a compact table (`comparison_html`, `agreement_html`) as a whole HTML
     page (UTF-8, atomically: `atomic_write`); the file's size in bytes."""
     page = (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>{html.escape(title)}</title>\n'
-            f"</head>\n<body>\n{table}\n</body>\n</html>\n").encode("utf-8")
+            f"</head>\n<body>\n{table}\n</body>\n</html>\n").encode()
     return write_page(page, path, "to_html")
 
 

@@ -20,7 +20,9 @@ __all__ = ["add_report_parser", "write_report_html", "batch_tokens"]
 def add_report_parser(sub: Any, score_parser: Any) -> None:
     """Add ``iescore report`` to the subcommands ``sub``: ``score``'s arguments and options
     (the option objects shared with ``score_parser``), with ``--html``, ``--title`` and ``--page-size``."""
-    from ..stats.cli import _copy_options  # copies the evaluation and input groups, as compare and agree do
+    from ..stats.cli import (
+        _copy_options,  # copies the evaluation and input groups, as compare and agree do
+    )
     from .formats import add_output_options
     from .html import PAGE_SIZES
 

@@ -23,12 +23,13 @@ from ..config import Config
 from ..confusion import Confusion
 from ..errors import choices, warn
 from ..ids import concat_ids
-from ..measures import FIELDS
 from ..items import ItemTable
+from ..measures import FIELDS
 from ..report import Report
 from ..ts import TS_FIELDS
 from .part import _I64, _PRF_FIELDS, _empty_items, _Part, _scaled_ts
 from .tags import REPAIR_SITES
+
 
 def _add_repairs(repairs: dict[str, dict[str, int]], sites: dict[str, list[str]],
                  more: Mapping[str, Mapping[str, int]], more_sites: Mapping[str, Sequence[str]]) -> None:

@@ -20,7 +20,16 @@ from ..cells import CellTable
 from ..config import Config, get_normaliser
 from ..confusion import Confusion
 from ..errors import ConfigError, InputError
-from ..match import SPAN_FIELDS, EngineResult, Units, ao_pairs, cell_index, collapse, exact_disjoint, obd_pairs
+from ..match import (
+    SPAN_FIELDS,
+    EngineResult,
+    Units,
+    ao_pairs,
+    cell_index,
+    collapse,
+    exact_disjoint,
+    obd_pairs,
+)
 from ..match.count import count
 from ..measures import FIELDS
 from ..report import ItemTable

@@ -13,7 +13,6 @@ from collections.abc import Mapping, Sequence
 from itertools import chain
 from typing import TYPE_CHECKING, Any
 
-
 from ..config import PREPARATION, Config
 from ..decode.detect import detect_schemes
 from ..errors import ConfigError, InputError, choices, warn
@@ -24,7 +23,13 @@ from .assemble import _assemble, _warn_label_sets
 from .batch import TaggedBatch, built, checked, tagged_batch
 from .held import Held, HeldDocuments, TagFacts
 from .part import _Part
-from .spans import _documents_part, _templates_part, checked_documents, checked_templates, multi_instance
+from .spans import (
+    _documents_part,
+    _templates_part,
+    checked_documents,
+    checked_templates,
+    multi_instance,
+)
 from .tags import _check_config, _tags_part
 from .totals import _SCORER, Totals
 

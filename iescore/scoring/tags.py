@@ -18,7 +18,15 @@ from typing import Any
 import numpy as np
 
 from ..config import Config
-from ..decode import PAIR_TAGS, PairChunks, Scheme, decode_arrays, decode_pair, detect_scheme, get_scheme
+from ..decode import (
+    PAIR_TAGS,
+    PairChunks,
+    Scheme,
+    decode_arrays,
+    decode_pair,
+    detect_scheme,
+    get_scheme,
+)
 from ..errors import ConfigError
 from ..match import Units
 from .batch import TaggedBatch, _locator

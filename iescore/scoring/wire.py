@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from ..version import __version__
 from ..errors import ConfigError, InputError
+from ..version import __version__
 
 STATE_VERSION = 1
 _MAGIC = b"IESCORE\x00"

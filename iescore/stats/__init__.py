@@ -61,11 +61,19 @@ Example (two documents, the second one wrong):
 
 from __future__ import annotations
 
-from .table import measure_names, resample_measures, _point
-from .resample import bootstrap, BootstrapResult, bootstrap_counts, all_resamples
-from .paired import compare, Comparison, holm
-from .folds import folds, FoldSummary, t_quantile
-from .agreement import agreement, Agreement, cohen_kappa, fleiss_kappa
-from .cli import main_compare, add_compare_parser, format_comparison, main_agree, main_stats, add_stats_parsers, format_agreement
+from .agreement import Agreement, agreement, cohen_kappa, fleiss_kappa
+from .cli import (
+    add_compare_parser,
+    add_stats_parsers,
+    format_agreement,
+    format_comparison,
+    main_agree,
+    main_compare,
+    main_stats,
+)
+from .folds import FoldSummary, folds, t_quantile
+from .paired import Comparison, compare, holm
+from .resample import BootstrapResult, all_resamples, bootstrap, bootstrap_counts
+from .table import _point, measure_names, resample_measures
 
 __all__ = ['bootstrap', 'compare', 'BootstrapResult', 'Comparison', 'measure_names', 'resample_measures', 'bootstrap_counts', 'all_resamples', 'holm', 'main_compare', 'add_compare_parser', 'format_comparison', 'folds', 'FoldSummary', 't_quantile', 'agreement', 'Agreement', 'cohen_kappa', 'fleiss_kappa', 'main_agree', 'main_stats', 'add_stats_parsers', 'format_agreement']

@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigError, InputError, choices
-from ..report import Report
 from ..render import notebook
+from ..report import Report
 
 __all__ = ['agreement', 'Agreement', 'cohen_kappa', 'fleiss_kappa', 'conll_pairs']
 
@@ -167,9 +167,9 @@ def conll_pairs(paths: Mapping[str, str], *, encoding: str = "utf-8",
     together (the module docstring), so the same for every pair and either order. Each
     pair is read and checked by [`read_conll`][iescore.io.conll.read_conll] (its errors name the
     file and line), then laid out on these common lines."""
+    from ..decode import TagArrays
     from ..io.conll import DOC_MODES, read_conll
     from ..scoring.batch import TaggedBatch
-    from ..decode import TagArrays
 
     if documents not in DOC_MODES:
         raise ConfigError(f"unknown documents mode {documents!r}; valid: {choices(DOC_MODES)}")

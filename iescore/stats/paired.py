@@ -12,9 +12,18 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigError, InputError, choices
-from ..report import Report
 from ..render import notebook
-from .resample import _check_level, _chunks, _exact_dtype, _intervals, _jackknife, _names, _signs, bootstrap_counts
+from ..report import Report
+from .resample import (
+    _check_level,
+    _chunks,
+    _exact_dtype,
+    _intervals,
+    _jackknife,
+    _names,
+    _signs,
+    bootstrap_counts,
+)
 from .table import TEST_NAMES, TESTS, _measures, _point, _table
 
 __all__ = ['compare', 'Comparison', 'holm']

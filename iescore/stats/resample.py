@@ -14,7 +14,7 @@ import numpy as np
 
 from ..errors import ConfigError, choices
 from ..report import Report
-from .table import METHODS, _Table, _measures, _point, _table, measure_names
+from .table import METHODS, _measures, _point, _Table, _table, measure_names
 
 __all__ = ['bootstrap', 'BootstrapResult', 'bootstrap_counts', 'all_resamples']
 

@@ -11,9 +11,9 @@ from functools import cached_property
 
 import numpy as np
 
-from ..ts import TS_FIELDS
 from ..errors import ConfigError, InputError
 from ..report import Report
+from ..ts import TS_FIELDS
 
 __all__ = ['measure_names', 'resample_measures']
 
