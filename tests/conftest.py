@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -66,3 +67,13 @@ def require(module: str):
             pytest.fail(f"optional dependency {module!r} is not installed ({hint}): {exc}")
         pytest.skip(f"{module} not installed ({hint})", allow_module_level=True)
 
+
+def chromium() -> str:
+    """Debian's chromium; missing, it fails under CI (.ci/run installs it) and skips elsewhere."""
+    exe = shutil.which("chromium") or shutil.which("chromium-browser")
+    if exe is None:
+        msg = "chromium is not installed (apt-get install chromium; .ci/run installs it)"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(msg)
+        pytest.skip(msg)
+    return exe

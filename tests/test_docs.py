@@ -13,7 +13,6 @@ import importlib.util
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import threading
@@ -23,7 +22,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from conftest import require
+from conftest import chromium, require
 
 ROOT = Path(__file__).resolve().parents[1]
 ROLE = re.compile(r":(?:func|class|meth|mod|attr|data|exc|obj|ref):`")
@@ -143,17 +142,6 @@ def test_the_search_index_covers_every_integration(site):
 
 
 # --- in a browser, over HTTP -----------------------------------------------------------
-
-def chromium() -> str:
-    """Debian's chromium; missing, it fails under CI (.ci/run installs it) and skips elsewhere."""
-    exe = shutil.which("chromium") or shutil.which("chromium-browser")
-    if exe is None:
-        msg = "chromium is not installed (apt-get install chromium; .ci/run installs it)"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(msg)
-        pytest.skip(msg)
-    return exe
-
 
 @pytest.fixture(scope="module")
 def served(site):

@@ -21,7 +21,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from conftest import require
+from conftest import chromium, require
 
 from iescore import Scorer, score_tags
 from iescore.cli import main
@@ -125,17 +125,6 @@ def test_report_command_writes_the_page_and_prints_the_table(tmp_path, capsys):
 
 
 # --- in a browser ------------------------------------------------------------------------
-
-def chromium() -> str:
-    """Debian's chromium; missing, it fails under CI (.ci/run installs it) and skips elsewhere."""
-    exe = shutil.which("chromium") or shutil.which("chromium-browser")
-    if exe is None:
-        msg = "chromium is not installed (apt-get install chromium; .ci/run installs it)"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(msg)
-        pytest.skip(msg)
-    return exe
-
 
 def browser(page: Path, fragment: str = "", screenshot: Path | None = None) -> Dom:
     """The DOM of ``page`` after its script ran, from headless chromium (--dump-dom)."""
