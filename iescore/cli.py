@@ -25,9 +25,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from .config import (
@@ -45,12 +44,13 @@ from .errors import IEScoreError, IEScoreWarning, InputError, choices, did_you_m
 from .io.conll import DOC_MODES, check_encoding, missing_prediction, read_conll
 from .io.conll_stream import score_conll
 from .io.formats import add_input_options, not_conll, score_files, uses_formats
+from .progress import Progress, erase
 from .render.formats import add_output_options, output_format, report_pieces, write_output
 from .render.report_cli import add_report_parser, write_report_html
 from .scorer import Scorer, example_path
 from .version import __version__
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "build_parser", "Progress"]
 
 _DEFAULT = Config()
 
@@ -180,51 +180,6 @@ def _example_path() -> str:
     return example_path()
 
 
-class Progress:
-    """A progress bar on ``stream`` (standard error) while a file is read: shown only
-    when the stream is a terminal and the file has taken more than ``after`` seconds,
-    redrawn at most every ``every`` seconds, erased at the end. Called as
-    ``progress(bytes_read, total_bytes)``; ``clock`` is injectable for tests.
-
-    >>> import io
-    >>> t = iter([0.0, 1.0, 3.0, 3.1])
-    >>> out = io.StringIO()
-    >>> p = Progress(out, clock=lambda: next(t), terminal=True)
-    >>> p(10, 100); p(50, 100); p(60, 100); p(100, 100)
-    >>> out.getvalue().split("\\r")[1:3]  # at 1 s nothing, at 3 s 50%, at 3.1 s nothing, then erased
-    ['iescore: reading [############------------]  50%', '                                                      ']
-    """
-
-    WIDTH = 24
-
-    def __init__(self, stream: Any, *, after: float = 2.0, every: float = 0.25,
-                 clock: Callable[[], float] = time.monotonic, terminal: bool | None = None) -> None:
-        self.stream, self.after, self.every, self.clock = stream, after, every, clock
-        try:
-            self.on = stream.isatty() if terminal is None else terminal
-        except (AttributeError, ValueError):
-            self.on = False
-        self.start = clock() if self.on else 0.0
-        self.shown = -1.0  # when the bar was last drawn (-1: never)
-
-    def __call__(self, done: int, total: int) -> None:
-        if not self.on or total <= 0:
-            return
-        if done >= total:  # finished: erase the bar if it was drawn
-            if self.shown >= 0:
-                self.stream.write("\r" + " " * (self.WIDTH + 30) + "\r")
-                self.stream.flush()
-                self.shown = -1.0
-            return
-        now = self.clock()
-        if now - self.start < self.after or (self.shown >= 0 and now - self.shown < self.every):
-            return
-        k = self.WIDTH * done // total
-        self.stream.write(f"\riescore: reading [{'#' * k}{'-' * (self.WIDTH - k)}] {100 * done // total:3d}%")
-        self.stream.flush()
-        self.shown = now
-
-
 SIGPIPE_STATUS = 141  # 128 + SIGPIPE: what a shell reports for a tool stopped by a closed pipe
 SIGINT_STATUS = 130  # 128 + SIGINT: what a shell reports for a tool stopped by Ctrl-C
 
@@ -255,11 +210,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 pass
             return SIGPIPE_STATUS
         except KeyboardInterrupt:  # Ctrl-C: one line, no traceback (an output file is left as it was)
-            try:
-                if sys.stderr.isatty():  # over a progress bar, if one is drawn
-                    sys.stderr.write("\r" + " " * (Progress.WIDTH + 30) + "\r")
-            except (AttributeError, ValueError):
-                pass
+            erase(sys.stderr)  # over a progress bar, if one is drawn
             print("iescore: interrupted", file=sys.stderr)
             return SIGINT_STATUS
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import scipy.stats
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
@@ -65,22 +66,15 @@ def progress(items: Iterable[Any], desc: str, total: int | None = None) -> Itera
 def rankdata(values: Sequence[float], higher_is_better: bool = True) -> np.ndarray:
     """1 = best; ties share the average rank."""
     v = np.asarray(values, dtype=float)
-    v = -v if higher_is_better else v
-    order = np.argsort(v, kind="stable")
-    ranks = np.empty(len(v))
-    ranks[order] = np.arange(1, len(v) + 1)
-    for x in np.unique(v):
-        m = v == x
-        ranks[m] = ranks[m].mean()
-    return ranks
+    return np.asarray(scipy.stats.rankdata(-v if higher_is_better else v, method="average"), dtype=float)
 
 
 def spearman(a: Sequence[float], b: Sequence[float]) -> float:
-    """Spearman's rank correlation (Pearson correlation of average ranks)."""
-    ra, rb = rankdata(a), rankdata(b)
-    ra, rb = ra - ra.mean(), rb - rb.mean()
-    den = float(np.sqrt((ra**2).sum() * (rb**2).sum()))
-    return float((ra * rb).sum() / den) if den else float("nan")
+    """Spearman's rank correlation (``scipy.stats.spearmanr``); NaN when one side is
+    constant (where scipy would also warn)."""
+    if len(set(a)) < 2 or len(set(b)) < 2:
+        return float("nan")
+    return float(scipy.stats.spearmanr(a, b)[0])
 
 
 def md_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
