@@ -22,9 +22,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, cast, get_args
 
-from .decode.tables import SCHEMES, get_scheme
 from .errors import ConfigError, choices, did_you_mean
 from .options import (
+    MISALIGNED,
     Align,
     Average,
     Counting,
@@ -41,7 +41,7 @@ from .options import (
     Subwords,
     TokenizerName,
 )
-from .text import MISALIGNED
+from .schemes import SCHEMES, get_scheme
 from .version import __version__
 
 __all__ = [

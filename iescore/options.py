@@ -34,7 +34,7 @@ import re
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, TypedDict
+from typing import TYPE_CHECKING, Literal, TypedDict, get_args
 
 from .errors import ConfigError, choices
 
@@ -59,6 +59,7 @@ Detail = Literal["full", "prf"]
 Documents = Literal["docstart", "sentence"]  # CoNLL files: what a document is ("auto" resolved)
 Subwords = Literal["first", "max", "average"]  # a word's predicted tag from its sub-words
 Misaligned = Literal["expand", "contract", "error"]  # predicted character spans onto reference tokens
+MISALIGNED: tuple[Misaligned, ...] = get_args(Misaligned)  # its values, in this order
 Missing = Literal["ignore", "outside"]  # unannotated gold tokens (spaCy's ent_iob 0)
 Level = Literal["characters", "tokens"]  # what character-offset input is scored on (iescore.io.chars)
 # the tokens of level="tokens": a named tokenizer, the input's own tokens, or a callable

@@ -28,11 +28,10 @@ import bisect
 import functools
 import re
 from collections.abc import Callable, Sequence
-from typing import get_args
 
 from .errors import ConfigError, InputError, choices
 from .model import Document, Span
-from .options import Misaligned
+from .options import MISALIGNED
 
 __all__ = [
     "MISALIGNED",
@@ -42,7 +41,6 @@ __all__ = [
     "char_to_token_span",
 ]
 
-MISALIGNED: tuple[Misaligned, ...] = get_args(Misaligned)
 _REGEX = re.compile(r"\w+|[^\w\s]")
 _WS = re.compile(r"\S+")
 

@@ -353,8 +353,8 @@ def test_binary_measures_over_arrays_match_the_scalar_ones_for_big_counts(rows, 
 
 # --- the vocabulary's whole-list passes == the tag-by-tag reading -------------------------------
 
-from iescore.decode.tables import I as ROLE_I
-from iescore.decode.tables import Scheme, get_scheme
+from iescore.schemes import I as ROLE_I
+from iescore.schemes import Scheme, get_scheme
 from iescore.decode.vocab import Vocabulary
 from iescore.errors import InputError
 
@@ -420,7 +420,7 @@ def test_vocabulary_roles_match_the_tag_by_tag_reading(batches, scheme_name, che
 
 def _reference_prefixes(v):
     """The tag-by-tag reading of the prefixes scheme detection reads (as before the whole-list pass)."""
-    from iescore.decode.tables import PREFIX_LETTERS
+    from iescore.schemes import PREFIX_LETTERS
 
     out = set()
     for tag in v.tags:

@@ -1,8 +1,8 @@
 """Stage 1 of the pipeline: decode tags into chunks (Concepts: tag schemes and repairs).
 
 Pipeline: **decode** -> match (`iescore.match`) -> count -> per-document cells
-(`iescore.cells`) -> measures -> report -> views. Modules: `tables` (the
-schemes as tables), `vocab` (tag strings as integers), `decoder` (the plain
+(`iescore.cells`) -> measures -> report -> views. Modules (the schemes
+as tables are `iescore.schemes`, below the stage): `vocab` (tag strings as integers), `decoder` (the plain
 decoder and its inverse), `detect` (scheme detection), `pair` (the fused
 two-sided fast path).
 
@@ -49,10 +49,10 @@ Example:
     [('PER', 0, 2), ('LOC', 3, 4)]
 """
 
+from ..schemes import REPAIRS, SCHEMES, Scheme, get_scheme
 from .decoder import Chunks, decode, decode_arrays, decode_tags, encode_spans
 from .detect import detect_scheme
 from .pair import PAIR_TAGS, PairChunks, decode_pair
-from .tables import REPAIRS, SCHEMES, Scheme, get_scheme
 from .vocab import TagArrays, Vocabulary, flatten
 
 __all__ = [

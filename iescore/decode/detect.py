@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .tables import SCHEMES, I, O
+from ..schemes import SCHEMES, I, O
 from .vocab import TagArrays, Vocabulary
 
 

@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..schemes import O, Scheme
 from .decoder import (
     _BAD_END,
     _BAD_START,
@@ -26,8 +27,6 @@ from .decoder import (
     _pair_flags,
     _segment_groups,
 )
-from .tables import O, Scheme, get_scheme
-from .vocab import Vocabulary
 
 _PAIR_WINDOW = 1 << 15  # token pairs per decoding window, two sides at once (buffers stay in cache)
 _PAIR_PIECE = 1 << 18  # tokens decoded two sides at once, between segment starts

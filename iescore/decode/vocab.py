@@ -22,7 +22,7 @@ from operator import itemgetter
 import numpy as np
 
 from ..errors import InputError, choices, shown
-from .tables import PREFIX_LETTERS, I, Scheme, get_scheme
+from ..schemes import PREFIX_LETTERS, I, Scheme
 
 NOT_OF_SCHEME = "not a tag of scheme"  # the problem another scheme may not have
 

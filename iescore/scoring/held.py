@@ -18,10 +18,10 @@ from itertools import chain
 from ..config import Config
 from ..decode import Vocabulary, get_scheme
 from ..decode.detect import choose_scheme
-from ..decode.tables import PREFIX_LETTERS, SCHEMES, I, O
 from ..errors import InputError
 from ..ids import NumberedIds
 from ..model import Document, Span, Template
+from ..schemes import PREFIX_LETTERS, SCHEMES, I, O
 from .batch import TaggedBatch, _locator, end_to_end
 from .part import _Part
 from .spans import _documents_part, _templates_part

@@ -1,4 +1,4 @@
-"""Stage 1 of the pipeline (decode), its data: the tag schemes as tables (Concepts: tag schemes and repairs).
+"""Under the pipeline, beside the options: the tag schemes as tables, read by stage 1 (decode; Concepts: tag schemes and repairs).
 
 Each scheme says which prefix letters it uses, the *role* of each letter and which
 roles may legally begin or end a chunk; the decoders (`iescore.decode.decoder`,
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ConfigError, choices
+from .errors import ConfigError, choices
 
 # role codes
 O, B, I, E, S, L = 0, 1, 2, 3, 4, 5
