@@ -1,0 +1,1 @@
+"""Beside the pipeline (the CoNLL toolbox)."""

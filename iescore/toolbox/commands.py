@@ -1,0 +1,237 @@
+"""Beside the pipeline (the CoNLL toolbox), on files: validate, repair, convert and
+summarize a CoNLL file's tag columns (read by `iescore.toolbox.columns`, tags handled by
+`iescore.toolbox.tags`, chunks decoded by stage 1, `iescore.decode`).
+
+Each function returns what it found or did, with the text the command line prints
+(``lines``, then a summary line); files are written through
+[`atomic_write`][iescore.atomic.atomic_write], never over the file read.
+
+Example:
+    >>> import os, pathlib, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> path = os.path.join(folder, "x.conll")
+    >>> _ = pathlib.Path(path).write_text("John I-PER B-PER\\nlives O O\\n")
+    >>> result = validate_file(path, "IOB2")
+    >>> print("\\n".join(line.replace(folder + os.sep, "") for line in result.lines))
+    x.conll:1: gold: invalid transition 'O' -> 'I-PER' (token 'John')
+    >>> result.counts
+    {'gold': 1, 'pred': 0}
+    >>> out = os.path.join(folder, "fixed.conll")
+    >>> _ = repair_file(path, out, "IOB2")
+    >>> pathlib.Path(out).read_text()
+    'John B-PER B-PER\\nlives O O\\n'
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ..atomic import atomic_write
+from ..decode import TagArrays, Vocabulary, detect_scheme
+from ..errors import InputError, choices
+from .columns import SIDE_NAMES, SIDES, ColumnFile, read_columns, same_file
+from .tags import TOOLBOX_REPAIRS, decode_column, recode, roles_of, toolbox_scheme, transitions_of
+
+__all__ = ["Validation", "validate_file", "repair_file", "convert_file", "summarize_file", "summary_text"]
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+def _extent(f: ColumnFile) -> str:
+    return (f"{_plural(len(f.lines), 'token')}, {_plural(len(f.sentences), 'sentence')}, "
+            f"{_plural(len(f.documents), 'document')}")
+
+
+def _token(f: ColumnFile, k: int, after: bool = False) -> str:
+    tok = f.tokens[k] if k < len(f.tokens) else ""
+    return f" ({'after ' if after else ''}token {tok!r})" if tok else ""
+
+
+def _bounds(f: ColumnFile) -> list[tuple[int, int]]:
+    ends = [*f.sentences[1:], len(f.lines)]
+    return list(zip(f.sentences, ends))
+
+
+@dataclass
+class Validation:
+    """What `validate_file` found: per side (``gold``, ``pred`` or ``last``) the number of
+    invalid transitions (``counts``) and of tags not of the scheme (``not_of_scheme``),
+    one message per problem (``lines``, in the file's order) and the ``summary`` line."""
+
+    counts: dict[str, int]
+    not_of_scheme: dict[str, int]
+    lines: list[str] = field(default_factory=list)
+    summary: str = ""
+
+    @property
+    def ok(self) -> bool:
+        """No invalid transition and no tag of another scheme."""
+        return not any(self.counts.values()) and not any(self.not_of_scheme.values())
+
+
+def validate_file(path: str, scheme: str, labels: str = "both", *, encoding: str = "utf-8",
+                  documents: str = "auto") -> Validation:
+    """Every invalid transition of the tag columns ``labels`` of a CoNLL file under
+    ``scheme`` (see `iescore.toolbox.tags`), and every tag of another scheme."""
+    sch = toolbox_scheme(scheme)
+    f = read_columns(path, labels, encoding=encoding, documents=documents)
+    found: list[tuple[int, int, int, str]] = []  # (line, side order, position, message)
+    counts, foreign = {}, {}
+    for order, side in enumerate(SIDES[labels]):
+        tags, name = f.tags[side], SIDE_NAMES[side]
+        parsed = roles_of(tags, sch)
+        counts[side] = foreign[side] = 0
+        for k, tag in enumerate(tags):
+            if parsed[tag] is None:
+                foreign[side] += 1
+                found.append((f.lines[k], order, k, f"{f.where(k)}: {name}: {tag!r} is not a tag of scheme "
+                              f"{sch.name}{_token(f, k)}"))
+        for s, e in _bounds(f):
+            for t in transitions_of(tags[s:e], parsed, sch):
+                k = s + t.index - t.at_end
+                where = f"{f.where(k)}: {name}: invalid transition {t.before!r} -> {t.after!r}"
+                rest = f" at the end of the sentence{_token(f, k, after=True)}" if t.at_end else _token(f, k)
+                found.append((f.lines[k], order, s + t.index, where + rest))
+                counts[side] += 1
+    found.sort()
+    result = Validation(counts, foreign, [m for *_, m in found])
+    total = sum(counts.values())
+    per = f" ({', '.join(f'{SIDE_NAMES[s]} {n:,}' for s, n in counts.items())})" if len(counts) > 1 and total else ""
+    head = f"{_plural(total, 'invalid transition')}{per}" if total else "no invalid transitions"
+    other = sum(foreign.values())
+    more = f" and {_plural(other, 'tag')} of another scheme" if other else ""
+    read = " and ".join(SIDE_NAMES[s] for s in SIDES[labels])
+    result.summary = f"{f.path}: {head}{more} under {sch.name} in {_extent(f)} ({read})"
+    return result
+
+
+def _check_output(path: str, output: str) -> None:
+    if output != "-" and path != "-" and same_file(output, path):
+        raise InputError(f"--output {output!r} is the input file {path!r}: writing it would destroy the input, so "
+                         "nothing was read or written; name another file for --output")
+
+
+def _write(f: ColumnFile, output: str, new: dict[str, list[str]]) -> None:
+    text = f.text(new)
+    if output == "-":
+        sys.stdout.write(text)
+        return
+    with atomic_write(output, encoding=f.encoding, newline="") as fh:
+        fh.write(text)
+
+
+def _changed(old: list[str], new: list[str]) -> int:
+    return sum(a != b for a, b in zip(old, new))
+
+
+def _per_side(numbers: dict[str, int]) -> str:
+    if len(numbers) < 2:
+        return ""
+    return f" ({', '.join(f'{SIDE_NAMES[s]} {n:,}' for s, n in numbers.items())})"
+
+
+def repair_file(path: str, output: str, scheme: str, repair: str = "conlleval", labels: str = "both", *,
+                encoding: str = "utf-8") -> str:
+    """Write ``path`` to ``output`` with the tag columns ``labels`` repaired to valid tags
+    of ``scheme`` (``repair`` ``conlleval`` or ``discard``): the sentences with an invalid
+    transition are decoded and written again, every other byte is kept. Returns the
+    summary line."""
+    if repair not in TOOLBOX_REPAIRS[:2]:
+        raise InputError(f"unknown repair {repair!r}; valid: {choices(TOOLBOX_REPAIRS[:2])}")
+    _check_output(path, output)
+    sch = toolbox_scheme(scheme)
+    f = read_columns(path, labels, encoding=encoding)
+    new, changed, sentences = {}, {}, {}
+    for side in SIDES[labels]:
+        tags = f.tags[side]
+        parsed = roles_of(tags, sch)
+        flags = [bool(transitions_of(tags[s:e], parsed, sch)) for s, e in _bounds(f)]
+        new[side] = recode(tags, f.sentences, sch, sch, repair, lambda k, side=side: f.where(k, side), only=flags)
+        changed[side], sentences[side] = _changed(tags, new[side]), sum(flags)
+    _write(f, output, new)
+    return (f"{output}: {_plural(sum(changed.values()), 'tag')} changed{_per_side(changed)} in "
+            f"{_plural(sum(sentences.values()), 'sentence')} with an invalid transition{_per_side(sentences)}, "
+            f"repaired ({repair}) to {sch.name}")
+
+
+def _joined(chunks: list[tuple[str, int, int]], starts: set[int]) -> int:
+    """Pairs of adjacent chunks of one label inside a sentence (one chunk in IO)."""
+    return sum(a[0] == b[0] and a[2] == b[1] and b[1] not in starts for a, b in zip(chunks, chunks[1:]))
+
+
+def convert_file(path: str, output: str, source: str, target: str, repair: str = "strict", labels: str = "both", *,
+                 encoding: str = "utf-8") -> str:
+    """Write ``path`` to ``output`` with the tag columns ``labels`` of scheme ``source``
+    written in scheme ``target`` (a chunk ``source`` does not allow: an error under
+    ``repair="strict"``, else repaired or dropped), every other byte kept. Returns the
+    summary line."""
+    if repair not in TOOLBOX_REPAIRS:
+        raise InputError(f"unknown repair {repair!r}; valid: {choices(TOOLBOX_REPAIRS)}")
+    _check_output(path, output)
+    src, dst = toolbox_scheme(source), toolbox_scheme(target)
+    f = read_columns(path, labels, encoding=encoding)
+    new, changed, joined = {}, {}, 0
+    starts = set(f.sentences)
+    for side in SIDES[labels]:
+        where = lambda k, side=side: f.where(k, side)  # noqa: E731
+        new[side] = recode(f.tags[side], f.sentences, src, dst, repair, where)
+        changed[side] = _changed(f.tags[side], new[side])
+        if dst.name == "IO":
+            joined += _joined(decode_column(f.tags[side], f.sentences, src, repair, where), starts)
+    _write(f, output, new)
+    note = f"; {_plural(joined, 'pair')} of adjacent chunks of one label joined (IO cannot separate them)" if joined else ""
+    return (f"{output}: {src.name} -> {dst.name}, {_plural(sum(changed.values()), 'tag')} changed{_per_side(changed)} "
+            f"in {_plural(len(f.lines), 'token')}{note}")
+
+
+def summarize_file(path: str, labels: str = "gold", *, scheme: str = "auto", repair: str = "conlleval",
+                   strings: bool = False, encoding: str = "utf-8", documents: str = "auto") -> dict:
+    """The documents, sentences and tokens (``-DOCSTART-`` lines are none) of a CoNLL file
+    and the mentions per type in its tag column ``labels`` (``gold``, ``pred`` or ``last``),
+    decoded under ``scheme`` (``auto``: read from the tags) and ``repair``; with
+    ``strings``, the mentions per type and surface string (the tokens joined by a space)."""
+    if labels not in ("gold", "pred", "last"):
+        raise InputError(f"summarize reads one tag column: --labels {choices(('gold', 'pred', 'last'))}, got {labels!r}")
+    f = read_columns(path, labels, encoding=encoding, documents=documents)
+    side = SIDES[labels][0]
+    tags = f.tags[side]
+    if scheme == "auto":
+        vocab = Vocabulary()
+        arrays = TagArrays(vocab.encode(tags), segments=__import__("numpy").array(f.sentences, dtype="int64"))
+        scheme = detect_scheme(arrays, vocab)
+    sch = toolbox_scheme(scheme)
+    chunks = decode_column(tags, f.sentences, sch, repair, lambda k: f.where(k, side))
+    out: dict = {"documents": len(f.documents), "sentences": len(f.sentences), "tokens": len(f.lines),
+                 "mentions": dict(sorted(Counter(c[0] for c in chunks).items())),
+                 "scheme": sch.name, "labels": labels}
+    if strings:
+        if not any(f.tokens):
+            raise InputError(f"{f.path}: no token column (its lines hold tags only), so no surface strings")
+        per: dict[str, Counter] = {}
+        for label, s, e in chunks:
+            per.setdefault(label, Counter())[" ".join(f.tokens[s:e])] += 1
+        out["strings"] = {label: dict(sorted(c.items(), key=lambda x: (-x[1], x[0]))) for label, c in sorted(per.items())}
+    return out
+
+
+def summary_text(path: str, summary: dict, as_json: bool = False) -> str:
+    """The text ``iescore summarize`` prints for a `summarize_file` result: JSON, or
+    a head line and a table of the mentions per type (and per string)."""
+    if as_json:
+        return json.dumps(summary, ensure_ascii=False, indent=2)
+    mentions = summary["mentions"]
+    head = (f"{path}: {_plural(summary['documents'], 'document')}, {_plural(summary['sentences'], 'sentence')}, "
+            f"{_plural(summary['tokens'], 'token')} ({SIDE_NAMES[SIDES[summary['labels']][0]]}, {summary['scheme']})")
+    width = max([len("total"), len("type"), *map(len, mentions)])
+    rows = [head, f"{'type':<{width}}  mentions"]
+    rows += [f"{label:<{width}}  {n:>8,}" for label, n in mentions.items()]
+    rows.append(f"{'total':<{width}}  {sum(mentions.values()):>8,}")
+    if "strings" in summary:
+        rows += ["", "type\tcount\tstring"]
+        rows += [f"{label}\t{n}\t{s}" for label, per in summary["strings"].items() for s, n in per.items()]
+    return "\n".join(rows)
