@@ -40,6 +40,7 @@ import argparse
 import csv
 import json
 import math
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
@@ -412,7 +413,7 @@ def main(args: argparse.Namespace) -> int:
     try:
         res = weighted_average(read_table(args.table), scale=args.scale)
     except (InputError, OSError) as exc:
-        print(f"iescore: error: {exc}", file=__import__("sys").stderr)
+        print(f"iescore: error: {exc}", file=sys.stderr)
         return 2
     print(json.dumps(res.to_dict(), indent=2) if args.json else format_published(res))
     return 0
