@@ -270,13 +270,18 @@ def measure(fn: Callable[..., Any], *args: Any, in_process: bool = False, name: 
     send.close()
     try:
         msg = receive.recv()
-    except EOFError:
+    except EOFError:  # the process ended without sending
+        msg = None
+    except BaseException:  # Ctrl-C here: the process is stopped too
+        proc.terminate()
         proc.join()
-        raise ExtractorError(f"{getattr(fn, '__qualname__', fn)} ended its process without a result "
-                             f"(exit status {proc.exitcode})") from None
+        raise
     finally:
         receive.close()
     proc.join()
+    if msg is None:
+        raise ExtractorError(f"{getattr(fn, '__qualname__', fn)} ended its process without a result "
+                             f"(exit status {proc.exitcode})")
     if msg[0] == "error":
         raise ExtractorError(f"{getattr(fn, '__qualname__', fn)} failed in its process:\n{msg[1]}")
     return msg[1], Cost.from_dict(msg[2])

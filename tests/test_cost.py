@@ -123,9 +123,15 @@ def test_a_callable_a_fresh_process_cannot_take():
     assert measure(lambda: 7, in_process=True)[0] == 7
 
 
+def exits():
+    os._exit(3)
+
+
 def test_a_failure_in_the_process_carries_its_traceback():
     with pytest.raises(ExtractorError, match=r"fails failed in its process:\n(.|\n)*KeyError: 'no such model'"):
         measure(fails)
+    with pytest.raises(ExtractorError, match=r"exits ended its process without a result \(exit status 3\)"):
+        measure(exits)
 
 
 # --- commands --------------------------------------------------------------------------------

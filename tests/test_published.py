@@ -188,3 +188,5 @@ def test_command_line(tmp_path, capsys):
     path.write_text("label,precision,recall,f1,keys\nA,50,50,50,2\nB,0.5,0.5,0.5,2\n")
     assert _cli([str(path)]) == 2
     assert "iescore: error: percent or fraction?" in capsys.readouterr().err
+    assert _cli([str(tmp_path / "none.csv")]) == 2
+    assert f"iescore: error: cannot read {str(tmp_path / 'none.csv')!r}: No such file or directory" in capsys.readouterr().err

@@ -412,8 +412,11 @@ def main(args: argparse.Namespace) -> int:
     """Run ``iescore weighted``; the exit status (2 on bad input)."""
     try:
         res = weighted_average(read_table(args.table), scale=args.scale)
-    except (InputError, OSError) as exc:
+    except InputError as exc:
         print(f"iescore: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"iescore: error: cannot read {args.table!r}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     print(json.dumps(res.to_dict(), indent=2) if args.json else format_published(res))
     return 0
