@@ -229,7 +229,7 @@ def _child(conn: Any, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dic
         conn.send(("error", f"its result cannot be sent back ({type(exc).__name__}: {exc})"))
 
 
-def _sendable(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+def _sendable(fn: Callable[..., Any]) -> None:
     what = getattr(fn, "__qualname__", repr(fn))
     hint = "pass in_process=True, or define the function at the top level of a module it can import"
     main = sys.modules.get("__main__")
@@ -240,11 +240,6 @@ def _sendable(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, A
         pickle.dumps(fn)
     except Exception as exc:
         raise ExtractorError(f"{what} cannot be sent to a fresh process ({type(exc).__name__}: {exc}): {hint}") from None
-    try:
-        pickle.dumps((args, kwargs))
-    except Exception as exc:
-        raise ExtractorError(f"the arguments of {what} cannot be sent to a fresh process "
-                             f"({type(exc).__name__}: {exc}): pass in_process=True") from None
 
 
 def measure(fn: Callable[..., Any], *args: Any, in_process: bool = False, name: str = "extract",
@@ -257,17 +252,24 @@ def measure(fn: Callable[..., Any], *args: Any, in_process: bool = False, name: 
     its traceback. ``in_process=True`` runs it here (any callable; what was loaded
     before counts in the phases' start and peak, and exceptions pass through). Phases
     marked with [`phase`][iescore.cost.phase] inside ``fn`` are the cost's phases; a call
-    that marks none is one phase called ``name``.
+    that marks none is one phase called ``name``. (Keyword arguments of ``fn`` called
+    ``in_process`` or ``name`` go through ``functools.partial``.)
     """
     if in_process:
         result, cost = _run(fn, args, kwargs, name)
         return result, Cost(cost.phases, "in-process")
-    _sendable(fn, args, kwargs)
+    _sendable(fn)
     ctx = mp.get_context("spawn")
     receive, send = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_child, args=(send, fn, args, kwargs, name))
-    proc.start()
-    send.close()
+    try:
+        proc.start()  # the arguments are pickled here
+    except Exception as exc:
+        receive.close()
+        raise ExtractorError(f"the arguments of {getattr(fn, '__qualname__', fn)} cannot be sent to a fresh "
+                             f"process ({type(exc).__name__}: {exc}): pass in_process=True") from None
+    finally:
+        send.close()
     try:
         msg = receive.recv()
     except EOFError:  # the process ended without sending

@@ -165,6 +165,9 @@ def test_table_errors_name_the_line(tmp_path):
     path.write_text("label,precision,keys\nA,0.5,3\nB,0.5,3.5\n")
     with pytest.raises(InputError, match=rf"{path}:3: keys '3.5' is not a count"):
         read_table(path)
+    path.write_text("label,precision,keys\nA,0.5,3\n,0.5,3\n")
+    with pytest.raises(InputError, match=rf"{path}:3: no label"):
+        read_table(path)
     path.write_text("label,precision\nA,0.5\n")
     with pytest.raises(InputError, match=r"no 'keys' column"):
         read_table(path)

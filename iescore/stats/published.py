@@ -363,6 +363,8 @@ def read_table(path: str | Path) -> list[Row]:
         if len(cells) != len(cols):
             raise InputError(f"{where}: {len(cells)} cells where the header has {len(cols)}")
         rec = dict(zip(cols, (c.strip() for c in cells)))
+        if not rec["label"]:
+            raise InputError(f"{where}: no label")
         try:
             keys = int(rec["keys"])
         except ValueError:
