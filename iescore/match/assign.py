@@ -1,50 +1,35 @@
-"""Stage 3 of the pipeline (count), its matchings: deterministic maximum-weight bipartite
-matching with lexicographic weights and one stated tie rule.
+"""Stage 3 of the pipeline (count), its matchings: maximum-weight bipartite matching with
+lexicographic weights, and the rule that says which of several optimal matchings is
+taken.
 
-Used for one-to-one counting (Concepts: counting) and Makhoul's slot
-alignment (slot errors). Edge weights are tuples of non-negative integer *levels*,
-compared lexicographically over the whole matching (first level first), encoded
-exactly as one Python integer per edge.
+Used for one-to-one counting (Concepts: counting) and Makhoul's alignment (slot
+errors). Edge weights are tuples of non-negative integer *levels*, compared
+lexicographically over the whole matching (first level first), encoded exactly as one
+integer per edge (`_weights`). Every optimal matching gives every count the same value;
+only which units pair with which can differ among them.
 
-Tie rule (Concepts: counting, ties): order the edges by (answer rank, prediction
-rank), the canonical positions of their two units; among the optimal matchings take
-the one that keeps the earliest edges, i.e. scan the edges in that order and keep an
-edge whenever some optimal matching contains it together with the edges kept so far.
-Equivalently: the optimal matching whose 0/1 vector over the ordered edges is
-lexicographically largest.
+Tie rule (Concepts: counting, ties): the answers and the predictions are numbered by
+their canonical rank (document, position, label: never by the order they were given
+in), the edges sorted by (answer rank, prediction rank), and the matching is the one
+the solver below computes on that numbering. It is deterministic, and shuffling the
+input spans changes nothing.
 
-Two solvers implement that rule:
+The solver, component by component of the edges:
 
-* **Non-crossing edges** (`_interval_dp`): when the edges sorted by
-  (answer rank, prediction rank) have non-decreasing prediction ranks, as they always
-  do in AO when neither side's spans overlap among themselves (two overlapping pairs of
-  disjoint spans cannot cross), an edge conflicts only with a contiguous block of the
-  edges just before it, and the matching is weighted interval scheduling: a linear
-  dynamic programme over suffixes, reconstructed from the left (which is the tie rule).
-  From ``_VEC_MIN`` edges on it runs vectorised (`iescore.match.intervals`): the
-  levels packed into few int64 *limbs*, the programme as a (max, +) product of 2x2
-  matrices computed by halving, in linear numpy work; the plain loop on exact Python
-  integers remains for small inputs and for levels too large for int64.
-* **Any other component** (`_general`), in two phases. The optimum of the weights
-  alone, with dual potentials, by successive shortest augmenting paths on the sparse
-  graph (`_shortest_paths`: Dijkstra's algorithm from each new answer, stopping at
-  the first free prediction); every optimal matching lies on the edges the potentials
-  make tight. The tie rule then runs on the tight edges only: their components are
-  solved again by this dispatch (a lone edge, the DP, or this solver). A component whose
-  edges are all tight gets the tie rule (answer by answer, the earliest partner that
-  some optimal matching with the choices so far still allows) by the first of these
-  that fits: a dynamic programme sweeping the answers in order
-  (`_sweep`, linear while few predictions are open at a time); from
-  the optimum found, alternating-path searches deciding each try
-  (`_lex_first`, while no search runs long); the same searches
-  over classes of twin nodes (`_lex_first_twins`, when the
-  classes are joined by few pairs, as in a dense OBD slot); one exact
-  optimisation (`_tie_ruled`: a digit per answer added to the
-  weights, while its integers stay small); the searches without a limit.
+* a **lone edge** (both its ends have no other edge) is chosen outright;
+* **non-crossing edges**: when a component's edges, in (answer, prediction) order,
+  have non-decreasing prediction ranks (always so in AO when neither side's spans
+  overlap among themselves: two overlapping pairs of disjoint spans cannot cross), an
+  edge conflicts only with a contiguous run of the edges just before it, and the
+  matching is weighted interval scheduling: a linear dynamic programme, which keeps the
+  earliest edges among the optimal matchings (`iescore.match.intervals`, vectorised
+  from ``_VEC_MIN`` edges on);
+* **every other component** (crossing edges, as a span categorizer's overlapping
+  answers give, or an OBD slot), all of them in one call of successive shortest
+  augmenting paths on exact Python integers (`iescore.match.paths`): whatever the
+  size of the levels, no rounding.
 
-A lone edge (both ends of degree one) is chosen outright. The plain reference is the
-brute force of tests/test_assign.py, and the dense Hungarian
-this solver replaced is kept there as the reference for graphs too large for it.
+The plain reference is the brute force of tests/test_assign.py.
 """
 
 from __future__ import annotations
@@ -55,16 +40,6 @@ import numpy as np
 
 from . import paths
 from .intervals import _interval_dp, _interval_dp_vec, _limbs
-from .paths import (
-    _lex_first,
-    _numbered,
-    _optimal_rules,
-    _shortest_paths,
-    _tie_ruled,
-    _tie_ruled_fits,
-)
-from .sweep import _sweep
-from .twins import _lex_first_twins
 
 __all__ = ["match", "components"]
 
@@ -125,87 +100,24 @@ def _weights(levels: Sequence[np.ndarray], idx: np.ndarray, n_match: int) -> lis
     return w
 
 
-def _general(a: list[int], p: list[int], w: list[int], tie_rule: bool = True) -> list[bool]:
-    """Tie-ruled maximum-weight matching of one component of any shape (without
-    ``tie_rule``: the first optimum found, one of the optimal matchings).
-
-    ``a``/``p`` are the edges' node keys (their ranks) and ``w`` their positive weights,
-    edges given in (answer, prediction) order. First the optimum for ``w`` alone, with
-    dual potentials (`_shortest_paths`): every optimal matching uses only the edges
-    those potentials make *tight* (LP complementary slackness), and a matching of tight
-    edges weighs the optimum exactly when it covers every node of positive potential, so
-    the optimum weighs as much over the tight edges as over all. The tie rule is then
-    applied to the tight edges alone (`_solve`): often they fall apart into small
-    pieces, or no longer cross and go to the interval DP. When every edge is tight, the
-    tie rule is applied to the whole component by the sweep
-    (`_sweep`), or, when too many states arise, from the optimum
-    found by searches (`_lex_first`), the searches over twin
-    classes (`_lex_first_twins`), the digit-per-answer
-    optimisation or the searches without a limit, the first of them that fits.
-    """
-    rows, cols = _numbered(a), _numbered(p)
+def _crossing(a: list[int], p: list[int], w: list[int]) -> list[bool]:
+    """Maximum-weight matching of edges given in (answer, prediction) order by their node
+    keys ``a``/``p`` (ranks), with positive exact weights ``w``: rows and columns are
+    numbered in the order of the edges, each row's columns kept in that order, and one
+    call of `iescore.match.paths._shortest_paths` matches them. An edge repeated
+    keeps its heaviest copy (the first of equals)."""
+    rows, cols = paths._numbered(a), paths._numbered(p)
     gains: list[dict[int, int]] = [{} for _ in rows]
-    for x, y, wk in zip(a, p, w):
-        g = gains[rows[x]]
-        c = cols[y]
-        if wk > g.get(c, 0):
-            g[c] = wk
-    col_of, u, v = _shortest_paths(gains, len(cols))
-    if not tie_rule:
-        taken: dict[int, int] = {}  # row -> its edge to its column, the heaviest (first of equals)
-        for k, (x, y, wk) in enumerate(zip(a, p, w)):
-            i = rows[x]
-            if col_of[i] == cols[y] and (i not in taken or wk > w[taken[i]]):
-                taken[i] = k
-        chosen = [False] * len(w)
-        for k in taken.values():
-            chosen[k] = True
-        return chosen
-    tight = [k for k, (x, y, wk) in enumerate(zip(a, p, w)) if -wk == u[rows[x]] + v[cols[y]]]
-    if len(tight) == len(w):
-        keep = _sweep(a, p, w, _optimal_rules(u, v))
-        if keep is not None:
-            return keep
-        ra, cp = [rows[x] for x in a], [cols[y] for y in p]  # the searches' row and column numbers
-        keep = _lex_first(a, p, ra, cp, col_of, u, v, paths._SEARCH_BUDGET)
-        if keep is None:
-            keep = _lex_first_twins(a, p, ra, cp, col_of, u, v)
-        if keep is None:
-            keep = _tie_ruled(a, p, w) if _tie_ruled_fits(a) else _lex_first(a, p, ra, cp, col_of, u, v, None)
-        assert keep is not None  # without a limit, the searches always finish
-        return keep
+    edge: list[dict[int, int]] = [{} for _ in rows]
+    for k, (x, y, wk) in enumerate(zip(a, p, w)):
+        i, c = rows[x], cols[y]
+        if wk > gains[i].get(c, 0):
+            gains[i][c] = wk
+            edge[i][c] = k
     keep = [False] * len(w)
-    _put(keep, tight, _solve([a[k] for k in tight], [p[k] for k in tight], [w[k] for k in tight]))
-    return keep
-
-
-def _put(keep: list[bool], at: list[int], sub: list[bool]) -> None:
-    """Write a subset's choices (``sub``, for the edges ``at``) into ``keep``."""
-    for k, s in zip(at, sub):
-        keep[k] = s
-
-
-def _solve(a: list[int], p: list[int], w: list[int]) -> list[bool]:
-    """Tie-ruled maximum-weight matching of edges in (answer, prediction) order, component
-    by component: a lone edge is kept, non-crossing edges go to the interval DP, the rest
-    to `_general`."""
-    keep = [False] * len(w)
-    if not w:
-        return keep
-    rows, cols = _numbered(a), _numbered(p)
-    comp = components(np.array([rows[x] for x in a]), np.array([cols[y] for y in p]), len(rows), len(cols))
-    parts: dict[int, list[int]] = {}
-    for k, c in enumerate(comp.tolist()):
-        parts.setdefault(c, []).append(k)
-    for ks in parts.values():
-        if len(ks) == 1:
-            keep[ks[0]] = True
-            continue
-        ka, kp, kw = [a[k] for k in ks], [p[k] for k in ks], [w[k] for k in ks]
-        if all(x <= y for x, y in zip(kp, kp[1:])):
-            _put(keep, ks, _interval_dp(np.array(ka), np.array(kp), kw).tolist())
-        else:
-            _put(keep, ks, _general(ka, kp, kw))
+    for i, c in enumerate(paths._shortest_paths(gains, len(cols))[0]):
+        if c >= 0:
+            keep[edge[i][c]] = True
     return keep
 
 
@@ -236,20 +148,15 @@ def match(
     n_v: int,
     rank_u: Callable[[], np.ndarray] | None = None,
     rank_v: Callable[[], np.ndarray] | None = None,
-    *,
-    tie_rule: bool = True,
 ) -> np.ndarray:
     """Choose a one-to-one subset of edges maximising the lexicographic sum of ``levels``.
 
     ``u``/``v`` are the endpoints of each edge (``u`` the answers); ``rank_u``/``rank_v``
     (called only when some edge is not alone) give every node's canonical rank, its
-    position; ties between optimal matchings follow the tie rule of the module's
-    docstring over (answer rank, prediction rank). ``levels`` are non-negative integer
-    (or boolean) arrays, one value per edge, most important first; every edge must have
-    a positive weight in some level (callers pass a level of ones). Returns a boolean
-    mask over the edges. Without ``tie_rule``, a component whose edges cross gets one of
-    its optimal matchings, not necessarily the tie rule's: enough to learn what an optimum
-    holds (every optimum gives each component the same level sums).
+    position; among optimal matchings the solver's own choice on that numbering is taken
+    (module docstring). ``levels`` are non-negative integer (or boolean) arrays, one value
+    per edge, most important first; every edge must have a positive weight in some level
+    (callers pass a level of ones). Returns a boolean mask over the edges.
 
     >>> # answer 0 overlaps predictions 0 and 1, answer 1 prediction 1: all weigh the same,
     >>> # so the matching of two edges {a0-p0, a1-p1} is the only largest one
@@ -291,22 +198,33 @@ def match(
     # so they are non-decreasing and equal exactly for one node of one component
     good = np.flatnonzero(~bad)
     if len(good):
-        gc, ga, gp = c_o.take(good), a_o.take(good), p_o.take(good)
-        step = np.ones(len(good), dtype=bool)
-        step[1:] = gc[1:] != gc[:-1]
-        ka = np.cumsum(step | np.concatenate(([True], ga[1:] != ga[:-1])))
-        kp = np.cumsum(step | np.concatenate(([True], gp[1:] != gp[:-1])))
-        n_match = min(int(ka[-1]), int(kp[-1]))
+        ka, kp, n_match = _keys(c_o.take(good), a_o.take(good), p_o.take(good))
         edges = rest.take(o.take(good))
         chosen[edges.compress(_noncrossing(ka, kp, levels, edges, n_match))] = True
     hard = np.flatnonzero(bad)
-    if len(hard):
-        starts = np.flatnonzero(new_comp.take(hard))
-        bounds = np.append(starts, len(hard)).tolist()
-        for s, e in zip(bounds[:-1], bounds[1:]):
-            edges = rest.take(o.take(hard[s:e]))
-            a_k, p_k = a_o.take(hard[s:e]).tolist(), p_o.take(hard[s:e]).tolist()
-            n_match = min(len(set(a_k)), len(set(p_k)))
-            keep_k = _general(a_k, p_k, _weights(levels, edges, n_match), tie_rule)
-            chosen[edges.compress(keep_k)] = True
+    if len(hard):  # the crossing components, all in one call (each keeps its numbering by rank)
+        ka, kp, n_match = _keys(c_o.take(hard), a_o.take(hard), p_o.take(hard))
+        edges = rest.take(o.take(hard))
+        keep = _crossing(ka.tolist(), kp.tolist(), _weights(levels, edges, n_match))
+        chosen[edges.compress(keep)] = True
     return chosen
+
+
+def _keys(c: np.ndarray, a: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """Node keys of edges sorted by (component ``c``, answer rank ``a``, prediction rank
+    ``p``): counts of the (component, node) changes, non-decreasing for the answers and
+    equal exactly for one node of one component; and the most edges a matching of one
+    component can hold (the larger, over the components, of its fewer nodes a side)."""
+    step = np.ones(len(c), dtype=bool)
+    step[1:] = c[1:] != c[:-1]
+    ka = np.cumsum(step | np.concatenate(([True], a[1:] != a[:-1])))
+    p_new = np.ones(len(c), dtype=bool)  # a prediction's first edge in its component
+    po = np.lexsort((p, c))
+    ps, cs = p.take(po), c.take(po)
+    p_new[1:] = (ps[1:] != ps[:-1]) | (cs[1:] != cs[:-1])
+    kp = np.empty(len(c), dtype=np.int64)
+    kp[po] = np.cumsum(p_new)
+    starts = np.flatnonzero(step)
+    n_a = np.add.reduceat(step | np.concatenate(([True], a[1:] != a[:-1])), starts)
+    n_p = np.bincount(np.searchsorted(starts, po.compress(p_new), "right") - 1, minlength=len(starts))
+    return ka, kp, int(np.minimum(n_a, n_p).max())

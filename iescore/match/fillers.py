@@ -41,36 +41,34 @@ of n² - n. A floor only helps a token held by more than half of one side, so th
 is made for those few.
 
 A token on a share of both sides' fillers, less than most (or a floor lacked by such a
-share), still makes many pairs: in a large slot its holders on the two sides may make it
-a *hub* (`_hubs`). A hub is left out of the index, so a pair that shares only hub
-tokens is not a candidate unless (2) or (3) finds it ((3) then counts the tokens beyond
-the floors that are not hubs); a certificate (`iescore.match.hubs`) checks that no
-best alignment of the slot uses such a pair, and a slot whose certificate fails gets
-those pairs back (with one hub token, only those an optimal dual leaves tight), as blocks
-left implicit. The plain reference, every pair compared, is in tests/test_slots.py.
+share), still makes many pairs: (f n)² for a share f of n fillers a side. They are
+listed; a slot whose pairs (stand-ins' included) would pass ``_SLOT_PAIRS`` is refused
+with an `iescore.errors.InputError` naming its document, its label and its pairs
+(a shape no real template has: tens of thousands of fillers in one slot of one
+document, a fair share of them holding one token). The plain reference, every pair
+compared, is in tests/test_slots.py.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import replace
+from collections.abc import Sequence
 from itertools import chain
 from typing import TypeAlias
 
 import numpy as np
 
 from ..config import Rule
+from ..errors import InputError
 from ..nogc import no_cycles_collected
-from .hubs import Copies, HubSlot, hub_pairs_needed
 from .rules import Pairs, sequence_match
 from .units import _I64, Units
 
 __all__ = ["obd_pairs"]
 
-_HUB_PAIRS = 4096  # a token's holders must make this many pairs to be a hub (iescore.match.hubs)
-# the hub pairs a slot needs stay blocks (Pairs.blocks) instead of being listed; the
-# tests set it False for the plain path, every such pair listed
-_BLOCKS = True
+# the most candidate pairs one slot may make (its filler pairs and its stand-ins' pairs);
+# beyond it the slot is refused (module docstring)
+_SLOT_PAIRS = 4_000_000
 
 Tokens: TypeAlias = "frozenset[str] | Counter[str]"  # a multiset of tokens: a set when none repeats
 
@@ -178,59 +176,11 @@ def _split(keys: list[tuple[str, ...]], sets: list[frozenset[str]], floor: Count
     return out
 
 
-def _hubs(bd_r: list[tuple[Tokens, Tokens]], bd_p: list[tuple[Tokens, Tokens]], m_max: float, e_max: float,
-          held_r: Counter[str], held_p: Counter[str], floor: Counter[str]) -> tuple[frozenset[str], frozenset[str]]:
-    """A slot's hub tokens (`iescore.match.hubs`): those beyond their floors, and the
-    floors lacked, whose holders on the two sides make at least ``_HUB_PAIRS`` pairs, four
-    per filler or more (``held_r``/``held_p``: the fillers holding each token at all, a
-    bound on those holding it beyond its floor). None where the pairs the rule could
-    accept through hub tokens alone (fillers with at most ``m_max`` / ``e_max`` other
-    tokens beyond the floors, all their pairs) would be half as many as the pairs saved."""
-    none: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
-    n_r, n_p = len(bd_r), len(bd_p)
-    if n_r * n_p < _HUB_PAIRS:
-        return none
-    least = max(_HUB_PAIRS, 4 * (n_r + n_p))
-    # a hub's answers number at least least / n_p; only a floor is lacked
-    maybe = ([t for t in _frequent(held_r, -(-least // n_p)) if held_r[t] * held_p.get(t, 0) >= least], list(floor))
-    saved = 0
-    hubs = []
-    for part, tokens in enumerate(maybe):
-        want = frozenset(tokens)  # their holders beyond the floors (part 0), or short of them (1)
-        h_r = Counter(chain.from_iterable(want.intersection(x[part]) for x in bd_r)) if want else Counter()
-        h_p = Counter(chain.from_iterable(want.intersection(x[part]) for x in bd_p)) if want else Counter()
-        hub = frozenset(t for t, h in h_r.items() if h * h_p[t] >= least)
-        saved += sum(h_r[t] * h_p[t] for t in hub)
-        hubs.append(hub)
-    if not saved:
-        return none
-    low_r = sum(1 for b, _ in bd_r if _size(_outside(b, hubs[0])) <= m_max)
-    low_p = sum(1 for b, _ in bd_p if _size(_outside(b, hubs[0])) <= e_max)
-    if 2 * low_r * low_p > saved:
-        return none
-    return hubs[0], hubs[1]
-
-
-def _frequent(held: Counter[str], at_least: int) -> list[str]:
-    """The tokens ``held`` counts at least ``at_least`` times (one pass in numpy)."""
-    counts = np.fromiter(held.values(), dtype=np.int64, count=len(held))
-    keys = list(held)
-    return [keys[i] for i in np.flatnonzero(counts >= at_least).tolist()]
-
-
-def _outside(x: Tokens, hub: frozenset[str]) -> Tokens:
-    """The copies of ``x`` outside the tokens ``hub``."""
-    if isinstance(x, frozenset):
-        return x - hub
-    return Counter({t: c for t, c in x.items() if t not in hub})
-
-
-def _candidates(R: Units, P: Units, rule: Rule) -> tuple[np.ndarray, np.ndarray, list[Tokens], list[Tokens],
-                                                         list[Tokens], list[Tokens], list[HubSlot]]:
-    """The same-document, same-slot pairs that can weigh anything (module docstring), but
-    the hub pairs (`iescore.match.hubs`), sorted by (prediction, answer), every
-    answer's and prediction's tokens beyond the floors and deficits, and the slots with hub
-    tokens: (answers, predictions, beyond_r, beyond_p, short_r, short_p, hub slots)."""
+def _candidates(R: Units, P: Units, rule: Rule, names: Names) -> tuple[np.ndarray, np.ndarray, list[Tokens],
+                                                                       list[Tokens], list[Tokens], list[Tokens]]:
+    """The same-document, same-slot pairs that can weigh anything (module docstring),
+    sorted by (prediction, answer), and every answer's and prediction's tokens beyond the
+    floors and deficits: (answers, predictions, beyond_r, beyond_p, short_r, short_p)."""
     assert R.key is not None and P.key is not None
     slot_r: dict[tuple[int, int], list[int]] = {}
     slot_p: dict[tuple[int, int], list[int]] = {}
@@ -249,7 +199,6 @@ def _candidates(R: Units, P: Units, rule: Rule) -> tuple[np.ndarray, np.ndarray,
     eq_p: dict[object, list[int]] = {}
     few_l: list[int] = []
     few_r: list[int] = []
-    hub_slots: list[HubSlot] = []
     e_max = rule.e if rule.kind != "exact" else -1
     m_max = rule.m if rule.kind == "overlap" else 0
     for s, ps in slot_p.items():
@@ -261,48 +210,63 @@ def _candidates(R: Units, P: Units, rule: Rule) -> tuple[np.ndarray, np.ndarray,
         hold_r, hold_p = _holders(keys_r, sets_r), _holders(keys_p, sets_p)
         floor = _floors(len(rs), len(ps), hold_r, hold_p)
         bd_r, bd_p = _split(keys_r, sets_r, floor), _split(keys_p, sets_p, floor)
-        hub_b, hub_d = _hubs(bd_r, bd_p, m_max, e_max, hold_r[0], hold_p[0], floor)
-        hubs = hub_b or hub_d
-        held: dict[tuple[bool, str], tuple[list[int], list[int]]] = {}
-        sizes: tuple[list[int], list[int]] = ([], [])
-        copies: tuple[list[Copies], list[Copies]] = ([], [])  # each filler's hub tokens and copies
         low_r: list[int] = []
         low_p: list[int] = []
-        for side, idx, keys, bd, beyond, short, tok, lack, eq, low, lim in (
-                (0, rs, keys_r, bd_r, beyond_r, short_r, tok_r, lack_r, eq_r, low_r, m_max),
-                (1, ps, keys_p, bd_p, beyond_p, short_p, tok_p, lack_p, eq_p, low_p, e_max)):
+        for idx, keys, bd, beyond, short, tok, lack, eq, low, lim in (
+                (rs, keys_r, bd_r, beyond_r, short_r, tok_r, lack_r, eq_r, low_r, m_max),
+                (ps, keys_p, bd_p, beyond_p, short_p, tok_p, lack_p, eq_p, low_p, e_max)):
             for i, k, (b, d) in zip(idx, keys, bd):
                 beyond[i], short[i] = b, d
-                if hubs:  # the hub tokens are indexed apart (their holders), the others as usual
-                    b_own, d_own = _outside(b, hub_b), _outside(d, hub_d)
-                    mine = []
-                    for part, x, hub in ((False, b, hub_b), (True, d, hub_d)):
-                        for t in hub.intersection(x):
-                            held.setdefault((part, t), ([], []))[side].append(i)
-                            mine.append(((part, t), x[t] if isinstance(x, Counter) else 1))
-                    sizes[side].append(_size(b) - _size(b_own) + _size(d) - _size(d_own))
-                    copies[side].append(tuple(sorted(mine)))
-                else:
-                    b_own, d_own = b, d
-                if not b_own and not d_own:  # no index entry: equal fillers are found by hashing
+                if not b and not d:  # no index entry: equal fillers are found by hashing
                     eq.setdefault((s, k), []).append(i)
-                for t in b_own:
+                for t in b:
                     tok.setdefault((s, t), []).append(i)
-                for t in d_own:
+                for t in d:
                     lack.setdefault((s, t), []).append(i)
-                if (floor or hubs) and _size(b_own) <= lim:
+                if floor and _size(b) <= lim:
                     low.append(i)
+        big = bd_r if len(rs) > len(ps) else bd_p
+        _check_size(s, len(rs), len(ps), keys_p, bd_p, sum(1 for _, d in big if d), len(low_r) * len(low_p),
+                    (tok_r, tok_p, lack_r, lack_p, eq_r, eq_p), names)
         for j in low_p:
             few_l.extend(low_r)
             few_r.extend([j] * len(low_r))
-        if held:
-            hub_slots.append(HubSlot(rs, ps, sizes[0], sizes[1], list(held.values()), copies[0], copies[1]))
     l1, r1 = _join(tok_r, tok_p)
     l2, r2 = _join(lack_r, lack_p)
     l3, r3 = _join(eq_r, eq_p)
     r, p = _sorted_pairs(np.array(l1 + l2 + l3 + few_l, dtype=_I64), np.array(r1 + r2 + r3 + few_r, dtype=_I64),
                          len(R))
-    return r, p, beyond_r, beyond_p, short_r, short_p, hub_slots
+    return r, p, beyond_r, beyond_p, short_r, short_p
+
+
+Names: TypeAlias = "tuple[Sequence[str], Sequence[str]] | None"  # document ids and label names
+
+
+def _check_size(s: tuple[int, int], n_r: int, n_p: int, keys_p: list[tuple[str, ...]],
+                bd_p: list[tuple[Tokens, Tokens]], gains: int, few: int, index: tuple[dict[object, list[int]], ...],
+                names: Names) -> None:
+    """Raise `InputError` when slot ``s`` (document, label) of ``n_r`` answers and ``n_p``
+    predictions would make more than ``_SLOT_PAIRS`` candidate pairs: the pairs of its
+    index entries (a bound: a pair sharing two tokens counts twice), ``few`` pairs of
+    fillers the rule may accept through floor copies, and the pairs of the ``gains``
+    fillers with a gain on the larger side with their stand-ins (`iescore.match.slots`)."""
+    excess = abs(n_r - n_p)
+    if n_r * n_p + max(n_r, n_p) * excess <= _SLOT_PAIRS:
+        return
+    tok_r, tok_p, lack_r, lack_p, eq_r, eq_p = index
+    n = few + gains * min(gains, excess)
+    for left, right, keys in ((tok_r, tok_p, {t for b, _ in bd_p for t in b}),
+                              (lack_r, lack_p, {t for _, d in bd_p for t in d}),
+                              (eq_r, eq_p, {k for k, (b, d) in zip(keys_p, bd_p) if not b and not d})):
+        n += sum(len(left.get((s, t), ())) * len(right[(s, t)]) for t in keys)
+    if n > _SLOT_PAIRS:
+        doc, label = (f"document {names[0][s[0]]!r}", f"label {names[1][s[1]]!r}") if names else (
+            f"document #{s[0]}", f"label #{s[1]}")
+        raise InputError(
+            f"{doc}, {label}: this OBD slot of {n_r} answers and {n_p} predictions makes {n:,} candidate "
+            f"pairs (fillers sharing a token, or left unaligned), more than the {_SLOT_PAIRS:,} one slot may "
+            "make; split its fillers over several documents or labels, or score them in setting='AO'"
+        )
 
 
 def _sorted_pairs(r: np.ndarray, p: np.ndarray, n_r: int) -> tuple[np.ndarray, np.ndarray]:
@@ -311,64 +275,29 @@ def _sorted_pairs(r: np.ndarray, p: np.ndarray, n_r: int) -> tuple[np.ndarray, n
     return code % max(n_r, 1), code // max(n_r, 1)
 
 
-def obd_pairs(R: Units, P: Units, rule: Rule) -> Pairs:
+def obd_pairs(R: Units, P: Units, rule: Rule, names: Names = None) -> Pairs:
     """The same-document, same-slot filler pairs that can weigh anything (module docstring),
     with rule attributes (Concepts: matching rules (OBD)), shared tokens and
     weights, and every filler's gain when left unaligned. Every pair of a slot left out
-    satisfies no rule and weighs nothing, or shares only hub tokens in a slot where no
-    best alignment uses such a pair (`iescore.match.hubs`): the slot alignment
-    (`iescore.match.slots`) treats the slot as complete."""
+    satisfies no rule and weighs nothing: the slot alignment (`iescore.match.slots`)
+    treats the slot as complete. ``names`` (the document ids and the label names) name
+    a slot refused for its size (`InputError`)."""
     assert R.key is not None and P.key is not None
     z = np.zeros(0, dtype=_I64)
     if len(R) == 0 or len(P) == 0:
         return Pairs(z, z, z.astype(bool), z.astype(bool), z.astype(bool), z, z, z,
                      (np.zeros(len(R), dtype=_I64), np.zeros(len(P), dtype=_I64)))
     # many small sets, lists and dicts, no cycle; they are freed (the helper returns) before
-    # the collector runs again, or its first collection would walk them all (a sixth of a
-    # second at 100,000 fillers of the bench's two_hubs shape)
+    # the collector runs again, or its first collection would walk them all
     with no_cycles_collected():
-        return _obd_pairs(R, P, rule)
+        return _obd_pairs(R, P, rule, names)
 
 
-def _obd_pairs(R: Units, P: Units, rule: Rule) -> Pairs:
+def _obd_pairs(R: Units, P: Units, rule: Rule, names: Names) -> Pairs:
     """`obd_pairs` of non-empty sides."""
-    r, p, beyond_r, beyond_p, short_r, short_p, hubs = _candidates(R, P, rule)
-    sides = (beyond_r, beyond_p, short_r, short_p)
+    r, p, beyond_r, beyond_p, short_r, short_p = _candidates(R, P, rule, names)
     alone = (np.array([_size(d) for d in short_r], dtype=_I64), np.array([_size(d) for d in short_p], dtype=_I64))
-    pairs = _attributes(R, P, rule, r, p, sides, alone)
-    needed, blocks = hub_pairs_needed(pairs, hubs, len(R))
-    if not _BLOCKS:
-        needed, blocks = needed + [(a, b) for a, b, _ in blocks], []
-    if needed:
-        pairs = _with_hub_pairs(R, P, rule, pairs, needed, sides)
-    if blocks:
-        pairs = replace(pairs, blocks=tuple((np.array(a, dtype=_I64), np.array(b, dtype=_I64), w)
-                                            for a, b, w in blocks))
-    return pairs
-
-
-def _with_hub_pairs(R: Units, P: Units, rule: Rule, pairs: Pairs, groups: list[tuple[list[int], list[int]]],
-                    sides: tuple[list[Tokens], ...]) -> Pairs:
-    """``pairs`` and every pair of each group's answers and predictions, sorted by
-    (prediction, answer)."""
-    assert pairs.weight is not None
-    left: list[int] = []
-    right: list[int] = []
-    for hr, hp in groups:
-        for j in hp:
-            left.extend(hr)
-            right.extend([j] * len(hr))
-    r, p = _sorted_pairs(np.array(left, dtype=_I64), np.array(right, dtype=_I64), len(R))
-    n = max(len(R), 1)
-    fresh = ~np.isin(p * n + r, pairs.p * n + pairs.r)
-    extra = _attributes(R, P, rule, r.compress(fresh), p.compress(fresh), sides, pairs.alone)
-    assert extra.weight is not None
-    cols = [np.concatenate((x, y)) for x, y in zip(
-        (pairs.r, pairs.p, pairs.same, pairs.ok, pairs.exact, pairs.err, pairs.close, pairs.weight),
-        (extra.r, extra.p, extra.same, extra.ok, extra.exact, extra.err, extra.close, extra.weight))]
-    o = np.argsort(cols[1] * n + cols[0])
-    r, p, same, ok, exact, err, close, weight = (x.take(o) for x in cols)
-    return Pairs(r, p, same, ok, exact, err, close, weight, pairs.alone)
+    return _attributes(R, P, rule, r, p, (beyond_r, beyond_p, short_r, short_p), alone)
 
 
 def _attributes(R: Units, P: Units, rule: Rule, r: np.ndarray, p: np.ndarray, sides: tuple[list[Tokens], ...],

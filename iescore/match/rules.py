@@ -34,11 +34,6 @@ class Pairs:
     # complete, and ``alone`` is what every answer and every prediction gains when left unaligned
     weight: np.ndarray | None = None
     alone: tuple[np.ndarray, np.ndarray] | None = None
-    # OBD: (answers, predictions, weight): every pair of the answers and predictions not
-    # listed above is a pair too, sharing hub tokens and nothing else, at least ``weight``
-    # of them (its weight: the best of the blocks holding it), the rule not satisfied: the
-    # hub pairs a best alignment may use, left implicit (iescore.match.hubs, iescore.match.blocks)
-    blocks: tuple[tuple[np.ndarray, np.ndarray, int], ...] = ()
 
     @classmethod
     def empty(cls) -> Pairs:
@@ -47,7 +42,7 @@ class Pairs:
         return cls(z, z, b, b, b, z, z)
 
     def take(self, m: np.ndarray) -> Pairs:
-        """The pairs of mask or indices ``m`` (the blocks' pairs, never ``ok``, left out)."""
+        """The pairs of mask or indices ``m``."""
         return Pairs(self.r[m], self.p[m], self.same[m], self.ok[m], self.exact[m], self.err[m], self.close[m],
                      None if self.weight is None else self.weight[m], self.alone)
 
