@@ -16,6 +16,8 @@ Quick start:
 
 from .config import Config, Rule, get_normaliser
 from .errors import ConfigError, IEScoreError, InputError
+from .files import score_files
+from .io.conll import example_path
 from .measures import Counts
 from .model import Document, Span, Template
 from .render import (
@@ -25,9 +27,7 @@ from .report import Report, aggregate
 from .scorer import (
     Scorer,
     TaggedBatch,
-    example_path,
     score,
-    score_files,
     score_tags,
     score_templates,
     tagged_batch,

@@ -41,13 +41,13 @@ from .config import (
     parse_supertags,
 )
 from .errors import IEScoreError, IEScoreWarning, InputError, choices, did_you_mean
-from .io.conll import DOC_MODES, check_encoding, missing_prediction, read_conll
+from .io.conll import DOC_MODES, check_encoding, example_path, missing_prediction, read_conll
 from .io.conll_stream import score_conll
 from .io.formats import add_input_options, not_conll, score_files, uses_formats
 from .progress import Progress, erase
 from .render.formats import add_output_options, output_format, report_pieces, write_output
 from .render.report_cli import add_report_parser, write_report_html
-from .scorer import Scorer, example_path
+from .scoring.stream import Scorer
 from .version import __version__
 
 __all__ = ["main", "build_parser", "Progress"]
@@ -169,7 +169,7 @@ def build_parser() -> argparse.ArgumentParser:
     o = sc.add_argument_group("output")  # score's own (compare and agree copy the groups above)
     add_output_options(o)
     sub.add_parser("metric-path", help="print the folder to pass to evaluate.load (the iescore metric)")
-    from .stats import add_stats_parsers  # iescore compare, iescore agree (iescore/stats.py)
+    from .stats.cli import add_stats_parsers  # iescore compare, iescore agree
 
     add_stats_parsers(sub, sc)
     add_report_parser(sub, sc)  # iescore report: score's options and an HTML error report
@@ -306,7 +306,7 @@ def _main(argv: Sequence[str] | None) -> int:
         print(f"iescore: error: {exc}", file=sys.stderr)
         return 2
     if args.command in ("compare", "agree"):
-        from .stats import main_stats
+        from .stats.cli import main_stats
 
         return main_stats(args)
     if args.command in ("score", "report"):

@@ -104,6 +104,9 @@ class Counts:
 
 
 FIELDS = tuple(f.name for f in fields(Counts))
+# the token & separator model's counts (iescore.ts): t-units, tokens and separators
+TS_FIELDS = ("tok_tp", "tok_fp", "tok_fn", "tok_n", "sep_tp", "sep_fp", "sep_fn", "sep_n")
+TS_CELL_FIELDS = tuple(f for f in TS_FIELDS if f not in ("tok_n", "sep_n"))  # t-units are per document
 
 
 def ratio(num: float, den: float) -> float | None:

@@ -39,6 +39,7 @@ from .items import ItemTable
 from .match.units import STATUS_NAMES
 from .measures import (
     FIELDS,
+    TS_FIELDS,
     Counts,
     f_beta,
     makhoul_e,
@@ -49,7 +50,6 @@ from .measures import (
     ts_measures,
 )
 from .summary import MEASURED, LabelSummary, copied, full_summary, mean
-from .ts import TS_FIELDS
 from .viewhooks import VIEWS, ReportViews
 
 __all__ = ["Report", "ItemTable", "aggregate"]

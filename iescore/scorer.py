@@ -26,7 +26,6 @@ Example (De Sitter et al. 2004, Example 6, with the papers' 1-based positions):
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -96,87 +95,3 @@ def score_templates(
     """Score OBD templates (``setting="OBD"`` is implied); ``options``: any of [`Options`][iescore.options.Options]."""
     options.setdefault("setting", "OBD")
     return score(reference=reference, prediction=prediction, config=config, **options)
-
-
-def score_files(
-    gold: str | os.PathLike[str],
-    pred: str | os.PathLike[str] | None = None,
-    *,
-    input_format: str | None = None,
-    pred_format: str | None = None,
-    encoding: str = "utf-8",
-    config: Config | None = None,
-    **options: Unpack[Options],
-) -> Report:
-    """Score files as ``iescore score`` does, through the same readers and checks: a CoNLL
-    file (gold and predicted tags in its last two columns) or a gold and a prediction CoNLL
-    file aligned line by line (``input_format`` ``None`` or ``"conll"``; ``documents``:
-    ``"auto"``, ``"docstart"`` or ``"sentence"``), or files with character offsets:
-    ``input_format`` ``"brat"`` (a folder or a ``.ann`` file), ``"jsonl"``, ``"docbin"``
-    (spaCy) or ``"llm"``, ``pred_format`` the prediction's if it differs, ``level``
-    ``"characters"`` or ``"tokens"`` (then ``tokenizer`` and ``misaligned``),
-    ``discontinuous`` (brat) and ``align`` (LLM strings) as the command line's options of
-    those names (preparation options of [`Options`][iescore.options.Options], which the
-    readers record in the signature). The other ``options`` (or ``config``) are the scoring
-    options ([`iescore.Config`][iescore.Config]).
-
-    The checks are the command line's: an unknown ``encoding``, a JSON, brat or spaCy file
-    read as CoNLL, a gold file given alone without its prediction column (InputError or
-    ConfigError, naming the file and what to pass). A CoNLL file is read whole (as
-    ``iescore report`` reads it) and its tokens are kept for ``report.to_html(path)``.
-
-    >>> import iescore
-    >>> r = iescore.score_files(iescore.example_path())
-    >>> r.n_documents, r.labels, round(r.f1, 4)
-    (2, ('LOC', 'MISC', 'ORG', 'PER'), 0.5455)
-    """
-    from argparse import Namespace
-
-    from .errors import InputError
-    from .io.conll import check_encoding, missing_prediction, read_conll
-    from .io.formats import FORMATS, sniff_format
-    from .io.formats import score_files as score_formats
-
-    check_encoding(encoding)
-    gold, pred = os.fspath(gold), None if pred is None else os.fspath(pred)
-    # the readers' options, as the command line passes them (the readers put them into the signature)
-    level = options.pop("level", None)
-    documents = options.pop("documents", None) or "auto"
-    tokenizer, misaligned = options.pop("tokenizer", None) or "regex", options.pop("misaligned", None) or "expand"
-    align = options.pop("align", None) or "first"
-    discontinuous = options.pop("discontinuous", None) or "error"
-    if config is None:
-        options.setdefault("scheme", "auto")
-    cfg = Config.from_options(config, **options)
-    if input_format in (None, "conll") and pred_format in (None, "conll"):
-        for path in (gold, pred):
-            found = sniff_format(path, encoding)
-            if found is not None:
-                raise InputError(f"{path}: {found[1]}, not CoNLL columns (the default input format); pass "
-                                 f"input_format={found[0]!r} and level='characters' or level='tokens' "
-                                 f"(input formats: {', '.join(map(repr, FORMATS))})")
-        if level is not None:
-            raise InputError(f"level={level!r} is for character-offset input (input_format 'brat', 'jsonl', "
-                             "'docbin' or 'llm'); CoNLL files are scored on their tokens")
-        problem = missing_prediction(gold, encoding) if pred is None else None
-        if problem is not None:
-            raise InputError(problem)
-        batch = read_conll(gold, pred, encoding=encoding, documents=documents)
-        s = Scorer(cfg)
-        s.add_batch(batch)
-        report = s.report()
-        if batch.tokens is not None:  # kept for to_html, as iescore report --html shows them
-            offs = [int(x) for x in batch.doc_offsets] + [len(batch.tokens)]
-            object.__setattr__(report, "_tokens", [batch.tokens[offs[k]: offs[k + 1]] for k in range(len(offs) - 1)])
-        return report
-    args = Namespace(file=gold, pred_file=pred, input_format=input_format or pred_format, pred_format=pred_format,
-                     level=level, tokenizer=tokenizer, misaligned=misaligned, discontinuous=discontinuous,
-                     align=align, encoding=encoding, documents=documents, scheme=cfg.scheme)
-    return score_formats(cfg, args)  # type: ignore[no-any-return]
-
-
-def example_path() -> str:
-    """The path of the built-in example CoNLL file (``iescore score --example`` scores it)."""
-    from importlib import resources
-
-    return str(resources.files("iescore") / "data" / "example.conll")

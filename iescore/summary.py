@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from .categories import CATEGORIES, MUC_CODES, MUC_GROUPS
-from .measures import BINARY_KEYS, slot_arrays, span_arrays, ts_arrays
+from .measures import BINARY_KEYS, TS_FIELDS, slot_arrays, span_arrays, ts_arrays
 from .nogc import no_cycles_collected
 
 __all__ = ["LabelSummary", "ENTRY_KEYS", "MEASURED", "pylist", "records"]
@@ -201,7 +201,6 @@ class LabelSummary:
     def ts(self) -> dict[str, dict[str, dict[str, Any]]]:
         """``{label: {"ts": {...}, "tokens": {...}, "separators": {...}}}``."""
         assert self.ts_counts is not None
-        from .ts import TS_FIELDS
 
         cols_in, at = distinct_rows([self.ts_counts[f] for f in TS_FIELDS])
         few = LabelSummary(self.labels, self.counts, self.support, self.predicted, self.beta, self.alpha,

@@ -14,9 +14,8 @@ import numpy as np
 
 from .match.rules import Pairs
 from .match.units import _I64, Units, _per_cell
-
-TS_FIELDS = ("tok_tp", "tok_fp", "tok_fn", "tok_n", "sep_tp", "sep_fp", "sep_fn", "sep_n")
-TS_CELL_FIELDS = tuple(f for f in TS_FIELDS if f not in ("tok_n", "sep_n"))  # t-units are per document
+from .measures import TS_CELL_FIELDS as TS_CELL_FIELDS
+from .measures import TS_FIELDS as TS_FIELDS
 
 
 def check_multi_instance(U: Units, labels: Sequence[str], side: str, doc_ids: Sequence[str]) -> tuple[int, str] | None:

@@ -14,8 +14,9 @@ from iescore import Config, InputError, Span
 from iescore.cli import main
 from iescore.errors import ConfigError, IEScoreWarning
 from iescore.io.brat import read_brat
-from iescore.io.chars import TextDocument, score_text, to_document
+from iescore.io.chars import TextDocument, to_document
 from iescore.io.llm import Extraction, align_extractions, read_llm, score_llm
+from iescore.io.textscore import score_text
 
 FIX = Path(__file__).parent / "fixtures" / "readers"
 T1 = "Al Roth met Ido Erev in Haifa ."

@@ -1,6 +1,6 @@
 """Character-offset input against the plain reference implementation of the definitions
 (``spec_reference``, no library code): random texts and character spans, scored by
-:func:`iescore.io.chars.score_text` on characters and on tokens, compared with the
+:func:`iescore.io.textscore.score_text` on characters and on tokens, compared with the
 reference run on the characters as tokens, and on whitespace tokens with the spans
 mapped by a brute-force reading of ``expand`` and ``contract``."""
 
@@ -12,7 +12,8 @@ import pytest
 import spec_reference as ref
 
 from iescore import Span
-from iescore.io.chars import TextDocument, score_text
+from iescore.io.chars import TextDocument
+from iescore.io.textscore import score_text
 
 LABELS = ("PER", "LOC")
 

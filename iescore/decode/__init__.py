@@ -2,7 +2,8 @@
 
 Pipeline: **decode** -> match (`iescore.match`) -> count -> per-document cells
 (`iescore.cells`) -> measures -> report -> views. Modules (the schemes
-as tables are `iescore.schemes`, below the stage): `vocab` (tag strings as integers), `decoder` (the plain
+as tables are `iescore.schemes`, below the stage): `vocab` (tag strings as integers), `events` (the chunks and the
+event tables both decoders read), `decoder` (the plain
 decoder and its inverse), `detect` (scheme detection), `pair` (the fused
 two-sided fast path).
 

@@ -1,7 +1,7 @@
 """Stage 1 of the pipeline (decode) fused with stage 2 (exact matching), the fast path.
 
 `decode_pair` decodes a reference and a prediction of one small vocabulary in
-one pass over token pairs, with the tables of `iescore.decode.decoder` composed
+one pass over token pairs, with the event tables of `iescore.decode.events` composed
 over both sides, and flags the chunks that have an exactly equal chunk on the other
 side. The tag fast path of [`iescore.score_tags`][iescore.score_tags] uses it; its reference is the
 plain decoder plus exact matching (tests/test_fast_paths.py and the brute-force
@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..schemes import O, Scheme
-from .decoder import (
+from .events import (
     _BAD_END,
     _BAD_START,
     _END,
@@ -106,6 +106,8 @@ def decode_pair(
     ``relative``, chunk offsets count from the start of their group (document)
     rather than from token 0.
 
+    >>> from iescore.decode.vocab import Vocabulary
+    >>> from iescore.schemes import get_scheme
     >>> v = Vocabulary()
     >>> r, p = v.encode(["B-PER", "I-PER", "O", "B-LOC"]), v.encode(["B-PER", "I-PER", "B-LOC", "I-LOC"])
     >>> role_of, label_of = v.roles(get_scheme("IOB2"))

@@ -217,6 +217,7 @@ class Vocabulary:
 
         >>> v = Vocabulary()
         >>> _ = v.encode(["B", "I", "O"])
+        >>> from iescore.schemes import get_scheme
         >>> role, lab = v.roles(get_scheme("IOB2"))
         >>> role.tolist(), [v.labels[k] for k in lab[:2]]
         ([1, 2, 0], ['', ''])

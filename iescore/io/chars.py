@@ -22,15 +22,8 @@ Reference and prediction are paired by document id and must have the same text; 
 they differ, an [`InputError`][iescore.errors.InputError] names the document and the first
 differing character.
 
-Example:
-    >>> ref = TextDocument("d1", "Al Roth spoke.", (Span("PER", 0, 7),))
-    >>> pred = TextDocument("d1", "Al Roth spoke.", (Span("PER", 3, 7),))
-    >>> r = score_text([ref], [pred], level="characters", rule="O(0,3)")
-    >>> r.overall.tp, r.signature.split("|")[9]
-    (1, 'level:characters')
-    >>> r = score_text([ref], [pred], level="tokens", tokenizer="regex")
-    >>> r.overall.tp, r.overall.fp, r.overall.fn
-    (0, 1, 1)
+They are scored by [`score_text`][iescore.io.textscore.score_text] (or added to a
+[`Scorer`][iescore.Scorer] by [`add_text`][iescore.io.textscore.add_text]).
 """
 
 from __future__ import annotations
@@ -39,10 +32,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..config import LEVELS, Config
+from ..config import LEVELS
 from ..errors import ConfigError, InputError, choices
 from ..model import Document, Span, Template
-from ..scoring.stream import Scorer
 from ..text import char_to_token_span, tokenize
 
 __all__ = [
@@ -55,8 +47,6 @@ __all__ = [
     "to_document",
     "filler_tokens",
     "text_template",
-    "add_text",
-    "score_text",
 ]
 
 Tokenizer = str | Callable[[str], Sequence[tuple[int, int]]]
@@ -292,63 +282,3 @@ def text_template(doc: TextDocument, *, level: str, tokenizer: Tokenizer = "rege
 
 def _tokenizer_name(tokenizer: Tokenizer) -> str:
     return "custom" if callable(tokenizer) else str(tokenizer)
-
-
-def add_text(
-    scorer: Scorer,
-    reference: Sequence[TextDocument],
-    prediction: Sequence[TextDocument],
-    *,
-    level: str,
-    tokenizer: Tokenizer = "regex",
-    misaligned: str = "expand",
-) -> None:
-    """Add character-offset documents to ``scorer`` (paired by id, texts checked), at
-    ``level``; the level, tokenizer and policy go into its signature and the counts of
-    moved and dropped spans into its report. The prediction's own tokens play no part:
-    both sides are mapped onto the reference's tokens."""
-    if level not in LEVELS:
-        raise ConfigError(f"unknown level {level!r}; valid: {choices(LEVELS)}")
-    prediction = pair_documents(reference, prediction)
-    refs, preds = [], []
-    totals = {"misaligned": 0, "dropped": 0, "reference misaligned": 0, "reference dropped": 0}
-    for r, p in zip(reference, prediction):
-        check_same_text(r, p)
-        offs = _offsets(r, tokenizer) if level == "tokens" else None
-        rd, rc = to_document(r, level=level, tokenizer=tokenizer, misaligned=misaligned, offsets=offs)
-        pd, pc = to_document(r, p.spans, level=level, tokenizer=tokenizer, misaligned=misaligned, offsets=offs)
-        refs.append(rd)
-        preds.append(list(pd.spans))
-        for k in ("misaligned", "dropped"):
-            totals[k] += pc[k]
-            totals["reference " + k] += rc[k]
-    if level == "tokens":
-        scorer.use(level=level, tokenizer=_tokenizer_name(tokenizer), misaligned=misaligned)
-    else:
-        scorer.use(level=level)
-    scorer.add(reference=refs, prediction=preds)
-    for k, v in totals.items():
-        if v:
-            scorer.note(k, v)
-
-
-def score_text(
-    reference: Sequence[TextDocument],
-    prediction: Sequence[TextDocument],
-    *,
-    level: str,
-    tokenizer: Tokenizer = "regex",
-    misaligned: str = "expand",
-    notes: Mapping[str, int] | None = None,
-    config: Config | None = None,
-    **options: Any,
-) -> Any:
-    """Score character-offset documents in one call (see [`add_text`][iescore.io.chars.add_text]); ``notes``
-    are counts from the readers, added to the report. ``options``: any of [`Options`][iescore.options.Options];
-    returns an [`iescore.Report`][iescore.Report]."""
-    s = Scorer(Config.from_options(config, **options))
-    add_text(s, reference, prediction, level=level, tokenizer=tokenizer, misaligned=misaligned)
-    for k, v in (notes or {}).items():
-        if v:
-            s.note(k, v)
-    return s.report()

@@ -45,11 +45,11 @@ import sys
 
 import numpy as np
 
-from ..decode import TagArrays, Vocabulary
+from ..decode.vocab import TagArrays, Vocabulary
 from ..errors import ConfigError, InputError, choices, shown, warn
 from ..scoring.batch import TaggedBatch
 
-__all__ = ["read_conll", "read_lines", "check_encoding", "encoding_problem", "file_encoding_problem", "missing_prediction"]
+__all__ = ["example_path", "read_conll", "read_lines", "check_encoding", "encoding_problem", "file_encoding_problem", "missing_prediction"]
 
 DOCSTART = "-DOCSTART-"
 BOUNDARY = "-X-"
@@ -486,3 +486,10 @@ def read_conll(
         where=where,
         options={"documents": "docstart" if by_docstart else "sentence"},
     )
+
+
+def example_path() -> str:
+    """The path of the built-in example CoNLL file (``iescore score --example`` scores it)."""
+    from importlib import resources
+
+    return str(resources.files("iescore") / "data" / "example.conll")

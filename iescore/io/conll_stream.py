@@ -35,7 +35,7 @@ from typing import IO, Any
 import numpy as np
 
 from ..config import Config
-from ..decode import TagArrays, Vocabulary
+from ..decode.vocab import TagArrays, Vocabulary
 from ..decode.detect import SchemeWatch
 from ..decode.vocab import NOT_OF_SCHEME, detected_note
 from ..errors import ConfigError, IEScoreError, InputError, choices, warn

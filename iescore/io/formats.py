@@ -24,8 +24,9 @@ from ..config import LEVELS, TOKENIZER_NAMES, Config
 from ..errors import ConfigError, choices
 from ..text import MISALIGNED
 from .brat import DISCONTINUOUS, read_brat
-from .chars import TextCorpus, score_text
+from .chars import TextCorpus
 from .llm import ALIGN, read_llm, score_llm
+from .textscore import score_text
 
 __all__ = ["FORMATS", "add_input_options", "uses_formats", "read_input", "score_files", "sniff_format", "not_conll"]
 

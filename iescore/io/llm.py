@@ -44,13 +44,13 @@ from ..scoring.stream import Scorer
 from .chars import (
     TextDocument,
     Tokenizer,
-    add_text,
     check_same_text,
     filler_tokens,
     pair_documents,
     text_template,
 )
 from .jsonl import read_json_records
+from .textscore import add_text
 
 __all__ = ["ALIGN", "Extraction", "read_llm", "llm_templates", "align_extractions", "score_llm"]
 
@@ -181,7 +181,7 @@ def score_llm(
 
     ``setting="OBD"`` compares templates ([`llm_templates`][iescore.io.llm.llm_templates]); ``"AO"`` aligns the
     strings ([`align_extractions`][iescore.io.llm.align_extractions]) and scores them at ``level`` as
-    [`score_text`][iescore.io.chars.score_text] does, counting ``hallucinated`` and
+    [`score_text`][iescore.io.textscore.score_text] does, counting ``hallucinated`` and
     ``ambiguous strings`` in the report; its signature names ``align`` (``align:every``).
 
     >>> from iescore.io.chars import TextDocument

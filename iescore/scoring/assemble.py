@@ -24,11 +24,9 @@ from ..confusion import Confusion
 from ..errors import choices, warn
 from ..ids import concat_ids
 from ..items import ItemTable
-from ..measures import FIELDS
+from ..measures import FIELDS, TS_FIELDS
 from ..report import Report
-from ..ts import TS_FIELDS
-from .part import _I64, _PRF_FIELDS, _empty_items, _Part, _scaled_ts
-from .tags import REPAIR_SITES
+from .part import _I64, _PRF_FIELDS, REPAIR_SITES, _empty_items, _Part, _scaled_ts
 
 
 def _add_repairs(repairs: dict[str, dict[str, int]], sites: dict[str, list[str]],

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..decode import TagArrays, Vocabulary
+from ..decode.vocab import TagArrays, Vocabulary
 from ..errors import InputError
 from ..ids import NumberedIds, check_unique
 
@@ -82,7 +82,7 @@ def built(
     that is not a string is an error naming where it is), the positions laid out."""
     from itertools import chain
 
-    from ..decode import flatten
+    from ..decode.vocab import flatten
 
     vocab = vocab or Vocabulary()
     try:

@@ -16,12 +16,12 @@ from collections.abc import Callable, Iterable, Sequence
 from itertools import chain
 
 from ..config import Config
-from ..decode import Vocabulary, get_scheme
 from ..decode.detect import choose_scheme
+from ..decode.vocab import Vocabulary
 from ..errors import InputError
 from ..ids import NumberedIds
 from ..model import Document, Span, Template
-from ..schemes import PREFIX_LETTERS, SCHEMES, I, O
+from ..schemes import PREFIX_LETTERS, SCHEMES, I, O, get_scheme
 from .batch import TaggedBatch, _locator, end_to_end
 from .part import _Part
 from .spans import _documents_part, _templates_part

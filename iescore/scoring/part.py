@@ -20,6 +20,7 @@ from ..cells import CellTable
 from ..config import Config, get_normaliser
 from ..confusion import Confusion
 from ..errors import ConfigError, InputError
+from ..items import ItemTable
 from ..match import (
     SPAN_FIELDS,
     EngineResult,
@@ -31,12 +32,12 @@ from ..match import (
     obd_pairs,
 )
 from ..match.count import count
-from ..measures import FIELDS
-from ..report import ItemTable
-from ..ts import TS_CELL_FIELDS, check_multi_instance, ts_counts, ts_weighted, unit_totals
+from ..measures import FIELDS, TS_CELL_FIELDS
+from ..ts import check_multi_instance, ts_counts, ts_weighted, unit_totals
 
 _I64 = np.int64
 _PRF_FIELDS = 3  # tp, fp, fn
+REPAIR_SITES = 5  # the repairs (or discarded chunks) located per side and batch
 _CELL = np.int32  # per-document counts fit in 32 bits; sums are taken in 64 bits
 
 

@@ -20,7 +20,7 @@ import numpy as np
 from ..config import Config, get_normaliser
 from ..errors import ConfigError, InputError
 from ..ids import check_unique, string_hash
-from ..match import Units
+from ..match.units import Units
 from ..model import Document, Span, Template
 from .part import _I64, _keys, _label_space, _Part, _scaled_ts, _score_units
 

@@ -18,19 +18,14 @@ from typing import Any
 import numpy as np
 
 from ..config import Config
-from ..decode import (
-    PAIR_TAGS,
-    PairChunks,
-    Scheme,
-    decode_arrays,
-    decode_pair,
-    detect_scheme,
-    get_scheme,
-)
+from ..decode.decoder import decode_arrays
+from ..decode.detect import detect_scheme
+from ..decode.pair import PAIR_TAGS, PairChunks, decode_pair
 from ..errors import ConfigError
-from ..match import Units
+from ..match.units import Units
+from ..schemes import Scheme, get_scheme
 from .batch import TaggedBatch, _locator
-from .part import _CELL, _I64, _check_prf, _keys, _label_space, _Part, _score_units
+from .part import _CELL, _I64, REPAIR_SITES, _check_prf, _keys, _label_space, _Part, _score_units
 
 _TOKEN_WINDOW = 1 << 17
 
@@ -106,7 +101,6 @@ def _decode_both(
     return out
 
 
-REPAIR_SITES = 5  # the repairs (or discarded chunks) located per side and batch
 
 
 def _repair_sites(batch: TaggedBatch, side: str, ch: Any, *, relative: bool) -> list[str]:

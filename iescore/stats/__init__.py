@@ -62,18 +62,9 @@ Example (two documents, the second one wrong):
 from __future__ import annotations
 
 from .agreement import Agreement, agreement, cohen_kappa, fleiss_kappa
-from .cli import (
-    add_compare_parser,
-    add_stats_parsers,
-    format_agreement,
-    format_comparison,
-    main_agree,
-    main_compare,
-    main_stats,
-)
 from .folds import FoldSummary, folds, t_quantile
 from .paired import Comparison, compare, holm
 from .resample import BootstrapResult, all_resamples, bootstrap, bootstrap_counts
 from .table import _point, measure_names, resample_measures
 
-__all__ = ['bootstrap', 'compare', 'BootstrapResult', 'Comparison', 'measure_names', 'resample_measures', 'bootstrap_counts', 'all_resamples', 'holm', 'main_compare', 'add_compare_parser', 'format_comparison', 'folds', 'FoldSummary', 't_quantile', 'agreement', 'Agreement', 'cohen_kappa', 'fleiss_kappa', 'main_agree', 'main_stats', 'add_stats_parsers', 'format_agreement']
+__all__ = ['bootstrap', 'compare', 'BootstrapResult', 'Comparison', 'measure_names', 'resample_measures', 'bootstrap_counts', 'all_resamples', 'holm', 'folds', 'FoldSummary', 't_quantile', 'agreement', 'Agreement', 'cohen_kappa', 'fleiss_kappa']

@@ -167,7 +167,7 @@ def conll_pairs(paths: Mapping[str, str], *, encoding: str = "utf-8",
     together (the module docstring), so the same for every pair and either order. Each
     pair is read and checked by [`read_conll`][iescore.io.conll.read_conll] (its errors name the
     file and line), then laid out on these common lines."""
-    from ..decode import TagArrays
+    from ..decode.vocab import TagArrays
     from ..io.conll import DOC_MODES, read_conll
     from ..scoring.batch import TaggedBatch
 
@@ -256,9 +256,18 @@ def agreement(annotations: Mapping[str, Sequence[Sequence[str]]], **options: Any
     (t-units: 3 tokens and 2 separators, A: PER O LOC | O O, B: PER O O | O O: p_o = 4/5,
     p_e = 3/5 * 4/5 + 1/5 * 1/5 = 13/25, kappa = (20 - 13)/(25 - 13) = 7/12.)
     """
-    from ..scorer import score_tags
+    from ..config import Config
+    from ..scoring.batch import tagged_batch
+    from ..scoring.stream import Scorer
+
+    config = options.pop("config", None)  # as score_tags takes them
+    if config is None:
+        options.setdefault("scheme", "auto")
+    cfg = Config.from_options(config, **options)
 
     def pair(a: str, b: str) -> Report:
-        return score_tags(reference=annotations[a], prediction=annotations[b], **options)
+        s = Scorer(cfg)
+        s.add_batch(tagged_batch(annotations[a], annotations[b]))
+        return s.report()
 
     return _agreement(list(annotations), pair)

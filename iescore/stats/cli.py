@@ -159,7 +159,7 @@ def _system_names(names_option: str | None, paths: Sequence[str]) -> list[str]:
 def _score_files(args: Any, cfg: Any, gold: str, pred: str) -> Report:
     """The report of one CoNLL file pair (the gold's and the prediction's last columns)."""
     from ..io.conll import read_conll
-    from ..scorer import Scorer
+    from ..scoring.stream import Scorer
 
     scorer = Scorer(cfg)
     scorer.add_batch(read_conll(gold, pred, encoding=args.encoding, documents=args.documents))
@@ -220,7 +220,7 @@ def main_agree(args: Any) -> int:
         read = conll_pairs(dict(zip(names, paths)), encoding=args.encoding, documents=args.documents)
 
         def pair(a: str, b: str) -> Report:  # documents and tokens from all the files: either order, one set of t-units
-            from ..scorer import Scorer
+            from ..scoring.stream import Scorer
 
             scorer = Scorer(cfg)
             scorer.add_batch(read(a, b))

@@ -12,8 +12,8 @@ from functools import cached_property
 import numpy as np
 
 from ..errors import ConfigError, InputError
+from ..measures import TS_FIELDS
 from ..report import Report
-from ..ts import TS_FIELDS
 
 __all__ = ['measure_names', 'resample_measures']
 
