@@ -154,9 +154,9 @@ def repair_file(path: str, output: str, scheme: str, repair: str = "conlleval", 
         new[side] = recode(tags, f.sentences, sch, sch, repair, lambda k, side=side: f.where(k, side), only=flags)
         changed[side], sentences[side] = _changed(tags, new[side]), sum(flags)
     _write(f, output, new)
-    return (f"{output}: {_plural(sum(changed.values()), 'tag')} changed{_per_side(changed)} in "
-            f"{_plural(sum(sentences.values()), 'sentence')} with an invalid transition{_per_side(sentences)}, "
-            f"repaired ({repair}) to {sch.name}")
+    done = "; ".join(f"{SIDE_NAMES[side]} {_plural(changed[side], 'tag')} changed in "
+                     f"{_plural(sentences[side], 'sentence')} with an invalid transition" for side in changed)
+    return f"{output}: repaired to {sch.name} ({repair}): {done}"
 
 
 def _joined(chunks: list[tuple[str, int, int]], starts: set[int]) -> int:
