@@ -16,9 +16,14 @@ from iescore.toolbox.commands import convert_file, repair_file, summarize_file, 
 from iescore.toolbox.tags import invalid_transitions
 
 require("seqscore")
-from seqscore.conll import LineSpec, ingest_conll_file, validate_conll_file, write_docs_using_encoding  # noqa: E402
-from seqscore.encoding import get_encoding  # noqa: E402
-from seqscore.validation import validate_labels  # noqa: E402
+from seqscore.conll import (
+    LineSpec,
+    ingest_conll_file,
+    validate_conll_file,
+    write_docs_using_encoding,
+)
+from seqscore.encoding import get_encoding
+from seqscore.validation import validate_labels
 
 # iescore's scheme -> seqscore's encoding of it
 THEIRS = {"IO": "IO", "IOB1": "IOB", "IOB2": "BIO", "IOBES": "BIOES", "BILOU": "BILOU", "BMES": "BMES", "BMEOW": "BMEOW"}

@@ -27,10 +27,15 @@ from __future__ import annotations
 import json
 import sys
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
 
 from ..atomic import atomic_write
-from ..decode import TagArrays, Vocabulary, detect_scheme
+from ..decode.detect import detect_scheme
+from ..decode.vocab import TagArrays, Vocabulary
 from ..errors import InputError, choices
 from .columns import SIDE_NAMES, SIDES, ColumnFile, read_columns, same_file
 from .tags import TOOLBOX_REPAIRS, decode_column, recode, roles_of, toolbox_scheme, transitions_of
@@ -110,6 +115,11 @@ def validate_file(path: str, scheme: str, labels: str = "both", *, encoding: str
     return result
 
 
+def _locator(f: ColumnFile, side: str) -> Callable[[int], str]:
+    """``FILE:LINE (side)`` of a token, for errors."""
+    return lambda k: f.where(k, side)
+
+
 def _check_output(path: str, output: str) -> None:
     if output != "-" and path != "-" and same_file(output, path):
         raise InputError(f"--output {output!r} is the input file {path!r}: writing it would destroy the input, so "
@@ -146,12 +156,14 @@ def repair_file(path: str, output: str, scheme: str, repair: str = "conlleval", 
     _check_output(path, output)
     sch = toolbox_scheme(scheme)
     f = read_columns(path, labels, encoding=encoding)
-    new, changed, sentences = {}, {}, {}
+    new: dict[str, list[str]] = {}
+    changed: dict[str, int] = {}
+    sentences: dict[str, int] = {}
     for side in SIDES[labels]:
         tags = f.tags[side]
         parsed = roles_of(tags, sch)
         flags = [bool(transitions_of(tags[s:e], parsed, sch)) for s, e in _bounds(f)]
-        new[side] = recode(tags, f.sentences, sch, sch, repair, lambda k, side=side: f.where(k, side), only=flags)
+        new[side] = recode(tags, f.sentences, sch, sch, repair, _locator(f, side), only=flags)
         changed[side], sentences[side] = _changed(tags, new[side]), sum(flags)
     _write(f, output, new)
     done = "; ".join(f"{SIDE_NAMES[side]} {_plural(changed[side], 'tag')} changed in "
@@ -178,7 +190,7 @@ def convert_file(path: str, output: str, source: str, target: str, repair: str =
     new, changed, joined = {}, {}, 0
     starts = set(f.sentences)
     for side in SIDES[labels]:
-        where = lambda k, side=side: f.where(k, side)  # noqa: E731
+        where = _locator(f, side)
         new[side] = recode(f.tags[side], f.sentences, src, dst, repair, where)
         changed[side] = _changed(f.tags[side], new[side])
         if dst.name == "IO":
@@ -190,7 +202,7 @@ def convert_file(path: str, output: str, source: str, target: str, repair: str =
 
 
 def summarize_file(path: str, labels: str = "gold", *, scheme: str = "auto", repair: str = "conlleval",
-                   strings: bool = False, encoding: str = "utf-8", documents: str = "auto") -> dict:
+                   strings: bool = False, encoding: str = "utf-8", documents: str = "auto") -> dict[str, Any]:
     """The documents, sentences and tokens (``-DOCSTART-`` lines are none) of a CoNLL file
     and the mentions per type in its tag column ``labels`` (``gold``, ``pred`` or ``last``),
     decoded under ``scheme`` (``auto``: read from the tags) and ``repair``; with
@@ -202,24 +214,24 @@ def summarize_file(path: str, labels: str = "gold", *, scheme: str = "auto", rep
     tags = f.tags[side]
     if scheme == "auto":
         vocab = Vocabulary()
-        arrays = TagArrays(vocab.encode(tags), segments=__import__("numpy").array(f.sentences, dtype="int64"))
+        arrays = TagArrays(vocab.encode(tags), segments=np.array(f.sentences, dtype=np.int64))
         scheme = detect_scheme(arrays, vocab)
     sch = toolbox_scheme(scheme)
-    chunks = decode_column(tags, f.sentences, sch, repair, lambda k: f.where(k, side))
-    out: dict = {"documents": len(f.documents), "sentences": len(f.sentences), "tokens": len(f.lines),
+    chunks = decode_column(tags, f.sentences, sch, repair, _locator(f, side))
+    out: dict[str, Any] = {"documents": len(f.documents), "sentences": len(f.sentences), "tokens": len(f.lines),
                  "mentions": dict(sorted(Counter(c[0] for c in chunks).items())),
                  "scheme": sch.name, "labels": labels}
     if strings:
         if not any(f.tokens):
             raise InputError(f"{f.path}: no token column (its lines hold tags only), so no surface strings")
-        per: dict[str, Counter] = {}
+        per: dict[str, Counter[str]] = {}
         for label, s, e in chunks:
             per.setdefault(label, Counter())[" ".join(f.tokens[s:e])] += 1
         out["strings"] = {label: dict(sorted(c.items(), key=lambda x: (-x[1], x[0]))) for label, c in sorted(per.items())}
     return out
 
 
-def summary_text(path: str, summary: dict, as_json: bool = False) -> str:
+def summary_text(path: str, summary: dict[str, Any], as_json: bool = False) -> str:
     """The text ``iescore summarize`` prints for a `summarize_file` result: JSON, or
     a head line and a table of the mentions per type (and per string)."""
     if as_json:

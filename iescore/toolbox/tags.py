@@ -39,26 +39,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..decode import (
-    SCHEMES,
-    Scheme,
-    TagArrays,
-    Vocabulary,
-    decode,
-    decode_arrays,
-    encode_spans,
-    get_scheme,
-)
-from ..decode.vocab import NOT_OF_SCHEME
+from ..decode.decoder import decode, decode_arrays, encode_spans
+from ..decode.vocab import NOT_OF_SCHEME, TagArrays, Vocabulary
 from ..errors import ConfigError, InputError, choices, shown
+from ..schemes import SCHEMES, B, E, I, L, O, S, Scheme, get_scheme
 
 __all__ = ["TOOLBOX_SCHEMES", "TOOLBOX_REPAIRS", "Transition", "toolbox_scheme", "invalid_transitions",
            "tags_not_of_scheme", "roles_of", "transitions_of", "decode_column", "encode_chunks", "repair_tags", "convert_tags"]
 
-# role codes, as the schemes' tables number them
-O = 0
-B, I, E, S = (SCHEMES["IOBES"].letters[x] for x in "BIES")
-L = SCHEMES["BILOU"].letters["L"]
 _BMES = SCHEMES["BMES"]
 BMEOW = Scheme("BMEOW", {"B": B, "M": I, "E": E, "W": S}, _BMES.start_ok, _BMES.end_ok)
 # the schemes the toolbox reads and writes
@@ -211,7 +199,8 @@ def encode_chunks(chunks: Sequence[tuple[str, int, int]], length: int, scheme: s
     return encode_spans(chunks, length, scheme=sch)
 
 
-def _by_sentence(chunks: list[tuple[str, int, int]], starts: list[int], n: int) -> list[tuple[int, int, list]]:
+def _by_sentence(chunks: list[tuple[str, int, int]], starts: list[int], n: int,
+                 ) -> list[tuple[int, int, list[tuple[str, int, int]]]]:
     """(start, end, chunks with sentence-relative offsets) of each sentence."""
     bounds = [*starts, n]
     out, k = [], 0
