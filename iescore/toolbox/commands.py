@@ -244,6 +244,6 @@ def summary_text(path: str, summary: dict[str, Any], as_json: bool = False) -> s
     rows += [f"{label:<{width}}  {n:>8,}" for label, n in mentions.items()]
     rows.append(f"{'total':<{width}}  {sum(mentions.values()):>8,}")
     if "strings" in summary:
-        rows += ["", "type\tcount\tstring"]
-        rows += [f"{label}\t{n}\t{s}" for label, per in summary["strings"].items() for s, n in per.items()]
+        rows += ["", f"{'type':<{width}}  mentions  string"]
+        rows += [f"{label:<{width}}  {n:>8,}  {s}" for label, per in summary["strings"].items() for s, n in per.items()]
     return "\n".join(rows)
