@@ -51,8 +51,9 @@ Example:
 """
 
 from ..schemes import REPAIRS, SCHEMES, Scheme, get_scheme
-from .decoder import Chunks, decode, decode_arrays, decode_tags, encode_spans
+from .decoder import decode, decode_arrays, decode_tags, encode_spans
 from .detect import detect_scheme
+from .events import Chunks
 from .pair import PAIR_TAGS, PairChunks, decode_pair
 from .vocab import TagArrays, Vocabulary, flatten
 

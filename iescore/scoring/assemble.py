@@ -26,7 +26,7 @@ from ..ids import concat_ids
 from ..items import ItemTable
 from ..measures import FIELDS, TS_FIELDS
 from ..report import Report
-from .part import _I64, _PRF_FIELDS, REPAIR_SITES, _empty_items, _Part, _scaled_ts
+from .partdata import _I64, _PRF_FIELDS, REPAIR_SITES, _empty_items, _Part, _scaled_ts
 
 
 def _add_repairs(repairs: dict[str, dict[str, int]], sites: dict[str, list[str]],

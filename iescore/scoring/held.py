@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from itertools import chain
 
-from ..config import Config
 from ..decode.detect import choose_scheme
 from ..decode.vocab import Vocabulary
 from ..errors import InputError
@@ -23,9 +22,6 @@ from ..ids import NumberedIds
 from ..model import Document, Span, Template
 from ..schemes import PREFIX_LETTERS, SCHEMES, I, O, get_scheme
 from .batch import TaggedBatch, _locator, end_to_end
-from .part import _Part
-from .spans import _documents_part, _templates_part
-from .tags import _tags_part
 
 _IOB1 = SCHEMES["IOB1"]
 
@@ -69,10 +65,6 @@ class Held:
         ids = NumberedIds(self.start, self.start + n) if self.names is None else self.names
         return end_to_end(self.ref, self.pred, self.lengths, ids, self.tokens)
 
-    def part(self, config: Config) -> _Part:
-        """The held documents scored, as one batch."""
-        return _tags_part(self.batch(), config.with_(scheme=self.scheme))[0]
-
 
 class HeldDocuments:
     """The Documents (each with its predicted spans) or the Templates of ``add`` calls that
@@ -92,13 +84,6 @@ class HeldDocuments:
         self.reference += reference
         self.prediction += prediction
         self.size += size
-
-    def part(self, config: Config) -> _Part:
-        """The held documents scored, as one batch (checked when they were added)."""
-        if self.templates:
-            return _templates_part(self.reference, self.prediction, config, self.ids)  # type: ignore[arg-type]
-        return _documents_part(self.reference, self.prediction, config,  # type: ignore[arg-type]
-                               (self.ids, self.prediction))  # type: ignore[arg-type]
 
 
 class TagFacts:

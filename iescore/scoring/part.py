@@ -11,7 +11,7 @@ report by `iescore.scoring.assemble`.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 import numpy as np
 
@@ -34,36 +34,7 @@ from ..match import (
 from ..match.count import count
 from ..measures import FIELDS, TS_CELL_FIELDS
 from ..ts import check_multi_instance, ts_counts, ts_weighted, unit_totals
-
-_I64 = np.int64
-_PRF_FIELDS = 3  # tp, fp, fn
-REPAIR_SITES = 5  # the repairs (or discarded chunks) located per side and batch
-_CELL = np.int32  # per-document counts fit in 32 bits; sums are taken in 64 bits
-
-
-@dataclass
-class _Part:
-    """The counts and items of one batch, with its own label list."""
-
-    labels: list[str]
-    doc_ids: Sequence[str]
-    table: CellTable
-    confusion: Confusion
-    ref: ItemTable
-    pred: ItemTable
-    token_counts: np.ndarray | None
-    repairs: dict[str, dict[str, int]] = field(default_factory=dict)
-    ts_error: str | None = None
-    ts_weighted: np.ndarray | None = None  # float TS counts when documents carry per-t-unit weights
-    unit_totals: np.ndarray | None = None  # per document: total token weight, total separator weight
-    unit_digest: int | None = None  # sum of a hash of each document's id and per-t-unit weights
-    categories: np.ndarray | None = None  # (labels, 6) error-category totals (iescore.categories)
-    repair_sites: dict[str, list[str]] = field(default_factory=dict)  # side -> where the first repairs are
-
-
-def _empty_items() -> ItemTable:
-    z = np.zeros(0, dtype=_I64)
-    return ItemTable(z, z, z, z, np.zeros(0, np.int8), np.zeros(0), ())
+from .partdata import _CELL, _I64, _PRF_FIELDS, _Part
 
 
 def _label_space(names: Iterable[str], cfg: Config) -> tuple[list[str], dict[str, int]]:
@@ -250,15 +221,3 @@ def _earliest(U: Units, group: np.ndarray, n_groups: int) -> np.ndarray:
 def _with_categories(ref: ItemTable, pred: ItemTable, cat_r: np.ndarray, cat_p: np.ndarray,
                      part_r: np.ndarray, part_p: np.ndarray) -> tuple[ItemTable, ItemTable]:
     return replace(ref, category=cat_r, partner=part_r), replace(pred, category=cat_p, partner=part_p)
-
-
-def _scaled_ts(part: _Part, cfg: Config) -> tuple[np.ndarray, np.ndarray | None]:
-    """A part's TS counts weighted by the scalar t-unit weights: per document and label
-    of the part (``TS_FIELDS`` order, float), and per document its total token and
-    separator weight (None without token counts)."""
-    scale = np.array([cfg.token_weight] * 4 + [cfg.separator_weight] * 4)
-    counts = part.table.dense()[:, :, len(SPAN_FIELDS) :].astype(float) * scale
-    if part.table.doc_tokens is None:
-        return counts, None
-    tok = part.table.doc_tokens.astype(float)
-    return counts, np.stack([tok * cfg.token_weight, np.maximum(tok - 1, 0) * cfg.separator_weight], axis=1)

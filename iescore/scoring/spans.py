@@ -22,7 +22,8 @@ from ..errors import ConfigError, InputError
 from ..ids import check_unique, string_hash
 from ..match.units import Units
 from ..model import Document, Span, Template
-from .part import _I64, _keys, _label_space, _Part, _scaled_ts, _score_units
+from .part import _keys, _label_space, _score_units
+from .partdata import _I64, _Part, _scaled_ts
 
 _LABEL, _START, _END, _SCORE = (attrgetter(a) for a in ("label", "start", "end", "score"))
 

@@ -44,7 +44,7 @@ from ..confusion import Confusion
 from ..errors import ConfigError, InputError, choices
 from ..ids import NumberedIds
 from ..report import ItemTable
-from .part import _Part
+from .partdata import _Part
 from .totals import Totals, _empty_scorer, _head, _Scorer, _value_columns
 from .wire import STATE_VERSION, Reader, Writer, pack, unpack
 

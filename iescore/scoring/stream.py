@@ -22,7 +22,7 @@ from ..report import Report
 from .assemble import _assemble, _warn_label_sets
 from .batch import TaggedBatch, built, checked, tagged_batch
 from .held import Held, HeldDocuments, TagFacts
-from .part import _Part
+from .partdata import _Part
 from .spans import (
     _documents_part,
     _templates_part,
@@ -258,7 +258,7 @@ class Scorer:
         """Score the held input as one batch."""
         held = self._held
         if held is not None:
-            self._add_part(held.part(self.config), registered=True)
+            self._add_part(_held_part(held, self.config), registered=True)
             self._held = None
 
     def add_batch(self, batch: TaggedBatch) -> None:
@@ -421,6 +421,16 @@ class Scorer:
             report = _assemble(self._parts, self.config, self._notes)
         _warn_label_sets(report)
         return report
+
+
+def _held_part(held: Held | HeldDocuments, config: Config) -> _Part:
+    """The input a scorer holds, scored as one batch (documents were checked when added)."""
+    if isinstance(held, Held):
+        return _tags_part(held.batch(), config.with_(scheme=held.scheme))[0]
+    if held.templates:
+        return _templates_part(held.reference, held.prediction, config, held.ids)  # type: ignore[arg-type]
+    return _documents_part(held.reference, held.prediction, config,  # type: ignore[arg-type]
+                           (held.ids, held.prediction))  # type: ignore[arg-type]
 
 
 def _prepared(config: Config, options: Mapping[str, str | None], what: str) -> Config:

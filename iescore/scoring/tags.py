@@ -25,7 +25,8 @@ from ..errors import ConfigError
 from ..match.units import Units
 from ..schemes import Scheme, get_scheme
 from .batch import TaggedBatch, _locator
-from .part import _CELL, _I64, REPAIR_SITES, _check_prf, _keys, _label_space, _Part, _score_units
+from .part import _check_prf, _keys, _label_space, _score_units
+from .partdata import _CELL, _I64, REPAIR_SITES, _Part
 
 _TOKEN_WINDOW = 1 << 17
 

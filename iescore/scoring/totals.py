@@ -37,7 +37,7 @@ from ..errors import ConfigError, InputError
 from ..ids import NumberedIds, UnkeptIds, decimal_values, reference_digest, string_hashes
 from ..report import Report
 from .assemble import _add_repairs, _assemble, _warn_label_sets
-from .part import _I64, _empty_items, _Part
+from .partdata import _I64, _empty_items, _Part
 
 __all__ = ["Totals"]
 
