@@ -219,3 +219,19 @@ def test_slips_are_refused_naming_what_to_pass(tmp_path, capsys):
     ragged.write_text("a O O\nb O\n")
     assert main(["validate", str(ragged), "--scheme", "IOB2"]) == 2
     assert f"{ragged}:2: 2 columns where earlier lines have 3" in capsys.readouterr().err
+
+
+def test_the_encoding_a_byte_order_mark_and_standard_output_are_kept(tmp_path, capsys):
+    latin = tmp_path / "latin.conll"
+    latin.write_bytes("Z\xfcrich O I-LOC\r\n".encode("latin-1"))
+    out = tmp_path / "out.conll"
+    repair_file(str(latin), str(out), "IOB2", encoding="latin-1")
+    assert out.read_bytes() == "Z\xfcrich O B-LOC\r\n".encode("latin-1")
+    bom = tmp_path / "bom.conll"
+    bom.write_bytes(b"\xef\xbb\xbfa O I-X\n")
+    convert_file(str(bom), str(out), "IOB1", "IOBES")
+    assert out.read_bytes() == b"\xef\xbb\xbfa O S-X\n"
+    assert main(["convert", str(bom), "--from", "IOB1", "--to", "BILOU", "--output", "-"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == "\ufeffa O U-X\n"  # the file on standard output, the summary line on standard error
+    assert captured.err == "-: IOB1 -> BILOU, 1 tag changed (gold 0, prediction 1) in 1 token\n"

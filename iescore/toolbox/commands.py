@@ -166,8 +166,8 @@ def repair_file(path: str, output: str, scheme: str, repair: str = "conlleval", 
         new[side] = recode(tags, f.sentences, sch, sch, repair, _locator(f, side), only=flags)
         changed[side], sentences[side] = _changed(tags, new[side]), sum(flags)
     _write(f, output, new)
-    done = "; ".join(f"{SIDE_NAMES[side]} {_plural(changed[side], 'tag')} changed in "
-                     f"{_plural(sentences[side], 'sentence')} with an invalid transition" for side in changed)
+    done = "; ".join(f"{SIDE_NAMES[side] + ' ' if len(changed) > 1 else ''}{_plural(changed[side], 'tag')} changed "
+                     f"in {_plural(sentences[side], 'sentence')} with an invalid transition" for side in changed)
     return f"{output}: repaired to {sch.name} ({repair}): {done}"
 
 
