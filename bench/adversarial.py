@@ -231,12 +231,16 @@ def templates(n: int):
     return [Template("t", ref)], [Template("t", pred)]
 
 
+# the sizes of the template shapes whose one slot makes (f n)² candidate pairs: from 10k
+# fillers on they pass the pairs one slot may make, and iescore refuses them by design
+_LISTED = (10, 100, 1_000)
+
+
 def tied_templates(n: int):
     """One OBD template, one slot of ``n`` fillers a side, with a tie: answers ``"Dr q r1"``
     and ``"Dr q r2"`` and predictions ``"Dr q s1"`` and ``"Dr q s2"`` share the token ``q``
     equally (two best pairings), and the other fillers (``"Dr z{k}"`` against ``"Dr y{k}"``)
-    share only ``Dr``, which every filler holds. The tie makes the slot be solved over all
-    the pairs of its fillers.
+    share only ``Dr``, which every filler holds (a floor: no pair listed for it).
     """
     from iescore import Template
 
@@ -263,8 +267,8 @@ def share_templates(n: int):
     predicted filler k the same for even k and ``"s{k}"`` for odd k (as :func:`templates`),
     and ``"the "`` comes first on 3 answers in 10 (k % 10 < 3) and on 3 predictions in 10
     ((7 k) % 10 < 3, another 30%): a token on a share of both sides, less than most, so
-    (0.3 n)² pairs share it and no floor helps; it is a hub, and the certificate leaves those
-    pairs out (iescore.match.hubs).
+    (0.3 n)² pairs share it and no floor helps: they are listed, and from 10k fillers on the
+    slot passes the pairs one slot may make and is refused by design (iescore.match.fillers).
     """
     from iescore import Template
 
@@ -277,10 +281,9 @@ def share_wrong_templates(n: int):
     """One OBD template, one slot of ``n`` fillers a side, drawn at random (seed 0): answer k
     is ``"s{k} x{k}"``, predicted filler k the same for even k and ``"s{k}"`` for odd k,
     but one prediction in 10 is wrong (``"y{k}"``), and ``"the "`` comes first on 30% of the
-    fillers of each side. Hub fillers are then left without a counterpart on both sides,
-    and the hub pairs between them do belong to best alignments, all tied: the slot keeps
-    the hub pairs an optimal dual leaves tight (iescore.match.hubs.tight_holders), and its
-    alignment solves their tie.
+    fillers of each side. Fillers holding "the" are then left without a counterpart on both
+    sides, and the pairs between them do belong to best alignments, all tied; refused by
+    design from 10k fillers on, as :func:`share_templates`.
     """
     import random
 
@@ -295,9 +298,8 @@ def share_wrong_templates(n: int):
 
 def two_hubs_templates(n: int):
     """As :func:`share_wrong_templates`, but ``"the "`` and ``"of "`` each first on 30% of the
-    fillers of each side, at random (seed 0): two hub tokens, so the slot keeps the pairs
-    of all their holders (blocks per level of shared copies), and tied fillers with hub
-    tokens and pairs of their own can exchange partners."""
+    fillers of each side, at random (seed 0): two shared tokens, whose holders' pairs are
+    all listed; refused by design from 10k fillers on, as :func:`share_templates`."""
     import random
 
     from iescore import Template
@@ -317,7 +319,8 @@ def excess_templates(n: int):
     """One OBD template, one slot of ``n`` answers ``"s{k}"``, ``"Dr "`` first on 3 in 5
     (k % 5 < 3), and n/2 predictions ``"Dr s{2k}"``: "Dr" gets a floor, so the 40% of the
     answers that lack it gain when left unaligned, and with n/2 answers in excess each of
-    them is paired with each of 0.4 n stand-ins (iescore.match.slots)."""
+    them is paired with each of 0.4 n stand-ins (iescore.match.slots): 0.16 n² pairs, refused
+    by design from 10k fillers on (iescore.match.fillers)."""
     from iescore import Template
 
     ref = tuple(("Dr " if k % 5 < 3 else "") + f"s{k}" for k in range(n))
@@ -329,8 +332,7 @@ def ties_templates(n: int):
     """One OBD template, one slot of ``n`` fillers a side in groups of four: answers
     ``"g{j} a"``, ``"g{j} b"`` and predictions ``"g{j} c"``, ``"g{j} d"`` (a 2x2 tie on a
     token of their own, j = k // 4), then two answers and two predictions that share
-    nothing: n/4 ties among as many free fillers, so the band of weightless pairs would
-    span the slot, and it is solved by iescore.match.blocks instead."""
+    nothing: n/4 ties among as many free fillers."""
     from iescore import Template
 
     def side(own: tuple[str, str], free: str) -> tuple[str, ...]:
@@ -894,8 +896,8 @@ def make_cases(quick: bool = False) -> dict[str, Case]:
             "fillers per slot", (10, 100, 1_000, 10_000, 100_000), (10, 100),
             {
                 **_full_and_overlap("templates", templates, _score_templates),
-                "iescore_tie": Tool("iescore full report, exact, ONE slot of n fillers with a 2x2 tie "
-                                    "(solved over a band of its pairs)", tied_templates, _score_templates(), compare=False),
+                "iescore_tie": Tool("iescore full report, exact, ONE slot of n fillers with a 2x2 tie",
+                                    tied_templates, _score_templates(), compare=False),
                 "iescore_dense": Tool("iescore full report, exact, ONE slot whose fillers all hold one token but "
                                       "one answer (n² pairs share it)", dense_templates, _score_templates(),
                                       compare=False),
@@ -903,18 +905,20 @@ def make_cases(quick: bool = False) -> dict[str, Case]:
                                       "token) and n - n/1000 predictions", short_templates, _score_templates(),
                                       compare=False),
                 "iescore_share": Tool("iescore full report, exact, ONE slot whose token \"the\" is on 30% of the "
-                                      "fillers of each side ((0.3 n)² pairs share it)", share_templates,
-                                      _score_templates(), compare=False),
+                                      "fillers of each side ((0.3 n)² pairs share it; refused by design from 10k: "
+                                      "more pairs than one slot may make)", share_templates,
+                                      _score_templates(), compare=False, sizes=_LISTED),
                 "iescore_share_wrong": Tool("iescore full report, exact, ONE slot, \"the\" on 30% of each side and "
-                                            "10% of the predictions wrong, at random (hub fillers without a "
-                                            "counterpart on both sides tie)",
-                                            share_wrong_templates, _score_templates(), compare=False),
+                                            "10% of the predictions wrong, at random (fillers with \"the\" "
+                                            "and without a counterpart on both sides tie; refused from 10k)",
+                                            share_wrong_templates, _score_templates(), compare=False, sizes=_LISTED),
                 "iescore_two_hubs": Tool("iescore full report, exact, ONE slot as share_wrong but \"the\" and "
-                                         "\"of\" each on 30% (two hub tokens: all their holders' pairs kept)",
-                                         two_hubs_templates, _score_templates(), compare=False),
+                                         "\"of\" each on 30% (all their holders' pairs listed; refused from 10k)",
+                                         two_hubs_templates, _score_templates(), compare=False, sizes=_LISTED),
                 "iescore_excess": Tool("iescore full report, exact, ONE slot of n answers, 40% without the "
-                                       "shared token, and n/2 predictions (each such answer with each stand-in)",
-                                       excess_templates, _score_templates(), compare=False),
+                                       "shared token, and n/2 predictions (each such answer with each stand-in; "
+                                       "refused from 10k)", excess_templates, _score_templates(), compare=False,
+                                       sizes=_LISTED),
                 "iescore_ties": Tool("iescore full report, exact, ONE slot of n/4 2x2 ties (a token of their own) "
                                      "among as many fillers that share nothing", ties_templates, _score_templates(),
                                      compare=False),

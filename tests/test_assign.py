@@ -1,14 +1,16 @@
 """The matcher of one-to-one counting and slot alignment (iescore.match.assign) against a
-plain brute force: every one-to-one subset of edges, the lexicographic objective over the
-levels, and the tie rule of README, Definitions: counting (the earliest pairs in
-(answer position, prediction position) order). Random chains (non-crossing: the
-interval DP), nested and overlapping spans and OBD-like dense slots (the general
-solver), and long chains whose counts and statuses are derived by hand."""
+plain brute force: every one-to-one subset of edges and the lexicographic objective over
+the levels. Whatever the solver, the matching must weigh the brute force's best and
+must not depend on how the nodes are numbered or the edges listed, only on their ranks
+(Concepts: counting, ties); where nothing crosses (the interval DP) it is moreover the
+optimal matching that keeps the earliest pairs in (answer rank, prediction rank) order.
+Random chains, nested and overlapping spans, OBD-like dense slots and crossing graphs
+too large for the brute force (against a dense Hungarian), and long chains whose counts
+and statuses are derived by hand."""
 
 from __future__ import annotations
 
 import itertools
-import math
 import random
 
 import numpy as np
@@ -17,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from iescore import Document, Span, score, score_tags
-from iescore.match import assign, intervals, paths, sweep, twins
+from iescore.match import assign, intervals, paths
 from iescore.match.assign import match
 
 # --- the plain reference -----------------------------------------------------------------
@@ -65,18 +67,37 @@ def _run(u, v, levels, n_u, n_v, rank_u, rank_v) -> set[int]:
     return set(np.flatnonzero(chosen).tolist())
 
 
-def _check(u, v, levels, n_u, n_v, rank_u, rank_v) -> set[int]:
-    want = brute_lexmax(u, v, levels, rank_u, rank_v)
-    assert brute_greedy(u, v, levels, rank_u, rank_v) == want  # the two statements agree
+def _check(u, v, levels, n_u, n_v, rank_u, rank_v, earliest=False) -> set[int]:
+    """``match`` weighs the brute force's best, as one-to-one subset; the same graph with
+    its edges listed in another order and its nodes numbered otherwise (the same ranks)
+    gives the same pairs, and so does a second call; with ``earliest`` (no edges cross),
+    the pairs are those of the optimal matching that keeps the earliest edges."""
     got = _run(u, v, levels, n_u, n_v, rank_u, rank_v)
-    assert got == want, (u, v, levels, rank_u, rank_v)
-    # the same graph with its edges listed in another order gives the same pairs
-    perm = list(range(len(u)))
-    random.Random(len(u)).shuffle(perm)
-    got2 = _run([u[i] for i in perm], [v[i] for i in perm], [[lv[i] for i in perm] for lv in levels],
-                n_u, n_v, rank_u, rank_v)
-    assert {(u[perm[i]], v[perm[i]]) for i in got2} == {(u[i], v[i]) for i in want}
+    assert len({u[k] for k in got}) == len({v[k] for k in got}) == len(got)
+    assert _totals(got, levels) == max(_totals(m, levels) for m in _matchings(u, v)), (u, v, levels)
+    if earliest:
+        want = brute_lexmax(u, v, levels, rank_u, rank_v)
+        assert brute_greedy(u, v, levels, rank_u, rank_v) == want  # the two statements agree
+        assert got == want, (u, v, levels, rank_u, rank_v)
+    _same_pairs(u, v, levels, n_u, n_v, rank_u, rank_v, got)
     return got
+
+
+def _same_pairs(u, v, levels, n_u, n_v, rank_u, rank_v, got):
+    """Edges listed in another order, nodes renumbered (ranks kept): the same pairs."""
+    assert _run(u, v, levels, n_u, n_v, rank_u, rank_v) == got  # deterministic
+    rnd = random.Random(len(u))
+    perm = list(range(len(u)))
+    rnd.shuffle(perm)
+    new_u, new_v = rnd.sample(range(n_u), n_u), rnd.sample(range(n_v), n_v)  # node x is now new_u[x]
+    ru, rv = [0] * n_u, [0] * n_v
+    for x in range(n_u):
+        ru[new_u[x]] = rank_u[x]
+    for y in range(n_v):
+        rv[new_v[y]] = rank_v[y]
+    got2 = _run([new_u[u[i]] for i in perm], [new_v[v[i]] for i in perm], [[lv[i] for i in perm] for lv in levels],
+                n_u, n_v, ru, rv)
+    assert {(u[perm[i]], v[perm[i]]) for i in got2} == {(u[i], v[i]) for i in got}
 
 
 def _overlap_edges(a_spans, p_spans):
@@ -150,15 +171,15 @@ def slot_cases(draw):
     return u, v, levels, n_u, n_v, draw(st.permutations(range(n_u))), draw(st.permutations(range(n_v)))
 
 
-def _count_general(monkeypatch) -> list[int]:
+def _count_crossing(monkeypatch) -> list[int]:
     calls: list[int] = []
-    real = assign._general
+    real = assign._crossing
 
-    def spy(a, p, w, *rest):
+    def spy(a, p, w):
         calls.append(len(w))
-        return real(a, p, w, *rest)
+        return real(a, p, w)
 
-    monkeypatch.setattr(assign, "_general", spy)
+    monkeypatch.setattr(assign, "_crossing", spy)
     return calls
 
 
@@ -167,8 +188,8 @@ def _count_general(monkeypatch) -> list[int]:
 def test_chains_match_the_brute_force_through_the_dp(case):
     """Disjoint spans on each side: the edges never cross, so the DP alone solves them."""
     with pytest.MonkeyPatch.context() as mp:
-        calls = _count_general(mp)
-        _check(*case)
+        calls = _count_crossing(mp)
+        _check(*case, earliest=True)
     assert calls == []
 
 
@@ -184,43 +205,17 @@ def test_dense_slots_match_the_brute_force(case):
     _check(*case)
 
 
-@settings(max_examples=300, deadline=None)
-@given(slot_cases())
-def test_without_the_tie_rule_a_matching_of_the_optimum(case):
-    """``tie_rule=False`` (for callers that only learn what an optimum holds): a one-to-one
-    subset whose level sums are those of the brute-force optimum."""
-    u, v, levels, n_u, n_v, rank_u, rank_v = case
-    chosen = match(np.array(u, dtype=np.int64), np.array(v, dtype=np.int64),
-                   [np.array(lv, dtype=np.int64) for lv in levels], n_u, n_v,
-                   lambda: np.array(rank_u), lambda: np.array(rank_v), tie_rule=False)
-    sel = set(np.flatnonzero(chosen).tolist())
-    assert len({u[k] for k in sel}) == len({v[k] for k in sel}) == len(sel)
-    assert _totals(sel, levels) == max(_totals(m, levels) for m in _matchings(u, v))
-
-
-def test_without_the_tie_rule_on_a_square():
-    """The square a0-p0, a0-p1, a1-p0, a1-p1 with a1-p0 heavier: {a0-p1, a1-p0} (weight
-    1 + 2 = 3 against 2) is the only optimum, with or without the tie rule; all equal,
-    either diagonal weighs 2."""
-    u, v = np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1])
-    got = match(u, v, [np.array([1, 1, 2, 1])], 2, 2, tie_rule=False)
-    assert got.tolist() == [False, True, True, False]
-    got = match(u, v, [np.ones(4, dtype=np.int64)], 2, 2, tie_rule=False)
-    assert got.sum() == 2 and sorted(u[got].tolist()) == [0, 1] and sorted(v[got].tolist()) == [0, 1]
-
-
-def test_crossing_components_go_to_the_general_solver(monkeypatch):
+def test_crossing_components_go_to_the_shortest_paths(monkeypatch):
     """Answers [0,4) and [1,2), predictions [0,2) and [1,3) (ranks by position): the edges
-    (a0,p0) (a0,p1) (a1,p0) (a1,p1) form a square, which crosses; all weigh 1, so the
-    largest matchings are {a0-p0, a1-p1} and {a0-p1, a1-p0}, and the tie rule keeps the
-    earliest edge a0-p0, then a1-p1."""
-    calls = _count_general(monkeypatch)
-    got = _run([0, 0, 1, 1], [0, 1, 0, 1], [[1, 1, 1, 1]], 2, 2, [0, 1], [0, 1])
-    assert got == {0, 3}
-    # reversed prediction ranks: a0's earliest partner is now p1, so a0-p1 and a1-p0
-    got = _run([0, 0, 1, 1], [0, 1, 0, 1], [[1, 1, 1, 1]], 2, 2, [0, 1], [1, 0])
+    (a0,p0) (a0,p1) (a1,p0) (a1,p1) form a square, which crosses. With a0-p1 and a1-p0
+    heavier, {a0-p1, a1-p0} is the only optimum; all equal, both diagonals are, and the
+    solver takes one of them, the same whichever way the nodes are numbered."""
+    calls = _count_crossing(monkeypatch)
+    got = _run([0, 0, 1, 1], [0, 1, 0, 1], [[1, 1, 1, 1], [0, 1, 1, 0]], 2, 2, [0, 1], [0, 1])
     assert got == {1, 2}
-    assert calls == [4, 4]
+    got = _check([0, 0, 1, 1], [0, 1, 0, 1], [[1, 1, 1, 1]], 2, 2, [0, 1], [0, 1])
+    assert got in ({0, 3}, {1, 2})
+    assert calls and all(c == 4 for c in calls)
 
 
 # --- long chains, derived by hand -------------------------------------------------------------
@@ -244,7 +239,8 @@ def test_long_tied_chain_keeps_the_earliest_pairs():
     K pairs (K answers) and leaves out one prediction P_j (A_i-P_i for i < j, A_i-P_{i+1} for
     i >= j): K+1 matchings, all of total error 2K, a tie. The tie rule scans (A_0,P_0),
     (A_0,P_1), (A_1,P_1), ...: (A_0,P_0) is in an optimum (any j > 0), kept; then (A_1,P_1)
-    with it, and so on: A_i-P_i for all i, P_K left. So TP = K, FP = 1 (P_K), FN = 0.
+    with it, and so on: A_i-P_i for all i, P_K left (no edges cross: the interval DP keeps
+    the earliest pairs). So TP = K, FP = 1 (P_K), FN = 0.
     The alignment (same edges; all correct, same label, one shared token each) ties the
     same way: C = K, S = D = 0, I = 1 (P_K)."""
     docs, preds = _tied_chain()
@@ -287,11 +283,12 @@ def test_long_shifted_tag_chain():
 
 
 def test_readme_tie_example():
-    """README, Definitions: ties. Answers [1,3), [3,5); predictions [0,2), [2,4), [4,6), one
+    """Concepts: counting, ties. Answers [1,3), [3,5); predictions [0,2), [2,4), [4,6), one
     label, O(1,1). Each prediction overlaps its neighbouring answers with one extra and one
     missing token (boundary error 2, a rule pair): the path P0-A0-P1-A1-P2. The largest
-    matchings {A0P0, A1P1}, {A0P0, A1P2}, {A0P1, A1P2} all have error 4; the scan keeps
-    (A0,P0), then (A1,P1): [4,6) is the FP, whatever the order of the input."""
+    matchings {A0P0, A1P1}, {A0P0, A1P2}, {A0P1, A1P2} all have error 4; nothing crosses,
+    and the interval DP keeps (A0,P0), then (A1,P1): [4,6) is the FP, whatever the order
+    of the input."""
     gold = (Span("E", 3, 5), Span("E", 1, 3))  # listed out of order on purpose
     for pred in ([Span("E", 0, 2), Span("E", 2, 4), Span("E", 4, 6)], [Span("E", 4, 6), Span("E", 2, 4), Span("E", 0, 2)]):
         r = score(reference=[Document("d", ("w",) * 6, gold)], prediction=[pred], rule="O(1,1)", counting="one-to-one")
@@ -306,6 +303,13 @@ def test_levels_beyond_64_bits_match_the_brute_force(case, big):
     in 64 bits, so the weights are built partly as Python integers."""
     u, v, levels, n_u, n_v, ru, rv = case
     _check(u, v, [levels[0], levels[1], big[: len(u)]], n_u, n_v, ru, rv)
+
+
+@settings(max_examples=300, deadline=None)
+@given(chain_cases())
+def test_chains_with_levels_beyond_64_bits_keep_the_earliest_pairs(case):
+    u, v, levels, n_u, n_v, ru, rv = case
+    _check(u, v, [levels[0], levels[1], [x * 2**60 for x in levels[2]]], n_u, n_v, ru, rv, earliest=True)
 
 
 # --- the vectorised interval DP against the plain one --------------------------------------------
@@ -493,38 +497,23 @@ def dense_hungarian(cost):
     return col
 
 
-def reference_match(u, v, levels, rank_u, rank_v) -> set[int]:
-    """The tie rule's matching by one dense optimisation: the levels as one integer (each
-    level weighted above every matching's total of the levels after it), shifted above a
-    mixed-radix number whose digit for an answer is d - j for its j-th of d edges in
-    (answer rank, prediction rank) order (the earliest partner first, a partner before
-    none), the first answer most significant; solved by the dense Hungarian."""
+def reference_optimum(u, v, levels) -> tuple[int, ...]:
+    """The best level totals by one dense optimisation: the levels as one integer (each
+    level weighted above every matching's total of the levels after it), solved by the
+    dense Hungarian with a zero column per answer ("unmatched"), the totals read back."""
     n_e = len(u)
-    order = _edge_order(u, v, rank_u, rank_v)
     base = 1 + n_e * max(max(lv) for lv in levels)
     w = [sum(int(lv[k]) * base ** (len(levels) - 1 - i) for i, lv in enumerate(levels)) for k in range(n_e)]
-    answers = sorted(set(u), key=lambda x: rank_u[x])
-    preds = sorted(set(v), key=lambda y: rank_v[y])
+    answers, preds = sorted(set(u)), sorted(set(v))
     row = {x: i for i, x in enumerate(answers)}
     col = {y: j for j, y in enumerate(preds)}
-    deg = [sum(1 for x in u if x == a) for a in answers]
-    place = [1] * (len(answers) + 1)
-    for i in range(len(answers) - 1, -1, -1):
-        place[i] = place[i + 1] * (deg[i] + 1)
-    seen = [0] * len(answers)
-    gain = {}
-    for k in order:
-        i = row[u[k]]
-        gain[k] = w[k] * place[0] + (deg[i] - seen[i]) * place[i + 1]
-        seen[i] += 1
-    size = len(answers) + len(preds)  # a zero column per row: "unmatched"
-    cost = [[0] * size for _ in answers]
+    cost = [[0] * (len(answers) + len(preds)) for _ in answers]
     at = {}
     for k in range(n_e):
         r, c = row[u[k]], col[v[k]]
-        if -gain[k] < cost[r][c]:
-            cost[r][c], at[(r, c)] = -gain[k], k
-    return {at[(r, c)] for r, c in enumerate(dense_hungarian(cost)) if (r, c) in at}
+        if -w[k] < cost[r][c]:
+            cost[r][c], at[(r, c)] = -w[k], k
+    return _totals({at[(r, c)] for r, c in enumerate(dense_hungarian(cost)) if (r, c) in at}, levels)
 
 
 @st.composite
@@ -555,7 +544,7 @@ def twin_graphs(draw):
     """Classes of twin answers and twin predictions (up to 6 classes of up to 5 nodes a
     side), each two classes joined by every pair or by none, a few pairs added or taken
     away (nodes that are almost twins), nodes ranked in any order, levels equal within a
-    pair of classes or not: the twin-class searches' inputs (iescore.match.twins)."""
+    pair of classes or not: many equally good matchings."""
     sizes_a = draw(st.lists(st.integers(1, 5), min_size=1, max_size=6))
     sizes_p = draw(st.lists(st.integers(1, 5), min_size=1, max_size=6))
     cls_a = [c for c, k in enumerate(sizes_a) for _ in range(k)]
@@ -575,73 +564,18 @@ def twin_graphs(draw):
             draw(st.permutations(range(len(cls_a)))), draw(st.permutations(range(len(cls_p)))))
 
 
-# (search budget, largest integers allowed, sweep states, twin share): the digit-per-answer
-# optimisation as soon as a search runs; searches alone; searches alone because the
-# integers would be too large; the sweep as soon as a search runs; the searches on twin
-# classes as soon as a search runs, however many classes
-SOLVERS = [(0, 2**31, 0, 0), (10**9, 2**31, 0, 0), (0, 0, 0, 0), (0, 0, 10**6, 0), (0, 0, 0, math.inf)]
-
-
-def _solvers(mp, budget, bits, states, share):
-    mp.setattr(paths, "_SEARCH_BUDGET", budget)
-    mp.setattr(paths, "_TIE_RULED_BITS", bits)
-    mp.setattr(sweep, "_MAX_STATES", states)
-    mp.setattr(twins, "_TWIN_SHARE", share)
-
-
-@pytest.mark.parametrize("budget,bits,states,share", SOLVERS)
-@settings(max_examples=100, deadline=None)
-@given(case=st.one_of(crossing_graphs(), twin_graphs()))
-def test_crossing_graphs_match_the_dense_reference(case, budget, bits, states, share):
-    """Up to 30 answers and 30 predictions (too many for the brute force): the sparse
-    two-phase solver keeps exactly the pairs of the dense Hungarian on the tie-ruled weights,
-    whether a fully tight component gets the tie rule by searches, by the weights with a
-    digit per answer or by the sweep."""
-    u, v, levels, n_u, n_v, ru, rv = case
-    if not u:
-        return
-    with pytest.MonkeyPatch.context() as mp:
-        _solvers(mp, budget, bits, states, share)
-        got = _run(u, v, levels, n_u, n_v, ru, rv)
-    assert got == reference_match(u, v, levels, ru, rv)
-
-
-@pytest.mark.parametrize("budget,bits,states,share", SOLVERS)
 @settings(max_examples=200, deadline=None)
-@given(case=st.one_of(nested_cases(), slot_cases()))
-def test_all_tie_rule_solvers_match_the_brute_force(case, budget, bits, states, share):
-    with pytest.MonkeyPatch.context() as mp:
-        _solvers(mp, budget, bits, states, share)
-        _check(*case)
-
-
-@settings(max_examples=300, deadline=None)
-@given(case=st.one_of(nested_cases(), slot_cases(), crossing_graphs()))
-def test_the_sweep_alone_matches_the_references(case):
-    """The sweep on a whole component (not only on tight edges), in (answer rank, prediction
-    rank) order: the brute force when it is small, the dense Hungarian otherwise."""
+@given(case=st.one_of(crossing_graphs(), twin_graphs()))
+def test_crossing_graphs_match_the_dense_reference(case):
+    """Up to 30 answers and 30 predictions (too many for the brute force): the matching
+    weighs the dense Hungarian's optimum, and does not depend on the numbering."""
     u, v, levels, n_u, n_v, ru, rv = case
     if not u:
         return
-    order = _edge_order(u, v, ru, rv)
-    w = assign._weights([np.array(lv) for lv in levels], np.array(order), min(n_u, n_v))
-    keep = sweep._sweep([ru[u[k]] for k in order], [rv[v[k]] for k in order], w)
-    if keep is None:  # more than _MAX_STATES states: allowed, the caller goes on
-        return
-    got = {order[i] for i, kept in enumerate(keep) if kept}
-    want = brute_lexmax(u, v, levels, ru, rv) if len(u) <= 12 else reference_match(u, v, levels, ru, rv)
-    assert got == want
-
-
-def test_the_sweep_gives_up_past_its_states(monkeypatch):
-    """A complete 3x3 graph: before the third answer, the taken predictions can be any of
-    the 3 pairs of {p0, p1, p2} or any single one or none (7 states, all open until the
-    last answer). At most 6 allowed: None; at most 7: the matching a0-p0, a1-p1, a2-p2."""
-    a, p = [0, 0, 0, 1, 1, 1, 2, 2, 2], [0, 1, 2] * 3
-    monkeypatch.setattr(sweep, "_MAX_STATES", 6)
-    assert sweep._sweep(a, p, [1] * 9) is None
-    monkeypatch.setattr(sweep, "_MAX_STATES", 7)
-    assert sweep._sweep(a, p, [1] * 9) == [True, False, False, False, True, False, False, False, True]
+    got = _run(u, v, levels, n_u, n_v, ru, rv)
+    assert len({u[k] for k in got}) == len({v[k] for k in got}) == len(got)
+    assert _totals(got, levels) == reference_optimum(u, v, levels)
+    _same_pairs(u, v, levels, n_u, n_v, ru, rv, got)
 
 
 def _brute_gain(gains):
@@ -680,21 +614,6 @@ def test_shortest_paths_optimum_and_potentials(n_rows, n_cols, data):
                 assert all(-g == u[i] + v[c] for i, c, g in sel)
 
 
-def test_both_branches_of_the_general_solver_are_taken(monkeypatch):
-    """A crossing square with one heavier diagonal: only that diagonal's edges are tight, and
-    they no longer cross (the DP takes them). All weights equal: every edge is tight, and the
-    tie rule runs on the whole component (the sweep first)."""
-    calls = []
-    real = assign._sweep
-    monkeypatch.setattr(assign, "_sweep", lambda a, p, *rest: calls.append(len(a)) or real(a, p, *rest))
-    # answers 0, 1; predictions 0, 1; edges a0-p0, a0-p1, a1-p0, a1-p1 in rank order;
-    # a0-p1 and a1-p0 weigh 2, the others 1: the matching {a0-p1, a1-p0} (4) is the optimum
-    got = _run([0, 0, 1, 1], [0, 1, 0, 1], [[1, 1, 1, 1], [0, 1, 1, 0]], 2, 2, [0, 1], [0, 1])
-    assert got == {1, 2} and calls == []
-    got = _run([0, 0, 1, 1], [0, 1, 0, 1], [[1, 1, 1, 1]], 2, 2, [0, 1], [0, 1])
-    assert got == {0, 3} and calls == [4]
-
-
 @pytest.mark.parametrize("late", [True, False])
 def test_long_crossing_document(late):
     """5,000 answers of 3 tokens at every position, the predictions one token late
@@ -722,60 +641,24 @@ def test_long_crossing_document(late):
 
 
 @pytest.mark.parametrize("n,width", [(5000, 3), (2000, 12)])
-def test_long_crossing_document_every_overlap_allowed(monkeypatch, n, width):
+def test_long_crossing_document_every_overlap_allowed(n, width):
     """n answers [k, k+L) and predictions [k+1, k+1+L) (L = width) under O(inf,inf): every
     overlapping pair is allowed, so each answer meets 2L - 1 predictions (k-L .. k+L-2)
-    and one component holds them all; its tight edges cross too, and the sweep solves
-    them (with L = 12, its states stay few only because it drops those that leave a
-    prediction every optimum covers untaken).
+    and one component holds them all, its edges crossing.
 
     One-to-one: answer k with prediction k matches everyone, so TP = n and P = R = 1.
     The alignment (all pairs allowed, same label) first aligns all n, then maximises the
     overlapping tokens: prediction k + d against answer k overlaps L - |d + 1| tokens,
     and the d of a perfect matching sum to 0, so the total is at most nL - |sum(d + 1)| =
-    n(L - 1), reached exactly when every d is -1 or more. The tie rule then gives answer
-    0 its earliest partner, prediction 0 (d = 0), answer 1 prediction 1 (prediction 0,
-    d = -1, is taken), and so on: answer k with prediction k, all correct (C = n)."""
+    n(L - 1), reached exactly when every d is -1 or more: every answer's partner starts
+    at its own start or later, and every pair is correct (C = n)."""
     gold = tuple(Span("E", k, k + width) for k in range(n))
     pred = [Span("E", k + 1, k + 1 + width) for k in range(n)]
     docs = [Document("d", ("w",) * (n + width + 1), gold)]
-    swept = []
-    real = assign._sweep
-    monkeypatch.setattr(assign, "_sweep", lambda *args: swept.append(real(*args)) or swept[-1])
     r = score(reference=docs, prediction=[pred], rule="O(inf,inf)", counting="one-to-one")
     d = r.to_dict()
     assert (d["overall"]["tp"], d["overall"]["support"], d["overall"]["predicted"]) == (n, n, n)
     assert (r.precision, r.recall, r.f1) == (1.0, 1.0, 1.0)
     assert {k: d["slot_errors"][k] for k in "CSDI"} == {"C": n, "S": 0, "D": 0, "I": 0}
     partners = [(i["start"], i["partner"]["start"]) for i in r.items("reference")]
-    assert partners == [(k, k + 1) for k in range(n)]
-    assert swept and all(x is not None for x in swept)  # the sweep solved the fully tight components
-
-
-def test_the_sweep_drops_states_that_break_the_rules(monkeypatch):
-    """A complete 3x3 graph where every row must be matched and every column covered (all
-    weights 1): before answer 1 the taken predictions are one of 3 singletons, before
-    answer 2 one of 3 pairs (no empty set, no singleton), so 3 states suffice; without
-    the rules 7 arise (see above)."""
-    a, p = [0, 0, 0, 1, 1, 1, 2, 2, 2], [0, 1, 2] * 3
-    monkeypatch.setattr(sweep, "_MAX_STATES", 3)
-    rules = ([True] * 3, [False] * 3, [True] * 3)
-    assert sweep._sweep(a, p, [1] * 9, rules) == [True, False, False, False, True, False, False, False, True]
-    assert sweep._sweep(a, p, [1] * 9) is None
-    # a row that must stay unmatched: the other two take p0 and p1, p2 stays free (before
-    # answer 2: none or one of 3 singletons taken, 4 states)
-    monkeypatch.setattr(sweep, "_MAX_STATES", 4)
-    rules = ([False] * 3, [True, False, False], [False] * 3)
-    assert sweep._sweep(a, p, [1] * 9, rules) == [False, False, False, True, False, False, False, True, False]
-
-
-def test_the_sweep_gives_up_when_too_many_predictions_are_open(monkeypatch):
-    """Two answers that meet the same 65 predictions: all 65 are open between them, more
-    than the masks may hold (_MAX_OPEN = 64): None, however many states are allowed. With
-    64, the first answer takes the first prediction and the second the second (all
-    weights 1)."""
-    assert sweep._MAX_OPEN == 64
-    monkeypatch.setattr(sweep, "_MAX_STATES", 1000)
-    assert sweep._sweep([0] * 65 + [1] * 65, list(range(65)) * 2, [1] * 130) is None
-    keep = sweep._sweep([0] * 64 + [1] * 64, list(range(64)) * 2, [1] * 128)
-    assert keep is not None and [k for k, x in enumerate(keep) if x] == [0, 65]
+    assert len({p for _, p in partners}) == n and all(p >= s for s, p in partners)

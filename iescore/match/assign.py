@@ -186,7 +186,11 @@ def match(
         edges = rest.take(o)
         chosen[edges.compress(_noncrossing(a_o, p_o, levels, edges, n_match))] = True
         return chosen
+    # each component named by its first answer rank, so that their order is the ranks' too
     comp = components(u.take(rest), v.take(rest), n_u, n_v)
+    first = np.full(int(comp.max()) + 1, np.iinfo(np.int64).max)
+    np.minimum.at(first, comp, ra)
+    comp = first.take(comp)
     o = np.lexsort((rp, ra, comp))
     c_o, a_o, p_o = comp.take(o), ra.take(o), rp.take(o)
     new_comp = np.ones(len(o), dtype=bool)
