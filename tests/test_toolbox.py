@@ -235,3 +235,18 @@ def test_the_encoding_a_byte_order_mark_and_standard_output_are_kept(tmp_path, c
     captured = capsys.readouterr()
     assert captured.out == "\ufeffa O U-X\n"  # the file on standard output, the summary line on standard error
     assert captured.err == "-: IOB1 -> BILOU, 1 tag changed (gold 0, prediction 1) in 1 token\n"
+
+
+def test_a_token_column_read_as_gold_tags_gets_a_hint(tmp_path, capsys):
+    two = tmp_path / "two.conll"
+    two.write_text("John B-PER\nSmith I-PER\n")
+    assert main(["validate", str(two), "--scheme", "IOB2"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"{two}:1: gold: 'John' is not a tag of scheme IOB2"
+    assert out[-1].endswith("pass --labels last to read its last column alone")
+    for argv in (["repair", str(two), "--scheme", "IOB2", "--output", str(tmp_path / "o")],
+                 ["summarize", str(two), "--scheme", "IOB2"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert f"{two}:1 (gold): tag 'John' is not a tag of scheme IOB2; a file of 2 columns" in err, err
+    assert main(["validate", str(two), "--scheme", "IOB2", "--labels", "last"]) == 0

@@ -60,6 +60,7 @@ class ColumnFile:
     path: str
     encoding: str
     labels: str
+    columns: int = 0  # fields per line
     prefix: str = ""  # a byte-order mark, kept
     pieces: list[str] = field(default_factory=list)  # line, end, line, end, ...
     spans: dict[str, list[tuple[int, int, int]]] = field(default_factory=dict)  # per side: (piece, start, end)
@@ -169,7 +170,7 @@ def read_columns(path: str, labels: str = "both", *, encoding: str = "utf-8", do
             new_sentence = True
             continue
         if ncols is None:
-            ncols = len(found)
+            ncols = f.columns = len(found)
             _check_layout(shown_path, labels, ncols, lineno, f.pieces[piece], encoding)
         elif len(found) != ncols:
             raise InputError(f"{shown_path}:{lineno}: {len(found)} columns where earlier lines have {ncols}: "

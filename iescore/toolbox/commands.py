@@ -37,6 +37,7 @@ from ..atomic import atomic_write
 from ..decode.detect import detect_scheme
 from ..decode.vocab import TagArrays, Vocabulary
 from ..errors import InputError, choices
+from ..schemes import Scheme
 from .columns import SIDE_NAMES, SIDES, ColumnFile, read_columns, same_file
 from .tags import TOOLBOX_REPAIRS, decode_column, recode, roles_of, toolbox_scheme, transitions_of
 
@@ -111,13 +112,29 @@ def validate_file(path: str, scheme: str, labels: str = "both", *, encoding: str
     other = sum(foreign.values())
     more = f" and {_plural(other, 'tag')} of another scheme" if other else ""
     read = " and ".join(SIDE_NAMES[s] for s in SIDES[labels])
-    result.summary = f"{f.path}: {head}{more} under {sch.name} in {_extent(f)} ({read})"
+    hint = TOKENS_HINT if f.columns == 2 and foreign.get("gold") else ""
+    result.summary = f"{f.path}: {head}{more} under {sch.name} in {_extent(f)} ({read}){hint}"
     return result
 
 
 def _locator(f: ColumnFile, side: str) -> Callable[[int], str]:
     """``FILE:LINE (side)`` of a token, for errors."""
     return lambda k: f.where(k, side)
+
+
+TOKENS_HINT = ("; a file of 2 columns may hold a token and a tag, not a gold and a predicted tag: pass "
+               "--labels last to read its last column alone")
+
+
+def _recode(f: ColumnFile, side: str, source: Scheme, target: Scheme, repair: str,
+            only: list[bool] | None = None) -> list[str]:
+    """`recode` of a side's tags, an error on a 2-column file's gold side saying it may be tokens."""
+    try:
+        return recode(f.tags[side], f.sentences, source, target, repair, _locator(f, side), only)
+    except InputError as exc:
+        if f.columns == 2 and side == "gold" and "not a tag of scheme" in str(exc):
+            raise InputError(f"{exc}{TOKENS_HINT}") from None
+        raise
 
 
 def _check_output(path: str, output: str) -> None:
@@ -163,7 +180,7 @@ def repair_file(path: str, output: str, scheme: str, repair: str = "conlleval", 
         tags = f.tags[side]
         parsed = roles_of(tags, sch)
         flags = [bool(transitions_of(tags[s:e], parsed, sch)) for s, e in _bounds(f)]
-        new[side] = recode(tags, f.sentences, sch, sch, repair, _locator(f, side), only=flags)
+        new[side] = _recode(f, side, sch, sch, repair, only=flags)
         changed[side], sentences[side] = _changed(tags, new[side]), sum(flags)
     _write(f, output, new)
     done = "; ".join(f"{SIDE_NAMES[side] + ' ' if len(changed) > 1 else ''}{_plural(changed[side], 'tag')} changed "
@@ -191,7 +208,7 @@ def convert_file(path: str, output: str, source: str, target: str, repair: str =
     starts = set(f.sentences)
     for side in SIDES[labels]:
         where = _locator(f, side)
-        new[side] = recode(f.tags[side], f.sentences, src, dst, repair, where)
+        new[side] = _recode(f, side, src, dst, repair)
         changed[side] = _changed(f.tags[side], new[side])
         if dst.name == "IO":
             joined += _joined(decode_column(f.tags[side], f.sentences, src, repair, where), starts)
@@ -217,7 +234,12 @@ def summarize_file(path: str, labels: str = "gold", *, scheme: str = "auto", rep
         arrays = TagArrays(vocab.encode(tags), segments=np.array(f.sentences, dtype=np.int64))
         scheme = detect_scheme(arrays, vocab)
     sch = toolbox_scheme(scheme)
-    chunks = decode_column(tags, f.sentences, sch, repair, _locator(f, side))
+    try:
+        chunks = decode_column(tags, f.sentences, sch, repair, _locator(f, side))
+    except InputError as exc:
+        if f.columns == 2 and side == "gold" and "not a tag of scheme" in str(exc):
+            raise InputError(f"{exc}{TOKENS_HINT}") from None
+        raise
     out: dict[str, Any] = {"documents": len(f.documents), "sentences": len(f.sentences), "tokens": len(f.lines),
                  "mentions": dict(sorted(Counter(c[0] for c in chunks).items())),
                  "scheme": sch.name, "labels": labels}
