@@ -27,9 +27,9 @@ __all__ = ["COMMANDS", "add_toolbox_parsers", "main_toolbox", "main"]
 
 COMMANDS = ("validate", "repair", "convert", "summarize")
 
-_LABELS_HELP = ("the tag columns read: both (the last two, gold and predicted tag, as iescore score reads one file), "
-                "gold (the next-to-last), pred (the last), last (the last column of a file of one tag column: "
-                "a gold file or a prediction file alone)")
+_COLUMNS = ("gold (the next-to-last), pred (the last), last (the last column of a file of one tag column: a gold "
+            "file or a prediction file alone)")
+_BOTH = "both (the last two, gold and predicted tag, as iescore score reads one file), "
 
 
 def _scheme(text: str) -> str:
@@ -43,7 +43,8 @@ def _scheme(text: str) -> str:
 
 def _common(p: argparse.ArgumentParser, labels: Sequence[str], default: str, documents: bool = False) -> None:
     p.add_argument("file", help="CoNLL file (- for standard input)")
-    p.add_argument("--labels", choices=labels, default=default, help=f"{_LABELS_HELP}; default {default}")
+    what = f"the tag columns read: {_BOTH}{_COLUMNS}" if "both" in labels else f"the tag column read: {_COLUMNS}"
+    p.add_argument("--labels", choices=labels, default=default, help=f"{what}; default {default}")
     p.add_argument("--encoding", default="utf-8", help="file encoding (utf-8, latin-1, ...)")
     if documents:
         p.add_argument("--documents", choices=DOC_MODES, default="auto",
