@@ -5,7 +5,8 @@ Pipeline: decode (`iescore.decode`) -> **match -> count** -> per-document cells
 cells, statuses), `rules` (candidate pairs under exact / contain / overlap and
 the OBD sequence rules), `fillers` (OBD filler pairs through the slots' floors),
 `slots` (Makhoul's alignment of OBD slots), `assign` (maximum-cardinality matching with
-preferences; its solver for non-crossing edges in `intervals`), `count` (any-match and one-to-one counting, Makhoul's alignment),
+preferences; its solvers in `intervals` for non-crossing edges and `paths` for the
+others), `count` (any-match and one-to-one counting, Makhoul's alignment),
 `modes` (match-best), `exact` (the exact fast path for decoded tags).
 The token & separator model is `iescore.ts`.
 """

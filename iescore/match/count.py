@@ -3,7 +3,8 @@
 * any-match counting (De Sitter Fig. 4) from "is this unit hit by a rule pair";
 * one-to-one counting from a maximum-cardinality matching on rule pairs
   (`iescore.match.assign`), preferring exact pairs, then the smallest boundary
-  error, then position (Concepts: counting, ties);
+  error; among equally good ones, the solver's own choice on the units in
+  position order (Concepts: counting, ties);
 * Makhoul's C/S/D/I from a second matching over all aligned-able pairs (the
   alignment), preferring correct pairs, then more aligned pairs, then same label,
   then closeness; for OBD fillers, whose slots are complete, `iescore.match.slots`.

@@ -1,5 +1,5 @@
 """Stage 3 of the pipeline (count), the matchings' solver for non-crossing edges
-(`iescore.match.assign` dispatches to it): tie-ruled maximum-weight matching of edges
+(`iescore.match.assign` dispatches to it): maximum-weight matching of edges
 whose prediction ranks never decrease in (answer, prediction) order, as AO's overlaps of
 spans that do not overlap within a side (Concepts: counting, ties).
 
@@ -19,7 +19,7 @@ __all__: list[str] = []
 
 
 def _interval_dp(ka: np.ndarray, kp: np.ndarray, w: list[int]) -> np.ndarray:
-    """Tie-ruled maximum-weight matching of edges in non-crossing order.
+    """Maximum-weight matching of edges in non-crossing order, the earliest edges kept.
 
     ``ka``/``kp`` are non-decreasing node keys of each edge's two ends (equal key: same
     node; ``ka`` sorted first, ``kp`` non-decreasing too), ``w`` positive weights. Two
