@@ -199,8 +199,9 @@ class Totals:
     def report(self) -> Report:
         """The report of the summed counts under the options in ``head`` (warning, as one
         call would, when reference and prediction have no label in common)."""
-        scorer = _empty_scorer(self.head)
-        report = self._report(scorer.config, scorer._notes)
+        cfg = _config(self.head)  # as a scorer rebuilt from the head has them (it records no weight digest)
+        report = self._report(cfg.with_(unit_weights=None) if cfg.unit_weights is not None else cfg,
+                              {str(k): int(v) for k, v in self.head["notes"].items()})
         _warn_label_sets(report)
         return report
 
