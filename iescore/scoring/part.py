@@ -21,17 +21,11 @@ from ..config import Config, get_normaliser
 from ..confusion import Confusion
 from ..errors import ConfigError, InputError
 from ..items import ItemTable
-from ..match import (
-    SPAN_FIELDS,
-    EngineResult,
-    Units,
-    ao_pairs,
-    cell_index,
-    collapse,
-    exact_disjoint,
-    obd_pairs,
-)
 from ..match.count import count
+from ..match.exact import exact_disjoint
+from ..match.fillers import obd_pairs
+from ..match.rules import ao_pairs
+from ..match.units import SPAN_FIELDS, EngineResult, Units, cell_index, collapse
 from ..measures import FIELDS, TS_CELL_FIELDS
 from ..ts import check_multi_instance, ts_counts, ts_weighted, unit_totals
 from .partdata import _CELL, _I64, _PRF_FIELDS, _Part
