@@ -41,9 +41,10 @@ from .config import (
     parse_supertags,
 )
 from .errors import IEScoreError, IEScoreWarning, InputError, choices, did_you_mean
+from .files import score_args
 from .io.conll import DOC_MODES, check_encoding, example_path, missing_prediction, read_conll
 from .io.conll_stream import score_conll
-from .io.formats import add_input_options, not_conll, score_files, uses_formats
+from .io.formats import add_input_options, not_conll, uses_formats
 from .progress import Progress, erase
 from .render.formats import add_output_options, output_format, report_pieces, write_output
 from .render.report_cli import add_report_parser, write_report_html
@@ -325,7 +326,7 @@ def _main(argv: Sequence[str] | None) -> int:
                 report = scorer.report()
                 write_report_html(args, report, batch)
             elif uses_formats(args):  # character offsets, annotation tools, LLM output
-                report = score_files(cfg, args)
+                report = score_args(cfg, args)
             else:  # read and scored in batches: memory does not grow with the file
                 report = score_conll(args.file, args.pred_file, config=cfg, encoding=args.encoding,
                                      documents=args.documents, progress=Progress(sys.stderr))

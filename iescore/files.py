@@ -6,7 +6,8 @@ not import every reader)."""
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from argparse import Namespace
+from typing import TYPE_CHECKING, Any
 
 from .config import Config
 from .report import Report
@@ -15,7 +16,7 @@ from .scoring.stream import Scorer
 if TYPE_CHECKING:
     from .options import Options, Unpack
 
-__all__ = ["score_files"]
+__all__ = ["score_files", "score_args"]
 
 
 def score_files(
@@ -50,12 +51,9 @@ def score_files(
     >>> r.n_documents, r.labels, round(r.f1, 4)
     (2, ('LOC', 'MISC', 'ORG', 'PER'), 0.5455)
     """
-    from argparse import Namespace
-
     from .errors import InputError
     from .io.conll import check_encoding, missing_prediction, read_conll
     from .io.formats import FORMATS, sniff_format
-    from .io.formats import score_files as score_formats
 
     check_encoding(encoding)
     gold, pred = os.fspath(gold), None if pred is None else os.fspath(pred)
@@ -92,4 +90,45 @@ def score_files(
     args = Namespace(file=gold, pred_file=pred, input_format=input_format or pred_format, pred_format=pred_format,
                      level=level, tokenizer=tokenizer, misaligned=misaligned, discontinuous=discontinuous,
                      align=align, encoding=encoding, documents=documents, scheme=cfg.scheme)
-    return score_formats(cfg, args)  # type: ignore[no-any-return]
+    return score_args(cfg, args)  # type: ignore[no-any-return]
+
+
+def score_args(cfg: Config, args: Namespace) -> Any:
+    """The report of ``iescore score FILE PRED_FILE --input-format F [--pred-format G]``
+    (the readers and the scorers of character offsets are imported on the call)."""
+    from .errors import ConfigError
+    from .io.chars import TextCorpus
+    from .io.formats import read_input
+    from .io.llm import score_llm
+    from .io.textscore import score_text
+
+    def _notes(corpus: Any, side: str) -> dict[str, int]:
+        if not isinstance(corpus, TextCorpus):
+            return {}
+        return {(k if side == "prediction" else f"reference {k}"): v for k, v in corpus.notes.items()}
+
+    pred_format = args.pred_format or args.input_format
+    if "conll" in (args.input_format, pred_format):
+        raise ConfigError("a CoNLL file is scored against a CoNLL file: --input-format and --pred-format "
+                          f"must both be conll, got {args.input_format!r} and {pred_format!r}")
+    if not args.pred_file:
+        raise ConfigError(f"--input-format {args.input_format}: give the gold FILE and a PRED_FILE")
+    if args.level is None:
+        raise ConfigError(f"--input-format {args.input_format}: choose --level characters or --level tokens")
+    if args.documents != "auto":
+        raise ConfigError(f"--documents is for CoNLL files; --input-format {args.input_format} has its own documents")
+    if args.scheme != "auto":
+        raise ConfigError(f"--scheme {args.scheme!r} is for tag input; --input-format {args.input_format} gives spans")
+    cfg = cfg.with_(scheme="spans")
+    gold = read_input(args.file, args.input_format, args)
+    pred = read_input(args.pred_file, pred_format, args)
+    notes = {**_notes(gold, "reference"), **_notes(pred, "prediction")}
+    if any("discontinuous" in k and n for k, n in notes.items()):  # the policy changed spans: sign it
+        cfg = cfg.with_(discontinuous=args.discontinuous)
+    opts = {"level": args.level, "tokenizer": args.tokenizer, "misaligned": args.misaligned, "notes": notes}
+    if pred_format == "llm":
+        ref = gold.documents if isinstance(gold, TextCorpus) else gold
+        return score_llm(ref, pred, align=args.align, config=cfg, **opts)
+    if args.input_format == "llm":
+        raise ConfigError("LLM extractions as the gold side are scored against LLM extractions (--pred-format llm)")
+    return score_text(gold.documents, pred.documents, config=cfg, **opts)

@@ -35,9 +35,8 @@ from typing import IO, Any
 import numpy as np
 
 from ..config import Config
-from ..decode.vocab import TagArrays, Vocabulary
 from ..decode.detect import SchemeWatch
-from ..decode.vocab import NOT_OF_SCHEME, detected_note
+from ..decode.vocab import NOT_OF_SCHEME, TagArrays, Vocabulary, detected_note
 from ..errors import ConfigError, IEScoreError, InputError, choices, warn
 from ..report import Report
 from ..scoring.batch import TaggedBatch

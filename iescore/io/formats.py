@@ -1,11 +1,12 @@
 """Before the pipeline (readers), for the command line: ``iescore score --input-format``
-reads a gold and a prediction file in any of the formats of `iescore.io` and
-scores them.
+reads a gold and a prediction file in any of the formats of `iescore.io`
+(`iescore.files` scores them).
 
 ``conll`` is the CLI's own path ([`iescore.io.conll`][iescore.io.conll]); ``brat``
 ([`iescore.io.brat`][iescore.io.brat], a folder or a ``.ann`` file), ``jsonl``
 ([`iescore.io.jsonl`][iescore.io.jsonl]), ``docbin`` ([`iescore.io.docbin`][iescore.io.docbin]) and ``llm``
-([`iescore.io.llm`][iescore.io.llm]) are scored here. ``--pred-format`` reads the prediction in
+([`iescore.io.extractions`][iescore.io.extractions]) are read here and scored by
+`iescore.files` (which imports the scorers). ``--pred-format`` reads the prediction in
 another format than the gold (``--input-format``) as long as the texts agree.
 Character-offset input needs ``--level characters|tokens`` (with ``--tokenizer`` and
 ``--misaligned`` for ``tokens``); ``--discontinuous`` is brat's policy for
@@ -20,15 +21,13 @@ import json
 import os
 from typing import Any
 
-from ..config import LEVELS, TOKENIZER_NAMES, Config
+from ..config import LEVELS, TOKENIZER_NAMES
 from ..errors import ConfigError, choices
 from ..text import MISALIGNED
 from .brat import DISCONTINUOUS, read_brat
-from .chars import TextCorpus
-from .llm import ALIGN, read_llm, score_llm
-from .textscore import score_text
+from .extractions import ALIGN, read_llm
 
-__all__ = ["FORMATS", "add_input_options", "uses_formats", "read_input", "score_files", "sniff_format", "not_conll"]
+__all__ = ["FORMATS", "add_input_options", "uses_formats", "read_input", "sniff_format", "not_conll"]
 
 FORMATS = ("conll", "brat", "jsonl", "docbin", "llm")
 
@@ -73,7 +72,7 @@ def uses_formats(args: argparse.Namespace) -> bool:
 
 def read_input(path: str, fmt: str, args: argparse.Namespace) -> Any:
     """One side's file in format ``fmt``: a [`TextCorpus`][iescore.io.chars.TextCorpus], or LLM
-    [`Extraction`][iescore.io.llm.Extraction] s."""
+    [`Extraction`][iescore.io.extractions.Extraction] s."""
     if fmt == "brat":
         return read_brat(path, discontinuous=args.discontinuous, encoding=args.encoding)
     if fmt == "jsonl":
@@ -87,41 +86,6 @@ def read_input(path: str, fmt: str, args: argparse.Namespace) -> Any:
     if fmt == "llm":
         return read_llm(path, encoding=args.encoding)
     raise ConfigError(f"--input-format {fmt!r} is not read here; valid: {FORMATS[1:]}")
-
-
-def _notes(corpus: Any, side: str) -> dict[str, int]:
-    if not isinstance(corpus, TextCorpus):
-        return {}
-    return {(k if side == "prediction" else f"reference {k}"): v for k, v in corpus.notes.items()}
-
-
-def score_files(cfg: Config, args: argparse.Namespace) -> Any:
-    """The report of ``iescore score FILE PRED_FILE --input-format F [--pred-format G]``."""
-    pred_format = args.pred_format or args.input_format
-    if "conll" in (args.input_format, pred_format):
-        raise ConfigError("a CoNLL file is scored against a CoNLL file: --input-format and --pred-format "
-                          f"must both be conll, got {args.input_format!r} and {pred_format!r}")
-    if not args.pred_file:
-        raise ConfigError(f"--input-format {args.input_format}: give the gold FILE and a PRED_FILE")
-    if args.level is None:
-        raise ConfigError(f"--input-format {args.input_format}: choose --level characters or --level tokens")
-    if args.documents != "auto":
-        raise ConfigError(f"--documents is for CoNLL files; --input-format {args.input_format} has its own documents")
-    if args.scheme != "auto":
-        raise ConfigError(f"--scheme {args.scheme!r} is for tag input; --input-format {args.input_format} gives spans")
-    cfg = cfg.with_(scheme="spans")
-    gold = read_input(args.file, args.input_format, args)
-    pred = read_input(args.pred_file, pred_format, args)
-    notes = {**_notes(gold, "reference"), **_notes(pred, "prediction")}
-    if any("discontinuous" in k and n for k, n in notes.items()):  # the policy changed spans: sign it
-        cfg = cfg.with_(discontinuous=args.discontinuous)
-    opts = {"level": args.level, "tokenizer": args.tokenizer, "misaligned": args.misaligned, "notes": notes}
-    if pred_format == "llm":
-        ref = gold.documents if isinstance(gold, TextCorpus) else gold
-        return score_llm(ref, pred, align=args.align, config=cfg, **opts)
-    if args.input_format == "llm":
-        raise ConfigError("LLM extractions as the gold side are scored against LLM extractions (--pred-format llm)")
-    return score_text(gold.documents, pred.documents, config=cfg, **opts)
 
 
 _LLM_LISTS = ("entities", "extractions", "items")  # iescore.io.llm's lists of {label, text}
