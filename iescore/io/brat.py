@@ -41,7 +41,7 @@ from ..atomic import atomic_write
 from ..errors import ConfigError, InputError, choices
 from ..model import Span
 from .chars import TextCorpus, TextDocument, char_span
-from .conll import decode_error, encoding_problem, read_lines
+from .textfiles import decode_error, encoding_problem, read_lines
 
 __all__ = ["DISCONTINUOUS", "read_brat", "write_brat"]
 

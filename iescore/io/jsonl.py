@@ -49,7 +49,7 @@ from ..atomic import atomic_write
 from ..errors import ConfigError, InputError, choices
 from ..model import Span
 from .chars import TextCorpus, TextDocument, char_span
-from .conll import read_lines
+from .textfiles import read_lines
 
 __all__ = ["SOURCES", "read_json_records", "read_jsonl", "write_jsonl"]
 

@@ -150,7 +150,7 @@ _DOCSTART, _BOUNDARY = "-DOCSTART-", "-X-"
 
 def _first_fields(path: str, encoding: str) -> list[str | None]:
     """The first field of every line of a CoNLL file (None: blank), trailing blank lines dropped."""
-    from ..io.conll import read_lines
+    from ..io.textfiles import read_lines
 
     out = [(m.group() if (m := _FIRST_FIELD.search(ln)) else None) for ln in read_lines(path, encoding)]
     while out and out[-1] is None:
