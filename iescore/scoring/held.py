@@ -21,7 +21,6 @@ from ..errors import InputError
 from ..ids import NumberedIds
 from ..model import Document, Span, Template
 from ..schemes import PREFIX_LETTERS, SCHEMES, I, O, get_scheme
-from .batch import TaggedBatch, _locator, end_to_end
 
 _IOB1 = SCHEMES["IOB1"]
 
@@ -35,8 +34,8 @@ class Held:
 
     >>> h = Held("IOB2", 0, None, None)
     >>> h.add([["B-A", "O"]], [["O", "O"]], ("0",), [2], None)
-    >>> b = h.batch(); b.n_tokens, list(b.doc_ids)
-    (2, ['0'])
+    >>> ref, pred, lengths, ids, tokens = h.documents(); ref, lengths, list(ids)
+    (['B-A', 'O'], [2], ['0'])
     """
 
     def __init__(self, scheme: str, start: int, names: list[str] | None, tokens: list[str] | None) -> None:
@@ -59,11 +58,12 @@ class Held:
         if self.tokens is not None and tokens is not None:
             self.tokens += chain.from_iterable(tokens)
 
-    def batch(self) -> TaggedBatch:
-        """The held documents as one batch."""
+    def documents(self) -> tuple[list[str], list[str], list[int], Sequence[str], list[str] | None]:
+        """The held documents end to end, as `iescore.scoring.batch.end_to_end` takes them:
+        each side's tags, the documents' lengths, their ids and tokens."""
         n = len(self.lengths)
         ids = NumberedIds(self.start, self.start + n) if self.names is None else self.names
-        return end_to_end(self.ref, self.pred, self.lengths, ids, self.tokens)
+        return self.ref, self.pred, self.lengths, ids, self.tokens
 
 
 class HeldDocuments:
@@ -145,10 +145,10 @@ class TagFacts:
                 prev = label
         return False
 
-    def check(self, tags: set[str], scheme: str, batch: Callable[[], TaggedBatch], detected: bool = False) -> None:
-        """Raise the InputError of the first tag not valid under ``scheme`` (where
-        ``batch()``, the call's documents, has it; ``detected``: the scheme was detected
-        under ``scheme="auto"``, which the error says); else remember them as valid."""
+    def check(self, tags: set[str], scheme: str, located: Callable[[], None]) -> None:
+        """Raise the InputError of the first tag not valid under ``scheme`` (``located()``
+        raises it saying where the call's documents have the tag); else remember them as
+        valid."""
         valid = self._valid.setdefault(scheme, set())
         new = tags - valid
         if new:
@@ -157,7 +157,6 @@ class TagFacts:
             try:
                 v.roles(get_scheme(scheme))  # each tag on its own
             except InputError:
-                b = batch()  # raises the same error, saying where the tag is
-                b.vocab.roles(get_scheme(scheme), locate=_locator(b), detected=detected)
+                located()  # raises the same error, saying where the tag is
                 raise
             valid |= new

@@ -19,8 +19,9 @@ from ..errors import ConfigError, InputError, choices, warn
 from ..ids import IdRegistry, NumberedIds
 from ..model import Document, Span, Template
 from ..report import Report
+from ..schemes import get_scheme
 from .assemble import _assemble, _warn_label_sets
-from .batch import TaggedBatch, built, checked, tagged_batch
+from .batch import TaggedBatch, _locator, built, checked, end_to_end, tagged_batch
 from .held import Held, HeldDocuments, TagFacts
 from .partdata import _Part
 from .spans import (
@@ -232,7 +233,7 @@ class Scorer:
             self._facts.learn(tags)
             found, message = self._facts.detect(ref_tags, pred_tags, ref)
             scheme = self._decoding(found)
-        self._facts.check(tags, scheme, lambda: built(ref, pred, ids, lengths, toks), detected=self._auto)
+        self._facts.check(tags, scheme, lambda: _raise_located(built(ref, pred, ids, lengths, toks), scheme, self._auto))
         if self._auto:
             self._warn_schemes(message)
         _check_config(self.config, toks is not None)
@@ -423,10 +424,16 @@ class Scorer:
         return report
 
 
+def _raise_located(batch: TaggedBatch, scheme: str, detected: bool) -> None:
+    """Raise the InputError of the first tag of ``batch`` not valid under ``scheme``, saying
+    where it is (``detected``: the scheme was detected under ``scheme="auto"``)."""
+    batch.vocab.roles(get_scheme(scheme), locate=_locator(batch), detected=detected)
+
+
 def _held_part(held: Held | HeldDocuments, config: Config) -> _Part:
     """The input a scorer holds, scored as one batch (documents were checked when added)."""
     if isinstance(held, Held):
-        return _tags_part(held.batch(), config.with_(scheme=held.scheme))[0]
+        return _tags_part(end_to_end(*held.documents()), config.with_(scheme=held.scheme))[0]
     if held.templates:
         return _templates_part(held.reference, held.prediction, config, held.ids)  # type: ignore[arg-type]
     return _documents_part(held.reference, held.prediction, config,  # type: ignore[arg-type]
