@@ -41,7 +41,8 @@ from ..errors import ConfigError, IEScoreError, InputError, choices, warn
 from ..report import Report
 from ..scoring.batch import TaggedBatch
 from ..scoring.stream import Scorer
-from .conll import _FIELD, _LINE_END, BOUNDARY, DOC_MODES, DOCSTART, STDIN, file_encoding_problem, read_conll
+from .conll import _FIELD, BOUNDARY, DOC_MODES, DOCSTART, read_conll
+from .textfiles import _LINE_END, STDIN, file_encoding_problem
 
 __all__ = ["iter_conll", "score_conll", "BATCH_TOKENS"]
 
