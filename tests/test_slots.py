@@ -9,7 +9,6 @@ fillers (Concepts: counting, ties)."""
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 
 import numpy as np
