@@ -202,10 +202,10 @@ def _decide_schemes(df: Any, plans: list[_Plan]) -> list[_Plan]:
     """Tag runs under ``scheme="auto"`` get the scheme one call over the whole DataFrame
     would detect: a first, light Spark job sends each partition's evidence (the tag
     prefixes seen and whether a reference chunk starts with ``I-``), which combines by
-    union and ``or`` (`iescore.decode.decoder.scheme_evidence`). Without it each
+    union and ``or`` (`iescore.decode.detect.scheme_evidence`). Without it each
     partition would decide on its own tags, and shards that decided differently could
     not be merged."""
-    from iescore.decode.decoder import scheme_from_evidence
+    from iescore.decode.detect import scheme_from_evidence
 
     auto = [p for p in plans if p.kind == "tags" and p.config.scheme == "auto"]
     if not auto:
@@ -240,7 +240,7 @@ class _Evidence:
 
         import pyarrow as pa
 
-        from iescore.decode.decoder import scheme_evidence
+        from iescore.decode.detect import scheme_evidence
         from iescore.scoring.batch import tagged_batch
 
         seen = {name: (set[str](), False) for name, _, _ in self.runs}

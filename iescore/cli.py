@@ -49,6 +49,10 @@ from .progress import Progress, erase
 from .render.formats import add_output_options, output_format, report_pieces, write_output
 from .render.report_cli import add_report_parser, write_report_html
 from .scoring.stream import Scorer
+from .stats.published import add_parser as add_weighted_parser
+from .stats.published import main as main_weighted
+from .toolbox.cli import COMMANDS as TOOLBOX_COMMANDS
+from .toolbox.cli import add_toolbox_parsers, main_toolbox
 from .version import __version__
 
 __all__ = ["main", "build_parser", "Progress"]
@@ -174,6 +178,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_stats_parsers(sub, sc)
     add_report_parser(sub, sc)  # iescore report: score's options and an HTML error report
+    add_toolbox_parsers(sub)  # iescore validate, repair, convert, summarize
+    add_weighted_parser(sub)  # iescore weighted: averages from a paper's per-label table
     return parser
 
 
@@ -294,6 +300,10 @@ def _main(argv: Sequence[str] | None) -> int:
 
         print(PATH)
         return 0
+    if args.command in TOOLBOX_COMMANDS:  # their own checks and messages
+        return main_toolbox(args)
+    if args.command == "weighted":  # a published table: no CoNLL input, no output file
+        return main_weighted(args)
     if args.command in ("score", "report"):
         if args.example:
             if args.file:

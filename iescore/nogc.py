@@ -1,5 +1,5 @@
 """Through the whole pipeline: the cyclic garbage collector paused while a tree of fresh
-containers is built (OBD candidate pairs, tied slots' blocks, a report's dicts). It
+containers is built (OBD candidate pairs, a report's dicts). It
 imports nothing of iescore, so every layer may use it."""
 
 from __future__ import annotations

@@ -393,7 +393,7 @@ def _usage(command):
     (["score", "--example", "--zzz"], "score", "unrecognized arguments: --zzz"),
     (["scor", "--example"], None,
      "argument command: invalid choice: 'scor' (did you mean 'score'?); choose from 'score', 'metric-path', "
-     "'compare', 'agree' or 'report'"),
+     "'compare', 'agree', 'report', 'validate', 'repair', 'convert', 'summarize' or 'weighted'"),
     (["report", "FILE", "--html", "r.html", "--page-sise", "10"], "report",
      "unrecognized arguments: --page-sise (did you mean '--page-size'?) 10"),
 ])

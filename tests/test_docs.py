@@ -115,7 +115,8 @@ def test_the_command_line_page_has_every_option_of_the_parser(site):
 
     page = " ".join(" ".join(Page((site / "reference" / "cli.html").read_text(encoding="utf-8")).text).split())
     subcommands = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)][0].choices
-    assert set(subcommands) == {"score", "metric-path", "compare", "agree", "report"}
+    assert set(subcommands) == {"score", "metric-path", "compare", "agree", "report", "validate", "repair", "convert",
+                                "summarize", "weighted"}
     seen = 0
     for name, sub in subcommands.items():
         assert f"iescore {name}" in page, name

@@ -356,7 +356,8 @@ def test_column_sums_equal_the_plain_sum(n, rest, strided, seed):
 
 
 def test_exact_disjoint_counts_by_hand_and_rejects_shared_starts():
-    from iescore.match import Units, cell_index, exact_disjoint
+    from iescore.match.exact import exact_disjoint
+    from iescore.match.units import Units, cell_index
 
     def units(rows):
         cols = np.array(rows, dtype=np.int64).T

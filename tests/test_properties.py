@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from iescore import Document, Scorer, Span, score
 from iescore.config import Rule
-from iescore.match import sequence_match
+from iescore.match.rules import sequence_match
 
 LABELS = ("A", "B")
 

@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from iescore.match import Units, cell_index
+from iescore.match.units import Units, cell_index
 
 # units as (document, label) pairs of each side, documents < 40, labels < 3
 _SIDE = st.lists(st.tuples(st.integers(0, 39), st.integers(0, 2)), max_size=30)

@@ -186,7 +186,7 @@ _AUTO_TAGS = ["O", "B-X", "I-X", "I-Y", "E-X", "S-Y", "X", "L-X", "U-Y", "M-X"]
 def test_scheme_evidence_of_shards_combines_to_the_scheme_of_one_call(docs, data):
     # scheme="auto" over shards (the Spark adapter): the union of the shards' prefixes and
     # the "or" of their I- starts name the scheme detect_scheme gives the whole input
-    from iescore.decode.decoder import detect_scheme, scheme_evidence, scheme_from_evidence
+    from iescore.decode.detect import detect_scheme, scheme_evidence, scheme_from_evidence
     from iescore.scoring.batch import tagged_batch
 
     cut = data.draw(st.integers(1, len(docs) - 1))

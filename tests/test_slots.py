@@ -20,7 +20,8 @@ import iescore.scoring.part as part
 from iescore import Template, score_templates
 from iescore.config import Rule
 from iescore.errors import InputError
-from iescore.match import cell_index, fillers
+from iescore.match import fillers
+from iescore.match.units import cell_index
 from iescore.match.count import count
 from iescore.match.fillers import obd_pairs
 from iescore.match.rules import Pairs, sequence_match

@@ -28,9 +28,6 @@ from ..errors import ConfigError, InputError, choices
 from ..schemes import REPAIRS, B, E, I, L, O, S, Scheme, get_scheme
 
 # the scheme detection (`detect`), re-exported where callers have found it
-from .detect import detect_scheme as detect_scheme
-from .detect import scheme_evidence as scheme_evidence
-from .detect import scheme_from_evidence as scheme_from_evidence
 from .events import (
     _BAD_END,
     _BAD_START,

@@ -58,7 +58,7 @@ from typing import TypeAlias
 
 import numpy as np
 
-from ..config import Rule
+from ..options import Rule
 from ..errors import InputError
 from ..nogc import no_cycles_collected
 from .rules import Pairs, sequence_match

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..config import Rule
+from ..options import Rule
 from .units import _I64, Units
 
 

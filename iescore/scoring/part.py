@@ -159,7 +159,7 @@ def _score_units(
         # (Concepts: matching rules) and aligned as OBD fillers (slot errors), never by position
         GR, gr = collapse(R)
         GP, gp = collapse(P)
-        res = count(GR, GP, obd_pairs(GR, GP, cfg.rule), cells=ix, n_labels=L, counting=cfg.counting, best=best,
+        res = count(GR, GP, obd_pairs(GR, GP, cfg.rule, names=(doc_ids, labels)), cells=ix, n_labels=L, counting=cfg.counting, best=best,
                     cells_out=span_cells)
         if cfg.setting == "AO":  # every occurrence carries its string's status
             ref_items = table(R, res.ref_status[gr], texts_r, False)
