@@ -39,6 +39,7 @@ from .config import (
     Config,
     Rule,
     parse_supertags,
+    parse_types,
 )
 from .errors import IEScoreError, IEScoreWarning, InputError, choices, did_you_mean
 from .files import score_args
@@ -63,6 +64,13 @@ _DEFAULT = Config()
 def _supertags(text: str) -> tuple[tuple[str, str], ...]:
     try:
         return parse_supertags(text)
+    except IEScoreError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _types(text: str) -> tuple[str, ...]:
+    try:
+        return parse_types(text)
     except IEScoreError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
@@ -157,7 +165,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help="beta of F_beta (and alpha = 1/(1+beta^2) of Makhoul's E); default 1")
     g.add_argument("--normaliser", default=_DEFAULT.normaliser, help=f"filler string normaliser (OBD, one-per-string): {', '.join(NORMALISERS)}; "
                    "combine with +, e.g. lower+whitespace; default identity")
-    g.add_argument("--supertags", type=_supertags, default=(), help="label merges before counting, e.g. PER=NE,LOC=NE")
+    g.add_argument("--supertags", "--type-map", type=_supertags, default=(),
+                   help="type renames and merges before counting, e.g. PER=NE,LOC=NE (applied before "
+                        "--keep-types and --remove-types)")
+    g.add_argument("--keep-types", type=_types, default=(), metavar="A,B",
+                   help="score only these types (after --type-map): the others are dropped from the gold "
+                        "and the prediction before matching, as if never annotated")
+    g.add_argument("--remove-types", type=_types, default=(), metavar="A,B",
+                   help="drop these types (after --type-map) from the gold and the prediction before "
+                        "matching, as if never annotated; not with --keep-types")
     g.add_argument("--token-weight", type=float, default=_DEFAULT.token_weight,
                    help="weight of a token in the token & separator model; default 1")
     g.add_argument("--separator-weight", type=float, default=_DEFAULT.separator_weight,
@@ -326,6 +342,7 @@ def _main(argv: Sequence[str] | None) -> int:
                 setting=args.setting, rule=args.rule, counting=args.counting, mode=args.mode,
                 scheme=args.scheme, repair=args.repair, average=args.average, beta=args.beta,
                 normaliser=args.normaliser, supertags=args.supertags,
+                keep_types=args.keep_types, remove_types=args.remove_types,
                 token_weight=args.token_weight, separator_weight=args.separator_weight,
                 ser_weights=args.ser_weights,
             )

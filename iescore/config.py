@@ -47,7 +47,7 @@ from .version import __version__
 __all__ = [
     "Rule", "Config", "SETTINGS", "COUNTINGS", "MODES", "AVERAGES", "REPAIRS_CHOICES", "NORMALISERS", "DOCUMENTS",
     "SUBWORDS", "MISALIGNED", "MISSING", "LEVELS", "TOKENIZER_NAMES", "get_normaliser", "canonical_scheme",
-    "parse_supertags",
+    "parse_supertags", "parse_types",
 ]
 
 SETTINGS: tuple[Setting, ...] = get_args(Setting)
@@ -194,6 +194,26 @@ def parse_supertags(value: object) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(out.items()))
 
 
+def parse_types(value: object, name: str = "types") -> tuple[str, ...]:
+    """Type names as a sorted tuple without repeats, from a string ``"PER,LOC"`` (the CLI's
+    form) or an iterable of strings.
+
+    >>> parse_types("PER, LOC,PER"), parse_types(["MISC"])
+    (('LOC', 'PER'), ('MISC',))
+    """
+    if isinstance(value, str):
+        items: list[object] = [x.strip() for x in value.split(",") if x.strip()]
+    else:
+        try:
+            items = list(value)  # type: ignore[call-overload]
+        except TypeError:
+            raise ConfigError(f"{name} must be type names, as a list or 'A,B', got {value!r}") from None
+    for x in items:
+        if not isinstance(x, str) or not x.strip():
+            raise ConfigError(f"{name}: a type name must be a non-empty string, got {x!r}")
+    return tuple(sorted(set(cast("list[str]", items))))
+
+
 @dataclass(frozen=True)
 class Config:
     """Every option that changes a number.
@@ -209,7 +229,11 @@ class Config:
         average: the headline average: ``"micro"``, ``"macro"`` or ``"weighted"``.
         normaliser: name of the string normaliser (OBD, one-per-string).
         beta: the F-measure's beta (alpha = 1/(1+beta^2) for Makhoul's E).
-        supertags: label merges applied before scoring, as ``(label, supertag)`` pairs.
+        supertags: label merges applied before scoring, as ``(label, supertag)`` pairs
+            (the CLI's ``--type-map``).
+        keep_types / remove_types: the types (after ``supertags``) scored, or left out:
+            the units of any other type, or of these, are dropped from both sides before
+            matching, as if never annotated (their tokens outside). One of the two at most.
         token_weight / separator_weight: t-unit weights of the TS model.
         unit_weights: set by the scorer when documents carry per-t-unit TS weights:
             a digest (16 hex digits) of every such document's id and weights, so that
@@ -246,6 +270,8 @@ class Config:
     normaliser: str = "identity"
     beta: float = 1.0
     supertags: tuple[tuple[str, str], ...] = ()
+    keep_types: tuple[str, ...] = ()
+    remove_types: tuple[str, ...] = ()
     token_weight: float = 1.0
     separator_weight: float = 1.0
     ser_weights: tuple[float, float, float] = (1.0, 1.0, 1.0)
@@ -305,6 +331,13 @@ class Config:
             raise ConfigError(f"ser_weights must be three non-negative numbers (S, D, I), got {self.ser_weights!r}")
         object.__setattr__(self, "ser_weights", sw)
         object.__setattr__(self, "supertags", parse_supertags(self.supertags))
+        for name in ("keep_types", "remove_types"):
+            object.__setattr__(self, name, parse_types(getattr(self, name), name))
+        if self.keep_types and self.remove_types:
+            raise ConfigError(
+                f"keep_types={','.join(self.keep_types)!r} and remove_types={','.join(self.remove_types)!r} "
+                "cannot be combined: give the types to keep, or the types to remove"
+            )
 
     @property
     def alpha(self) -> float:
@@ -313,6 +346,18 @@ class Config:
 
     def supertag_map(self) -> dict[str, str]:
         return dict(self.supertags)
+
+    def filters_types(self) -> bool:
+        """Are some types left out (``keep_types`` or ``remove_types``)?"""
+        return bool(self.keep_types or self.remove_types)
+
+    def kept(self, label: str) -> bool:
+        """Is a type (after ``supertags``) scored?
+
+        >>> Config(keep_types="PER").kept("LOC"), Config(remove_types="MISC").kept("LOC")
+        (False, True)
+        """
+        return label in self.keep_types if self.keep_types else label not in self.remove_types
 
     def with_(self, **changes: object) -> Config:
         """A copy with some options changed (an unknown option name is a
@@ -355,6 +400,9 @@ class Config:
             parts.append(f"beta:{_number(self.beta)}")
         if self.supertags:
             parts.append("super:" + ",".join(f"{_escape(a)}>{_escape(b)}" for a, b in self.supertags))
+        for key, names in (("keep", self.keep_types), ("remove", self.remove_types)):
+            if names:
+                parts.append(f"{key}:" + ",".join(map(_escape, names)))
         if (self.token_weight, self.separator_weight) != (1, 1) or self.unit_weights:
             unit = f",unit={self.unit_weights}" if self.unit_weights else ""
             parts.append(f"tsw:{_number(self.token_weight)},{_number(self.separator_weight)}{unit}")
@@ -399,6 +447,9 @@ class Config:
                 if any(len(p) != 2 for p in pairs):
                     raise ValueError(fields["super"])
                 kw["supertags"] = tuple((_unescape(a), _unescape(b)) for a, b in pairs)
+            for key in ("keep", "remove"):
+                if key in fields:
+                    kw[f"{key}_types"] = tuple(map(_unescape, fields[key].split(",")))
             if "serw" in fields:
                 kw["ser_weights"] = tuple(float(x) for x in fields["serw"].split(","))
             if "tsw" in fields:

@@ -34,6 +34,7 @@ import re
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import TYPE_CHECKING, Literal, TypedDict, get_args
 
 from .errors import ConfigError, choices
@@ -77,6 +78,9 @@ SchemeName = Literal[
 # --- the matching rule (the value of the rule option) ----------------------------------
 
 _INF = math.inf
+_SHARE_KINDS = ("iou", "cover", "sim")  # the rules by share: a threshold t, 0 < t <= 1
+_KINDS = ("exact", "contain", "overlap", *_SHARE_KINDS)
+_SHARE_NAMES = {"iou": "IoU", "cover": "cover", "sim": "sim"}
 
 
 def _num(text: str) -> float:
@@ -92,24 +96,34 @@ def _fmt(x: float) -> str:
     return "inf" if x == _INF else str(int(x))
 
 
+def _share(text: str) -> float:
+    """A threshold written as a decimal number (``0.5``, ``.8``, ``1``)."""
+    t = text.strip()
+    if not re.fullmatch(r"(\d+(\.\d*)?|\.\d+)", t):
+        raise ValueError(t)
+    return float(t)
+
+
 @dataclass(frozen=True)
 class Rule:
-    """A matching rule: ``exact``, ``contain(e)`` or ``overlap(e, m)``.
+    """A matching rule: ``exact``, ``contain(e)``, ``overlap(e, m)``, or a rule by share:
+    ``IoU(t)``, ``cover(t)`` (spans, and token sequences) or ``sim(t)`` (strings).
 
     ``e`` is the number of extra tokens allowed, ``m`` the number of missing
     tokens allowed; either may be ``math.inf`` for the explicitly spelled
-    "any overlap" rule ``O(inf,inf)``.
+    "any overlap" rule ``O(inf,inf)``. ``t`` is the threshold of a rule by share
+    (``0 < t <= 1``; a pair matches when its share is at least ``t``), compared exactly
+    as the decimal number it prints as ([`share`][iescore.options.Rule.share]).
     """
 
     kind: str = "exact"
     e: float = 0
     m: float = 0
+    t: float | None = None
 
     def __post_init__(self) -> None:
-        if self.kind not in ("exact", "contain", "overlap"):
-            raise ConfigError(
-                f"unknown rule kind {self.kind!r}; valid: {choices(['exact', 'contain', 'overlap'])}"
-            )
+        if self.kind not in _KINDS:
+            raise ConfigError(f"unknown rule kind {self.kind!r}; valid: {choices(list(_KINDS))}")
         for name, v in (("e", self.e), ("m", self.m)):
             if not (v == _INF or (isinstance(v, int) and v >= 0)):
                 raise ConfigError(f"rule parameter {name}={v!r} must be a non-negative integer or inf")
@@ -117,13 +131,43 @@ class Rule:
             raise ConfigError("the exact rule takes no parameters")
         if self.kind == "contain" and self.m:
             raise ConfigError("contain(e) takes one parameter")
+        if self.kind in _SHARE_KINDS:
+            name = _SHARE_NAMES[self.kind]
+            if self.e or self.m:
+                raise ConfigError(f"{name}(t) takes one parameter, the share t")
+            t = self.t
+            if isinstance(t, bool) or not isinstance(t, (int, float)) or not (0 < t <= 1):
+                raise ConfigError(f"{name}(t): the share t={t!r} must be a number with 0 < t <= 1")
+            object.__setattr__(self, "t", float(t))
+        elif self.t is not None:
+            raise ConfigError(f"the {self.kind} rule takes no share t (t={self.t!r})")
+
+    @property
+    def by_share(self) -> bool:
+        """Is this a rule by share (``IoU(t)``, ``cover(t)``, ``sim(t)``)?"""
+        return self.kind in _SHARE_KINDS
+
+    def share(self) -> Fraction:
+        """The threshold ``t`` as an exact fraction of the decimal it prints as
+        (``0.1`` is one tenth, not the binary float nearest it), so that a share of
+        exactly ``t`` is accepted.
+
+        >>> Rule.parse("IoU(0.1)").share()
+        Fraction(1, 10)
+        """
+        if self.t is None:
+            raise ConfigError(f"the {self.kind} rule has no share t")
+        return Fraction(repr(self.t))
 
     @classmethod
     def parse(cls, text: str | Rule) -> Rule:
-        """Parse ``exact``/``E``, ``contain(e)``/``C(e)``, ``overlap(e,m)``/``O(e,m)``.
+        """Parse ``exact``/``E``, ``contain(e)``/``C(e)``, ``overlap(e,m)``/``O(e,m)``,
+        ``IoU(t)``, ``cover(t)`` and ``sim(t)`` (names in any case).
 
         >>> Rule.parse("contain(1)"), Rule.parse("O(inf,inf)")
         (Rule(kind='contain', e=1, m=0), Rule(kind='overlap', e=inf, m=inf))
+        >>> Rule.parse("IoU(0.5)"), str(Rule.parse("cover(.50)"))
+        (Rule(kind='iou', t=0.5), 'cover(0.5)')
         """
         if isinstance(text, Rule):
             return text
@@ -143,9 +187,18 @@ class Rule:
                 return cls("contain", vals[0], 0)
             if name == "overlap" and len(vals) == 2:
                 return cls("overlap", vals[0], vals[1])
+        match = re.fullmatch(r"(iou|cover|sim)\(([^()]*)\)", low)
+        if match:
+            try:
+                share = _share(match.group(2))
+            except ValueError:
+                share = None
+            if share is not None:
+                return cls(match.group(1), t=share)
         raise ConfigError(
             f"cannot parse matching rule {text!r}; valid forms: "
-            f"{choices(['exact', 'E', 'contain(e)', 'C(e)', 'overlap(e,m)', 'O(e,m)', 'O(inf,inf)'])}"
+            f"{choices(['exact', 'E', 'contain(e)', 'C(e)', 'overlap(e,m)', 'O(e,m)', 'O(inf,inf)', 'IoU(t)', 'cover(t)', 'sim(t)'])}"
+            " (e, m: integers or inf; t: a decimal number, 0 < t <= 1)"
         )
 
     def __str__(self) -> str:
@@ -153,7 +206,15 @@ class Rule:
             return "E"
         if self.kind == "contain":
             return f"C({_fmt(self.e)})"
-        return f"O({_fmt(self.e)},{_fmt(self.m)})"
+        if self.kind == "overlap":
+            return f"O({_fmt(self.e)},{_fmt(self.m)})"
+        t = repr(self.t)
+        return f"{_SHARE_NAMES[self.kind]}({t[:-2] if t.endswith('.0') else t})"
+
+    def __repr__(self) -> str:
+        if self.kind in _SHARE_KINDS:
+            return f"Rule(kind={self.kind!r}, t={self.t!r})"
+        return f"Rule(kind={self.kind!r}, e={self.e!r}, m={self.m!r})"
 
 
 class ScoringOptions(TypedDict, total=False):
@@ -170,6 +231,8 @@ class ScoringOptions(TypedDict, total=False):
     normaliser: str
     beta: float
     supertags: Mapping[str, str] | Iterable[tuple[str, str]] | str
+    keep_types: Iterable[str] | str
+    remove_types: Iterable[str] | str
     token_weight: float
     separator_weight: float
     ser_weights: tuple[float, float, float]
