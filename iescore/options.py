@@ -159,6 +159,22 @@ class Rule:
             raise ConfigError(f"the {self.kind} rule has no share t")
         return Fraction(repr(self.t))
 
+    def check_use(self, setting: str, mode: str) -> None:
+        """Raise a [`ConfigError`][iescore.errors.ConfigError] where the rule compares
+        nothing: ``sim(t)`` compares strings, so it needs ``setting="OBD"`` or
+        ``mode="one-per-string"`` (spans matched by position have no string rule).
+
+        >>> Rule.parse("sim(0.8)").check_use("AO", "match-all")
+        Traceback (most recent call last):
+        ...
+        iescore.errors.ConfigError: rule sim(0.8) compares strings: use it with setting='OBD' or mode='one-per-string' (setting='AO', mode='match-all' match spans by position: IoU(t), cover(t), E, C(e) or O(e,m))
+        """
+        if self.kind == "sim" and setting == "AO" and mode != "one-per-string":
+            raise ConfigError(
+                f"rule {self} compares strings: use it with setting='OBD' or mode='one-per-string' "
+                f"(setting={setting!r}, mode={mode!r} match spans by position: IoU(t), cover(t), E, C(e) or O(e,m))"
+            )
+
     @classmethod
     def parse(cls, text: str | Rule) -> Rule:
         """Parse ``exact``/``E``, ``contain(e)``/``C(e)``, ``overlap(e,m)``/``O(e,m)``,
