@@ -1,5 +1,6 @@
 """The views stage of the pipeline: a report in the command line's output formats
-(table, JSON, CSV, Markdown), with the confusion table on request.
+(table, JSON, CSV, Markdown), with the confusion table and the error counts
+(`iescore.render.errorcounts`) on request.
 
 Every format reads the report's summary ([`Report.to_dict`][iescore.report.Report.to_dict]) and recomputes nothing.
 Undefined values are empty cells in CSV, ``n/a`` in the table and Markdown, ``null`` in JSON.
@@ -32,46 +33,64 @@ import numpy as np
 
 from ..categories import CATEGORIES
 from .categories import HEADINGS
+from .errorcounts import check_top, error_counts, error_counts_csv, error_counts_markdown, format_error_counts
 from .jsontext import json_pieces, json_text, write_pieces
 
 if TYPE_CHECKING:
     from ..report import Report
 
 __all__ = ["FORMATS", "format_report", "report_pieces", "format_confusion", "confusion_grid", "MAX_CONFUSION_CELLS", "write_output",
-           "add_output_options", "output_format"]
+           "add_output_options", "output_format", "error_counts_arg"]
 
 FORMATS = ("table", "json", "csv", "markdown")
 _COUNTS = ("tp", "fp", "fn", "support", "predicted")
 _MEASURES = ("precision", "recall", "f1")
 
 
-def format_report(report: Report, fmt: str = "table", *, confusion: bool = False) -> str:
+def format_report(report: Report, fmt: str = "table", *, confusion: bool = False,
+                  error_counts: int | str | None = None) -> str:
     """The report in ``fmt`` (one of `FORMATS`); ``confusion`` adds the confusion
     table (the text table: before the signature line; CSV and Markdown: after the rest;
-    JSON always holds it as ``confusion``). JSON is ``json.dumps(report.to_dict(), indent=2)``'s
+    JSON always holds it as ``confusion``). ``error_counts`` (a number of rows, or ``"all"``)
+    adds the first rows of [`error_counts`][iescore.render.errorcounts.error_counts]: the
+    text table's block before the signature line (after the confusion table), a section
+    after the rest in CSV and Markdown, a top-level ``error_counts`` list in JSON; ``None``
+    adds nothing. JSON is ``json.dumps(report.to_dict(), indent=2)``'s
     text (`jsontext` writes it faster)."""
     if fmt == "json":
-        return json_text(report.to_dict())
+        return json_text(_json_tree(report, error_counts))
     if fmt == "csv":
-        return _csv(report, confusion)
+        return _csv(report, confusion, error_counts)
     if fmt == "markdown":
-        return _markdown(report, confusion)
+        return _markdown(report, confusion, error_counts)
     if fmt == "table":
         lines = report.format_table().split("\n")
         if confusion:
             lines[-1:-1] = format_confusion(report).split("\n")
+        if error_counts is not None:
+            lines[-1:-1] = format_error_counts(report, error_counts).split("\n")
         return "\n".join(lines)
     from ..errors import ConfigError, choices
 
     raise ConfigError(f"unknown output format {fmt!r}; formats: {choices(FORMATS)}")
 
 
-def report_pieces(report: Report, fmt: str = "table", *, confusion: bool = False) -> Iterator[str]:
+def report_pieces(report: Report, fmt: str = "table", *, confusion: bool = False,
+                  error_counts: int | str | None = None) -> Iterator[str]:
     """`format_report`'s text in pieces: JSON's as it is written (a large report's
-    text is never held whole), the other formats' in one piece."""
+    text is never held whole), the other formats' in one piece. Whatever cannot be
+    made (error counts of a report without items) raises here, before a piece is written."""
     if fmt == "json":
-        return json_pieces(report.to_dict())
-    return iter((format_report(report, fmt, confusion=confusion),))
+        return json_pieces(_json_tree(report, error_counts))
+    return iter((format_report(report, fmt, confusion=confusion, error_counts=error_counts),))
+
+
+def _json_tree(report: Report, top: int | str | None) -> dict[str, Any]:
+    """``report.to_dict()``, with ``error_counts`` last when asked for."""
+    d = report.to_dict()
+    if top is not None:
+        d["error_counts"] = error_counts(report, top)
+    return d
 
 
 def _names(report: Report) -> list[str]:
@@ -129,7 +148,7 @@ class _Quoted:
         (self.q if any("#" in str(c) for c in row) else self.w).writerow(row)
 
 
-def _csv(report: Report, confusion: bool) -> str:
+def _csv(report: Report, confusion: bool, top: int | str | None = None) -> str:
     buf = io.StringIO()
     buf.write(f"# signature: {report.signature}\n")  # pandas.read_csv(..., comment="#") skips it
     w = _Quoted(buf)
@@ -144,6 +163,10 @@ def _csv(report: Report, confusion: bool) -> str:
         w.writerow(["reference\\prediction", *names])
         for a, row in zip(names, confusion_grid(report).tolist()):
             w.writerow([a, *row])
+    if top is not None:  # a section of its own: its header row, then one row per (error, label, text)
+        buf.write("\n")
+        for row in error_counts_csv(report, top):
+            w.writerow(row)
     return buf.getvalue().rstrip("\n")
 
 
@@ -162,7 +185,7 @@ def _md_cell(text: str) -> str:
     return text.translate(_MD_ESCAPES)
 
 
-def _markdown(report: Report, confusion: bool) -> str:
+def _markdown(report: Report, confusion: bool, top: int | str | None = None) -> str:
     def pct(x: float | None) -> str:
         return "n/a" if x is None else f"{100 * x:.2f}"
 
@@ -182,6 +205,9 @@ def _markdown(report: Report, confusion: bool) -> str:
         lines += ["", "Confusion (rows: reference, columns: prediction; none = missed or spurious):", ""]
         lines += table(["reference \\ prediction", *names],
                        [[a, *map(str, row)] for a, row in zip(names, confusion_grid(report).tolist())])
+    if top is not None:
+        heading, body = error_counts_markdown(report, top)
+        lines += ["", heading + ":", ""] + table(["count", "error", "label", "text"], body)
     lines += ["", f"Signature: `{report.signature}`"]
     return "\n".join(lines)
 
@@ -204,8 +230,22 @@ def write_output(text: str | Iterable[str], path: str | None) -> None:
         raise InputError(f"--output {path!r}: cannot write the file ({exc.strerror or exc})") from None
 
 
+def error_counts_arg(value: str) -> int | str:
+    """``--error-counts``'s value: a positive number of rows, or ``all``."""
+    import argparse
+
+    from ..errors import ConfigError
+
+    try:
+        return check_top(value if value == "all" else int(value)) or "all"
+    except (ValueError, ConfigError):
+        raise argparse.ArgumentTypeError(f"expected a positive number of rows or all, got {value!r} (a FILE "
+                                         "goes before --error-counts, or write --error-counts=N)") from None
+
+
 def add_output_options(group: Any) -> None:
-    """The command line's output options (``--format``, ``--output``, ``--confusion``)."""
+    """The command line's output options (``--format``, ``--output``, ``--confusion``,
+    ``--error-counts [N]``)."""
     group.add_argument("--format", choices=FORMATS, default=None,
                        help="output format: table (conlleval's lines, then iescore's), json (the report as one "
                             "JSON object), csv (one row per label and overall), markdown (tables); default table")
@@ -214,6 +254,10 @@ def add_output_options(group: Any) -> None:
     group.add_argument("--confusion", action="store_true",
                        help="add the confusion table (reference label x predicted label of the slot alignment, "
                             "none for missed and spurious items) to the table, csv or markdown output")
+    group.add_argument("--error-counts", metavar="N", nargs="?", const="all", default=None, type=error_counts_arg,
+                       help="add the false positives and false negatives counted by label and string, most "
+                            "frequent first (the first N rows; all without N): a block in the table, a section "
+                            "in csv and markdown, error_counts in json; needs the tokens (a CoNLL token column)")
 
 
 def output_format(parser: Any, args: Any) -> str:
