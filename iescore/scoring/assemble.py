@@ -21,7 +21,7 @@ from ..categories import CATEGORIES
 from ..cells import CellTable
 from ..config import Config
 from ..confusion import Confusion
-from ..errors import choices, warn
+from ..errors import choices, did_you_mean, warn
 from ..ids import concat_ids
 from ..items import ItemTable
 from ..measures import FIELDS, TS_FIELDS
@@ -67,6 +67,28 @@ def _warn_label_sets(report: Report) -> None:
             f"no predicted label occurs in the reference and no reference label in the prediction "
             f"(reference: {names(ref)}; prediction: {names(pred)}); are the columns from different tasks?"
         )
+
+
+def _warn_type_filter(report: Report) -> None:
+    """Warn ([`IEScoreWarning`][iescore.errors.IEScoreWarning]) for each type of
+    ``keep_types`` or ``remove_types`` that is not in the input (after ``supertags``),
+    naming the nearest type present (in any case) and the types present."""
+    cfg = report.config
+    if not cfg.filters_types():
+        return
+    removed = {k.split(":", 1)[1] for side in ("reference", "prediction")
+               for k in report.repairs.get(side, {}) if k.startswith("removed:")}
+    present = sorted(set(report.labels) | removed)
+    option, names = ("keep_types", cfg.keep_types) if cfg.keep_types else ("remove_types", cfg.remove_types)
+    found = set(report.labels) if cfg.keep_types else removed
+    for name in names:
+        if name in found:
+            continue
+        near = [p for p in present if p.casefold() == name.casefold()]
+        hint = f" (did you mean {near[0]!r}?)" if near else did_you_mean(name, present)
+        after = " after the type map (supertags)" if cfg.supertags else ""
+        warn(f"{option}: type {name!r} is not in the input{after}{hint}; the types present: "
+             f"{choices(present) if present else 'none'}")
 
 
 def _warn_label_spellings(labels: Sequence[str], support: np.ndarray, predicted: np.ndarray) -> int:

@@ -32,13 +32,32 @@ from .partdata import _CELL, _I64, _PRF_FIELDS, _Part
 
 
 def _label_space(names: Iterable[str], cfg: Config) -> tuple[list[str], dict[str, int]]:
+    """The report's labels for the input's label ``names`` (``supertags`` merge them, then
+    ``keep_types``/``remove_types`` leave some out), and each name's number among them
+    (-1 for a name left out)."""
     sup = cfg.supertag_map()
-    if not sup:  # every name is its own label (C-level passes: there may be many thousand)
+    if not sup and not cfg.filters_types():  # every name is its own label (C-level passes: there may be many thousand)
         final = sorted(set(names))
         return final, dict(zip(final, range(len(final))))
-    final = sorted({sup.get(n, n) for n in names})
+    mapped = {n: sup.get(n, n) for n in names}
+    final = sorted({m for m in mapped.values() if cfg.kept(m)})
     index = {n: i for i, n in enumerate(final)}
-    return final, {n: index[sup.get(n, n)] for n in names}
+    return final, {n: index.get(m, -1) for n, m in mapped.items()}
+
+
+def _removed(names: Sequence[str], side: str, labels: np.ndarray, cfg: Config) -> dict[str, dict[str, int]]:
+    """The units of a side left out by ``keep_types``/``remove_types``, counted per type
+    (after ``supertags``) as ``{side: {"removed:TYPE": n}}`` (``labels``: the input label
+    number of each unit left out, ``names`` its names)."""
+    if not len(labels):
+        return {}
+    sup = cfg.supertag_map()
+    counts: dict[str, int] = {}
+    for k, n in enumerate(np.bincount(labels, minlength=len(names)).tolist()):
+        if n:
+            key = "removed:" + sup.get(names[k], names[k])
+            counts[key] = counts.get(key, 0) + n
+    return {side: dict(sorted(counts.items()))}
 
 
 def _keys(tokens_of: Callable[[int], Sequence[str]], n: int, cfg: Config) -> list[tuple[str, ...]]:

@@ -22,7 +22,7 @@ from ..errors import ConfigError, InputError
 from ..ids import check_unique, string_hash
 from ..match.units import Units
 from ..model import Document, Span, Template
-from .part import _keys, _label_space, _score_units
+from .part import _keys, _label_space, _removed, _score_units
 from .partdata import _I64, _Part, _scaled_ts
 
 _LABEL, _START, _END, _SCORE = (attrgetter(a) for a in ("label", "start", "end", "score"))
@@ -90,6 +90,11 @@ def _documents_part(reference: list[Document], prediction: list[Any], cfg: Confi
     names = set(map(_LABEL, chain.from_iterable(d.spans for d in reference)))
     names.update(map(_LABEL, chain.from_iterable(pred_spans)))
     labels, remap = _label_space(names, cfg)
+    ref_spans = [d.spans for d in reference]
+    removed: dict[str, dict[str, int]] = {}
+    if cfg.filters_types():  # the spans of a type left out, as if never annotated
+        ref_spans = _kept_spans(ref_spans, remap, "reference", cfg, removed)
+        pred_spans = _kept_spans(pred_spans, remap, "prediction", cfg, removed)
 
     def units(docs_spans: list[tuple[Span, ...]]) -> tuple[Units, list[Span]]:
         flat = list(chain.from_iterable(docs_spans))
@@ -101,7 +106,6 @@ def _documents_part(reference: list[Document], prediction: list[Any], cfg: Confi
         sc = np.fromiter(map(_SCORE, flat), dtype=float, count=n)  # None: nan
         return Units(doc, lab, st, en, sc), flat
 
-    ref_spans = [d.spans for d in reference]
     R, rflat = units(ref_spans)
     P, pflat = units(pred_spans)
     if cfg.setting == "OBD" or cfg.mode == "one-per-string":
@@ -126,6 +130,8 @@ def _documents_part(reference: list[Document], prediction: list[Any], cfg: Confi
         texts_p=lambda: _texts(reference, pred_spans),
         unit_weights=unit,
     )
+    for side, counts in removed.items():
+        part.repairs.setdefault(side, {}).update(counts)
     if unit is not None:
         # documents without weights count as in a batch without any (scalar weights times
         # the counts), so that how documents are split into batches never changes a number
@@ -138,6 +144,23 @@ def _documents_part(reference: list[Document], prediction: list[Any], cfg: Confi
             part.unit_totals[plain] = totals[plain]
         part.unit_digest = sum(_weights_hash(d) for d, w in zip(reference, weighted) if w) % 2**64
     return part
+
+
+def _kept_spans(docs_spans: Sequence[Sequence[Span]], remap: Mapping[str, int], side: str, cfg: Config,
+                removed: dict[str, dict[str, int]]) -> list[tuple[Span, ...]]:
+    """Each document's spans without those of a type left out (``remap`` gives them -1),
+    counted per type into ``removed`` (`_removed`)."""
+    names = sorted(remap)
+    number = {n: k for k, n in enumerate(names)}
+    gone: list[int] = []
+    out = []
+    for spans in docs_spans:
+        kept = tuple(sp for sp in spans if remap[sp.label] >= 0)
+        if len(kept) != len(spans):
+            gone += [number[sp.label] for sp in spans if remap[sp.label] < 0]
+        out.append(kept)
+    removed.update(_removed(names, side, np.array(gone, dtype=_I64), cfg))
+    return out
 
 
 def _texts(reference: list[Document], docs_spans: list[tuple[Span, ...]]) -> list[str]:
@@ -185,9 +208,15 @@ def _templates_part(reference: list[Template], prediction: list[Template], cfg: 
     names = {lab for t in list(reference) + list(prediction) for lab in t.slots}
     labels, remap = _label_space(names, cfg)
     norm = get_normaliser(cfg.normaliser)
+    removed: dict[str, dict[str, int]] = {}
 
-    def units(ts: list[Template]) -> Units:
+    def units(ts: list[Template], side: str) -> Units:
         rows = [(k, lab, f, s) for k, t in enumerate(ts) for lab, f, s in t.fillers()]
+        if cfg.filters_types():  # the slots of a type left out, as if never filled
+            order = sorted(remap)
+            removed.update(_removed(order, side, np.array([order.index(r[1]) for r in rows if remap[r[1]] < 0],
+                                                          dtype=_I64), cfg))
+            rows = [r for r in rows if remap[r[1]] >= 0]
         n = len(rows)
         return Units(
             np.fromiter((r[0] for r in rows), dtype=_I64, count=n),
@@ -198,7 +227,10 @@ def _templates_part(reference: list[Template], prediction: list[Template], cfg: 
             [tuple(x for x in (norm(t) for t in r[2]) if x) for r in rows],
         )
 
-    return _score_units(
-        units(reference), units(prediction), cfg=cfg, labels=labels, doc_ids=ids,
+    part = _score_units(
+        units(reference, "reference"), units(prediction, "prediction"), cfg=cfg, labels=labels, doc_ids=ids,
         doc_tokens=None, texts_r=None, texts_p=None,
     )
+    for side, counts in removed.items():
+        part.repairs.setdefault(side, {}).update(counts)
+    return part

@@ -20,7 +20,7 @@ from ..ids import IdRegistry, NumberedIds
 from ..model import Document, Span, Template
 from ..report import Report
 from ..schemes import get_scheme
-from .assemble import _assemble, _warn_label_sets
+from .assemble import _assemble, _warn_label_sets, _warn_type_filter
 from .batch import TaggedBatch, _locator, built, checked, end_to_end, tagged_batch
 from .held import Held, HeldDocuments, TagFacts
 from .partdata import _Part
@@ -415,12 +415,14 @@ class Scorer:
     # --- the report --------------------------------------------------------------------
     def report(self) -> Report:
         """Assemble the report from all batches' counts (warning when reference and
-        prediction have no label in common)."""
+        prediction have no label in common, and for a type of ``keep_types`` or
+        ``remove_types`` not in the input)."""
         if self._totals is not None:
             report = self._totals._report(self.config, self._notes)
         else:
             report = _assemble(self._parts, self.config, self._notes)
         _warn_label_sets(report)
+        _warn_type_filter(report)
         return report
 
 

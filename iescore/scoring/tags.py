@@ -13,6 +13,7 @@ windows.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -25,7 +26,7 @@ from ..errors import ConfigError
 from ..match.units import Units
 from ..schemes import Scheme, get_scheme
 from .batch import TaggedBatch, _locator
-from .part import _check_prf, _keys, _label_space, _score_units
+from .part import _check_prf, _keys, _label_space, _removed, _score_units
 from .partdata import _CELL, _I64, REPAIR_SITES, _Part
 
 _TOKEN_WINDOW = 1 << 17
@@ -64,7 +65,7 @@ def _label_order(names: list[str], cfg: Config, dtype: type) -> tuple[list[str],
     """The report's labels for the vocabulary's (distinct) label ``names``, and each name's
     number among them (``_label_space`` as an array; without supertags by one sort of
     the names' positions, no dict of the names)."""
-    if cfg.supertag_map():
+    if cfg.supertag_map() or cfg.filters_types():  # (a name left out: -1)
         labels, remap = _label_space(names, cfg)
         return labels, np.fromiter(map(remap.__getitem__, names), dtype=dtype, count=len(names))
     order = sorted(range(len(names)), key=names.__getitem__)
@@ -85,7 +86,7 @@ def _decode_both(
     offsets: they are the items as they are."""
     ref, pred, vocab = batch.reference, batch.prediction, batch.vocab
     if not (cfg.detail == "prf" and cfg.setting == "AO" and cfg.rule.kind == "exact" and cfg.mode == "match-all"
-            and cfg.repair in ("conlleval", "strict") and 0 < len(ref.ids) and len(vocab.tags) <= PAIR_TAGS
+            and cfg.repair in ("conlleval", "strict") and not cfg.filters_types() and 0 < len(ref.ids) and len(vocab.tags) <= PAIR_TAGS
             and ref.ids.dtype == pred.ids.dtype == np.uint8):
         return None
     if ref.segments is not pred.segments and not np.array_equal(ref.segments, pred.segments):
@@ -102,6 +103,34 @@ def _decode_both(
     return out
 
 
+def _kept_chunks(ch: Any, lab_map: np.ndarray, side: str, names: Sequence[str], cfg: Config,
+                 removed: dict[str, dict[str, int]]) -> Any:
+    """A side's decoded chunks without those of a type left out (``keep_types``,
+    ``remove_types``: ``lab_map`` gives them -1), counted into ``removed``. Chunks are
+    decoded first and left out after, so a left-out chunk never leaves its neighbours'
+    tags orphaned (``B-X I-Y`` is decoded as under the scheme, whatever X's fate)."""
+    keep = lab_map.take(ch.type) >= 0
+    if keep.all():
+        return ch
+    removed.update(_removed(names, side, ch.type[~keep], cfg))
+    return replace(ch, start=ch.start[keep], end=ch.end[keep], type=ch.type[keep], ill=ch.ill[keep],
+                   group=None if ch.group is None else ch.group[keep])
+
+
+def _outside_removed(batch: TaggedBatch, scheme: Scheme, lab_map: np.ndarray, o_id: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """Both sides' tag ids with every tag of a type left out made outside (for token
+    accuracy: its tokens are outside), and the outside id (a new one when the vocabulary
+    has no outside tag)."""
+    ref, pred = batch.reference.ids, batch.prediction.ids
+    _, label_of = batch.vocab.roles(scheme)
+    gone = (label_of >= 0) & (lab_map.take(np.maximum(label_of, 0), mode="clip") < 0)
+    if not gone.any():
+        return ref, pred, o_id
+    if o_id < 0:
+        o_id = len(label_of)
+    table = np.arange(len(label_of), dtype=np.int64)
+    table[gone] = o_id
+    return table.take(ref), table.take(pred), o_id
 
 
 def _repair_sites(batch: TaggedBatch, side: str, ch: Any, *, relative: bool) -> list[str]:
@@ -191,8 +220,12 @@ def _tags_part(batch: TaggedBatch, cfg: Config, *, detected: bool = False) -> tu
         # the pair decoder's offsets are document-relative already, its columns one block
         return Units(ch.group, ch.type, ch.start, ch.end, None, None)
 
+    removed: dict[str, dict[str, int]] = {}
+    if cfg.filters_types():
+        rc = _kept_chunks(rc, lab_map, "reference", vocab.labels, cfg, removed)
+        pc = _kept_chunks(pc, lab_map, "prediction", vocab.labels, cfg, removed)
     kind = "discarded" if cfg.repair == "discard" else "repaired"
-    repairs = {side: {kind: int(ch.n_discarded if kind == "discarded" else ch.n_repaired)}
+    repairs = {side: {kind: int(ch.n_discarded if kind == "discarded" else ch.n_repaired), **removed.get(side, {})}
                for side, ch in (("reference", rc), ("prediction", pc))}
     sites = {side: _repair_sites(batch, side, ch, relative=pair is not None)
              for side, ch in (("reference", rc), ("prediction", pc))}
@@ -243,9 +276,10 @@ def _tags_part(batch: TaggedBatch, cfg: Config, *, detected: bool = False) -> tu
         differ, tagged = token_sums
     else:
         full = np.flatnonzero(doc_tokens > 0)
-        differ, tagged = _token_sums(
-            batch.reference.ids, batch.prediction.ids, vocab.tag_ids.get(vocab.outside, -1), offsets[full]
-        )
+        ref_ids, pred_ids, o_id = batch.reference.ids, batch.prediction.ids, vocab.tag_ids.get(vocab.outside, -1)
+        if cfg.filters_types():
+            ref_ids, pred_ids, o_id = _outside_removed(batch, scheme, lab_map, o_id)
+        differ, tagged = _token_sums(ref_ids, pred_ids, o_id, offsets[full])
     tc[full, 1] = doc_tokens[full] - differ
     tc[full, 2] = tagged
     tc[full, 3] = tagged - differ  # two differing tags are never both O
