@@ -2,10 +2,12 @@
 
 `format_html` fills a Jinja2 template (package data, autoescaping on) with the
 signature, the per-label table, the error categories (Concepts: error
-categories), the confusion heatmap and a JSON data block of every document's tokens and
+categories), the confusion heatmap, the most frequent errors by label and string
+(`iescore.render.errorcounts`) and a JSON data block of every document's tokens and
 items; the page's own script (also package data) renders the documents a page at a
-time, with filters by label, category, status and document, and from a confusion cell
-or a category count to its examples. Every text, label and id reaches the page as data
+time, with filters by label, category, status and document, from a confusion cell
+or a category count to its examples, and from an error's row to its occurrences in
+context, each a link to its span in its document (``#doc=K&mark=prediction:I``). Every text, label and id reaches the page as data
 (autoescaped attributes, JSON, ``textContent``), never as markup; a Content-Security-
 Policy allows only the page's own script and style (by their SHA-256) and no network.
 Jinja2 is the optional extra ``html`` (``pip install 'iescore[html]'``), imported here only.
@@ -24,14 +26,18 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..categories import CATEGORIES
+from ..errors import ConfigError
 from ..match.units import STATUS_NAMES
+from .errorcounts import check_top, ranked_errors
 
 if TYPE_CHECKING:
     from ..report import Report
 
-__all__ = ["format_html", "write_html", "PAGE_SIZES"]
+__all__ = ["format_html", "write_html", "PAGE_SIZES", "ERROR_ROWS"]
 
 PAGE_SIZES = (10, 20, 50, 100)
+# the error rows (error, label, string) listed by default, most frequent first
+ERROR_ROWS = 50
 # the largest confusion heatmap drawn, in cells ("none" included): 315 labels
 HEATMAP_CELLS = 100_000
 
@@ -40,8 +46,6 @@ def _jinja() -> Any:
     try:
         import jinja2
     except ImportError:  # pragma: no cover - the extra is installed in the tests
-        from ..errors import ConfigError
-
         raise ConfigError("the HTML report needs Jinja2: pip install 'iescore[html]'") from None
     return jinja2
 
@@ -85,10 +89,26 @@ def _docs(report: Report, tokens: Sequence[Sequence[str]] | None) -> list[dict[s
     return docs
 
 
+def _errors(report: Report, top: int | None) -> dict[str, Any] | None:
+    """The first ``top`` rows of the error counts, each ``[error, label number, text,
+    [[document, item], ...]]``, with the rows and errors in all; None when the items have
+    no text (tags without tokens) to group them by."""
+    try:
+        ranked = ranked_errors(report)
+    except ConfigError:
+        if report.totals is not None:  # no items at all: said as everywhere else
+            raise
+        return None
+    number = {lab: k for k, lab in enumerate(report.labels)}
+    rows = [[e, number[lab], text, [list(o) for o in occ]] for (e, lab, text), occ in ranked[:top]]
+    return {"rows": rows, "n_rows": len(ranked), "n_errors": sum(len(occ) for _, occ in ranked)}
+
+
 def format_html(report: Report, tokens: Sequence[Sequence[str]] | None = None, *, title: str = "iescore error report",
-                page_size: int = 20) -> str:
+                page_size: int = 20, error_rows: int | str = ERROR_ROWS) -> str:
     """The HTML page of ``report``; ``tokens[k]`` are document ``k``'s tokens (without them
-    the items are listed per document with their text, as for templates)."""
+    the items are listed per document with their text, as for templates); ``error_rows``
+    error counts are listed (a number, or ``"all"``)."""
     if tokens is not None and len(tokens) != len(report.doc_ids):
         from ..errors import InputError
 
@@ -107,9 +127,10 @@ def format_html(report: Report, tokens: Sequence[Sequence[str]] | None = None, *
     top = 0 if grid is None else int(grid.max())
     cats = summary["categories"]
     category_rows = [] if cats is None else [*cats["per_label"].items(), ("overall", cats["overall"])]
+    errors = _errors(report, check_top(error_rows))
     data = {
         "labels": list(report.labels), "statuses": list(STATUS_NAMES), "categories": list(CATEGORIES),
-        "page_size": page_size, "docs": _docs(report, tokens),
+        "page_size": page_size, "docs": _docs(report, tokens), "errors": None if errors is None else errors["rows"],
     }
     from ..version import __version__
 
@@ -121,7 +142,7 @@ def format_html(report: Report, tokens: Sequence[Sequence[str]] | None = None, *
         confusion_names=names, heatmap_cells=HEATMAP_CELLS,
         confusion_rows=None if grid is None else [(a, [(b, n, _heat(n, top)) for b, n in zip(names, row)])
                                                   for a, row in zip(names, grid.tolist())],
-        page_sizes=PAGE_SIZES, page_size=page_size, data=data,
+        page_sizes=PAGE_SIZES, page_size=page_size, data=data, errors=errors,
         script=jinja2.utils.markupsafe.Markup(script), script_hash=_csp_hash(script),
         css=jinja2.utils.markupsafe.Markup(css), style_hash=_csp_hash(css),
     )

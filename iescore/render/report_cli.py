@@ -3,7 +3,8 @@
 ``report`` takes every option of ``score`` (it prints the same output) and also writes
 the HTML error report (`iescore.render.html`) of the same evaluation, with the
 documents' tokens from the CoNLL file(s); it says on standard error where it wrote the
-page and how big it is.
+page and how big it is. ``--error-counts N`` sets how many error rows the page lists
+too (50 by default), besides adding them to the printed output.
 """
 
 from __future__ import annotations
@@ -31,9 +32,10 @@ def add_report_parser(sub: Any, score_parser: Any) -> None:
         help="score as iescore score does and write an HTML error report (--html OUT.html)",
         description="Score FILE (or gold FILE against PRED_FILE) as iescore score does, print the same "
                     "output, and write one self-contained HTML page (no network) with the signature, the "
-                    "per-label table, the error categories, the confusion heatmap and every document's "
-                    "text with its gold and predicted spans, filterable by label, category, status and "
-                    "document.",
+                    "per-label table, the error categories, the confusion heatmap, the most frequent "
+                    "errors by label and string (each occurrence in context, linked to its document) and "
+                    "every document's text with its gold and predicted spans, filterable by label, "
+                    "category, status and document.",
     )
     rp.add_argument("file", nargs="?", help="CoNLL file (- for standard input); with PRED_FILE, the gold file")
     rp.add_argument("pred_file", nargs="?", help="prediction file, aligned line by line with FILE")
@@ -58,11 +60,13 @@ def batch_tokens(batch: Any) -> list[Sequence[str]] | None:
 
 def write_report_html(args: Any, report: Any, batch: Any) -> None:
     """Write ``args.html`` and say where and how big on standard error."""
-    from .html import write_html
+    from .html import ERROR_ROWS, write_html
 
     if args.page_size < 1:
         raise ConfigError(f"--page-size must be at least 1, got {args.page_size}; e.g. {choices((10, 20, 50))}")
-    size = write_html(report, args.html, batch_tokens(batch), title=args.title, page_size=args.page_size)
+    rows = ERROR_ROWS if args.error_counts is None else args.error_counts
+    size = write_html(report, args.html, batch_tokens(batch), title=args.title, page_size=args.page_size,
+                      error_rows=rows)
     n = len(report.doc_ids)
     print(f"iescore: wrote {args.html} ({size / 1e6:.2f} MB; {n} document{'' if n == 1 else 's'}, "
           f"{args.page_size} per page)", file=sys.stderr)

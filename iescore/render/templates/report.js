@@ -22,9 +22,10 @@
 
   // a span: [item, start, end, label, status, category (-1: none), partner item (-1: none)]
   var partnerLabel = { reference: {}, prediction: {} };
+  var itemOf = { reference: {}, prediction: {} };
   data.docs.forEach(function (d) {
-    d.ref.forEach(function (s) { partnerLabel.prediction[s[0]] = s[3]; });
-    d.pred.forEach(function (s) { partnerLabel.reference[s[0]] = s[3]; });
+    d.ref.forEach(function (s) { partnerLabel.prediction[s[0]] = s[3]; itemOf.reference[s[0]] = s; });
+    d.pred.forEach(function (s) { partnerLabel.reference[s[0]] = s[3]; itemOf.prediction[s[0]] = s; });
   });
   function info(s, side) {
     var other = side === "reference" ? "prediction" : "reference";
@@ -218,19 +219,94 @@
       setFilters({ category: td.getAttribute("data-filter-category"), label: td.getAttribute("data-filter-label") });
     });
   });
-  // the initial state from the address's fragment, e.g. #size=all&category=missed, through
-  // the same controls a reader uses
-  location.hash.replace(/^#/, "").split("&").forEach(function (kv) {
-    var i = kv.indexOf("=");
-    if (i < 0) return;
-    var k = decodeURIComponent(kv.slice(0, i)), v = decodeURIComponent(kv.slice(i + 1));
-    if (FILTERS.indexOf(k) >= 0) {
-      if (k === "size" && !Array.prototype.some.call($("f-size").options, function (o) { return o.value === v; })) {
+  // the errors by string: a row's occurrences, one line each with a few tokens of context,
+  // each a link to its span in its document
+  var CONTEXT = 3;
+  function piece(parent, cls, text) {
+    var el = document.createElement("span");
+    el.className = cls;
+    el.textContent = text;
+    parent.appendChild(el);
+  }
+  function errorLine(row, occ) {
+    var side = row[0] === "FP" ? "prediction" : "reference";
+    var d = data.docs[occ[0]], s = itemOf[side][occ[1]];
+    var a = document.createElement("a");
+    a.className = "err-line";
+    a.href = "#doc=" + occ[0] + "&mark=" + side + ":" + occ[1];
+    a.setAttribute("data-error", row[0]);
+    a.setAttribute("data-error-label", LABELS[row[1]]);
+    a.setAttribute("data-docid", d.id);
+    piece(a, "err-kind", row[0]);
+    piece(a, "err-label", LABELS[row[1]]);
+    var mark = document.createElement("mark");
+    mark.textContent = row[2];
+    if (d.tokens && s && s[1] >= 0) {
+      var lo = Math.max(0, s[1] - CONTEXT), hi = Math.min(d.tokens.length, s[2] + CONTEXT);
+      piece(a, "ctx", (lo > 0 ? "\u2026 " : "") + d.tokens.slice(lo, s[1]).join(" ") + (lo < s[1] ? " " : ""));
+      a.appendChild(mark);
+      piece(a, "ctx", (s[2] < hi ? " " : "") + d.tokens.slice(s[2], hi).join(" ") +
+        (hi < d.tokens.length ? " \u2026" : ""));
+    } else {
+      a.appendChild(mark);
+    }
+    piece(a, "err-doc", d.id);
+    a.addEventListener("click", function (ev) {  // the same link again: no hashchange, so apply it here
+      if (a.getAttribute("href") === location.hash) { ev.preventDefault(); applyHash(); }
+    });
+    return a;
+  }
+  function showRow(k, open) {
+    var tr = $("err-lines-" + k);
+    if (!tr) return;
+    if (open && !tr.hasAttribute("data-filled")) {
+      var row = data.errors[k], td = tr.firstElementChild;
+      row[3].forEach(function (occ) { td.appendChild(errorLine(row, occ)); });
+      tr.setAttribute("data-filled", "yes");
+    }
+    tr.hidden = !open;
+  }
+  document.querySelectorAll("tr.err-row").forEach(function (tr) {
+    tr.addEventListener("click", function () {
+      var k = parseInt(tr.getAttribute("data-row"), 10);
+      showRow(k, $("err-lines-" + k).hidden);
+    });
+  });
+
+  // the state from the address's fragment, e.g. #size=all&category=missed, through the
+  // same controls a reader uses (the filters it does not name cleared); errors=all (or
+  // row numbers, errors=0,2) opens error rows, mark=prediction:17 marks that item
+  function applyHash() {
+    var values = {};
+    location.hash.replace(/^#/, "").split("&").forEach(function (kv) {
+      var i = kv.indexOf("=");
+      if (i >= 0) values[decodeURIComponent(kv.slice(0, i))] = decodeURIComponent(kv.slice(i + 1));
+    });
+    var v = values.size;
+    if (v !== undefined) {
+      if (!Array.prototype.some.call($("f-size").options, function (o) { return o.value === v; })) {
         option($("f-size"), v, v);
       }
-      $("f-" + k).value = v;
-      $("f-" + k).dispatchEvent(new Event("change"));
+      $("f-size").value = v;
+      state.size = v;
     }
-  });
-  render();
+    ["label", "category", "status", "doc"].forEach(function (f) {
+      state[f] = values[f] || "";
+      $("f-" + f).value = state[f];
+    });
+    state.pair = "";
+    state.page = 0;
+    render();
+    if (values.errors !== undefined && data.errors) {
+      var rows = values.errors === "all" ? data.errors.map(function (_, k) { return k; }) : values.errors.split(",");
+      rows.forEach(function (k) { showRow(parseInt(k, 10), true); });
+    }
+    var m = (values.mark || "").split(":");
+    if (m[0] === "reference" || m[0] === "prediction") {
+      var el = $("docs").querySelector('.ent[data-side="' + m[0] + '"][data-item="' + parseInt(m[1], 10) + '"]');
+      if (el) { el.click(); el.scrollIntoView({ block: "center" }); }
+    }
+  }
+  window.addEventListener("hashchange", applyHash);
+  if (location.hash.length > 1) applyHash(); else render();
 })();
