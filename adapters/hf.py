@@ -24,15 +24,13 @@ import bisect
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
 from iescore.config import SUBWORDS
-from iescore.decode import TagArrays, Vocabulary, decode_tags
-from iescore.errors import ConfigError, InputError, choices
-from iescore.ids import NumberedIds
+from iescore.decode import decode_tags
+from iescore.errors import InputError, choices
 from iescore.model import Document, Span
 from iescore.options import Misaligned, SchemeName
 from iescore.scorer import Scorer, TaggedBatch
+from iescore.scoring.labelids import IGNORE, label_id_batch, label_name_list  # noqa: F401 (IGNORE: the mask)
 from iescore.text import char_to_token_span
 
 __all__ = [
@@ -45,7 +43,6 @@ __all__ = [
 ]
 
 STRATEGIES = SUBWORDS  # recorded in the signature as subwords:<strategy>
-IGNORE = -100
 
 
 def _label_of(entry: Mapping[str, Any]) -> str:
@@ -194,106 +191,7 @@ def _pipeline_spans(
 
 def id2label_list(id2label: Mapping[int, str] | Sequence[str]) -> list[str]:
     """``id2label`` (a model config's dict, or a list) as a list indexed by label id."""
-    if isinstance(id2label, Mapping):
-        n = len(id2label)
-        try:
-            out = [str(id2label[i]) for i in range(n)]
-        except KeyError:
-            try:
-                out = [str(id2label[str(i)]) for i in range(n)]  # type: ignore[index]
-            except KeyError:
-                raise InputError(f"id2label must map the ids 0..{n - 1} to tags") from None
-    else:
-        out = [str(x) for x in id2label]
-    if len(set(out)) != len(out):
-        raise InputError(f"id2label has duplicate tags: {out}")
-    return out
-
-
-def _vocab(names: list[str]) -> Vocabulary:
-    v = Vocabulary()
-    ids = v.encode(names)
-    assert ids.tolist() == list(range(len(names)))
-    return v
-
-
-def _softmax(x: np.ndarray) -> np.ndarray:
-    z = x - x.max(axis=-1, keepdims=True)
-    e: np.ndarray = np.exp(z)
-    out: np.ndarray = e / e.sum(axis=-1, keepdims=True)
-    return out
-
-
-def _check_ids(arr: np.ndarray, side: str, n_lab: int) -> None:
-    if not len(arr):
-        return
-    if arr.dtype.kind == "i":  # one reduction: seen as unsigned, a negative id exceeds any valid one
-        ok = arr.view(f"u{arr.dtype.itemsize}").max() < n_lab
-    else:
-        ok = 0 <= arr.min() and arr.max() < n_lab
-    if not ok:
-        bad = np.flatnonzero((arr < 0) | (arr >= n_lab))
-        raise InputError(f"{side} holds label id {int(arr[bad[0]])}, outside 0..{n_lab - 1} (id2label)")
-
-
-def _nan_logits(seq: str, position: int, names: list[str]) -> str:
-    return (f"predictions: sequence {seq!r}, position {position} has NaN logits (a model that diverged?); "
-            f"their arg-max would read as label id 0 ({names[0]!r})")
-
-
-def _check_integral(ids: np.ndarray, keep: np.ndarray, side: str, seq: Sequence[str], first: int) -> None:
-    """Refuse a label id of a float array that is not an integer (1.5, NaN: truncating it
-    would give another label) at the positions ``keep`` of ``ids``, whose first row is
-    sequence ``seq[first]``."""
-    at = keep & (ids != np.trunc(ids))
-    if at.any():
-        i, j = np.argwhere(at)[0].tolist()
-        raise InputError(f"{side}: sequence {seq[first + i]!r}, position {j} holds label id {float(ids[i, j])!r}, "
-                         f"not an integer")
-
-
-def _first_subwords(
-    labels: np.ndarray, preds: np.ndarray, n_lab: int, dtype: Any, names: list[str], seq: Sequence[str]
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The label ids at the positions not labelled -100, row after row, as ``dtype``,
-    and the number of such positions per row (``preds``: ids, or logits to arg-max;
-    ``names``: id2label; ``seq``: the sequences' ids, for errors). Done a block of rows at
-    a time, so only the narrow outputs are written in full."""
-    width = labels.shape[1]
-    rows = max(1, (1 << 16) // max(width, 1))
-    # words per row: a float32 matrix-vector product counts them exactly (and faster than
-    # a sum along short rows) while a row holds fewer than 2**24 positions
-    ones = np.ones(width, dtype=np.float32) if width < 1 << 24 else None
-    refs, preds_out, lengths = [], [], []
-    for a in range(0, labels.shape[0], rows):
-        lab = labels[a : a + rows]
-        keep = lab != IGNORE
-        lengths.append((keep.astype(np.float32) @ ones).astype(np.int64) if ones is not None else keep.sum(axis=1))
-        block = preds[a : a + rows]
-        if block.ndim == 3:
-            best = block.argmax(-1)
-            if block.dtype.kind in "fc":  # a row with a NaN has its (first) NaN as arg-max
-                at = np.isnan(np.take_along_axis(block, best[..., None], -1)[..., 0]) & keep
-                if at.any():
-                    i, j = np.argwhere(at)[0].tolist()
-                    raise InputError(_nan_logits(seq[a + i], j, names))
-            block = best
-        elif block.dtype.kind in "fc":
-            _check_integral(block, keep, "predictions", seq, a)
-        if lab.dtype.kind in "fc":
-            _check_integral(lab, keep, "label_ids", seq, a)
-        flat = keep.ravel()
-        r, p = lab.ravel()[flat], block.ravel()[flat]
-        _check_ids(r, "label_ids", n_lab)
-        _check_ids(p, "predictions", n_lab)
-        refs.append(r.astype(dtype))
-        preds_out.append(p.astype(dtype))
-    if not refs:
-        z = np.zeros(0, dtype=dtype)
-        return z, z, np.zeros(0, dtype=np.int64)
-    ref = refs[0] if len(refs) == 1 else np.concatenate(refs)
-    pred = preds_out[0] if len(preds_out) == 1 else np.concatenate(preds_out)
-    return ref, pred, np.concatenate(lengths)
+    return label_name_list(id2label)
 
 
 def trainer_batch(
@@ -313,93 +211,23 @@ def trainer_batch(
         label_ids: reference label ids ``(batch, seq)``; ``-100`` marks positions
             that are not words (special tokens, padding, non-first sub-words).
         id2label: the model's ``config.id2label``.
-        word_ids: per sequence, the fast tokenizer's ``word_ids()``. Without it,
-            every position whose label is not ``-100`` is a word (the usual
-            first-sub-word labelling). With it, a word's reference tag is the
-            label of its first sub-word, and its predicted tag is chosen by
-            ``strategy``: ``first`` sub-word, ``max`` (the label with the highest
-            logit over the word's sub-words) or ``average`` (the highest mean
-            probability). Words whose first sub-word is labelled ``-100`` are left out.
+        word_ids: per sequence, the fast tokenizer's ``word_ids()`` (None where a
+            position is no word; a row shorter than ``label_ids``' is padding). Without
+            it, every position whose label is not ``-100`` is a word (the usual
+            first-sub-word labelling). With it, words are scored, labelled on their
+            first sub-word or on every sub-word (``label_all_tokens``): a word's
+            reference tag is the label of its first sub-word, and its predicted tag is
+            chosen by ``strategy``: ``first`` sub-word, ``max`` (the label with the
+            highest logit over the word's sub-words) or ``average`` (the highest mean
+            probability); ``max`` and ``average`` need logits. A word whose sub-words
+            carry labels of different types, and a label on a position of no word, are
+            errors naming the sequence and the position; a word whose first sub-word is
+            labelled ``-100`` while a later one is not is left out, with a warning.
         doc_ids: one id per sequence (default: numbered from ``id_offset``).
         id_offset: the number of the first sequence when ``doc_ids`` is not given.
     """
-    if strategy not in STRATEGIES:
-        raise ConfigError(f"unknown strategy {strategy!r}; valid: {choices(STRATEGIES)}")
-    names = id2label_list(id2label)
-    preds = np.asarray(predictions)
-    labels = np.asarray(label_ids)
-    if labels.ndim != 2:
-        raise InputError(f"label_ids must have shape (batch, seq), got {labels.shape}")
-    if preds.shape[:2] != labels.shape or preds.ndim not in (2, 3):
-        raise InputError(
-            f"predictions of shape {preds.shape} do not match label_ids of shape {labels.shape} "
-            "(expected (batch, seq) ids or (batch, seq, labels) logits)"
-        )
-    if preds.ndim == 3 and preds.shape[2] != len(names):
-        raise InputError(f"logits have {preds.shape[2]} labels but id2label has {len(names)}")
-    if strategy != "first" and (preds.ndim != 3 or word_ids is None):
-        raise ConfigError(f"strategy={strategy!r} needs logits and word_ids")
-    n_lab = len(names)
-    narrow = np.uint8 if n_lab <= 256 else np.int32  # tag ids as narrow as the label set allows
-    n_seq = labels.shape[0]
-    ids: Sequence[str] = tuple(doc_ids) if doc_ids is not None else NumberedIds(id_offset, id_offset + n_seq)
-    if word_ids is None:
-        ref, pred, lengths = _first_subwords(labels, preds, n_lab, narrow, names, ids)
-    else:
-        if len(word_ids) != labels.shape[0]:
-            raise InputError(f"{len(word_ids)} word_ids lists for a batch of {labels.shape[0]}")
-        for side, arr in (("label_ids", labels), ("predictions", preds)):
-            if arr.ndim == 2 and arr.dtype.kind in "fc":
-                _check_integral(arr, labels != IGNORE, side, ids, 0)
-        nan_logits = preds.ndim == 3 and preds.dtype.kind in "fc"
-        ref_parts, pred_parts, lens = [], [], []
-        for b, wids in enumerate(word_ids):
-            row_l = labels[b]
-            seen: dict[int, list[int]] = {}
-            for pos, w in enumerate(wids):
-                if w is None or pos >= labels.shape[1]:
-                    continue
-                seen.setdefault(int(w), []).append(pos)
-            r_row, p_row = [], []
-            for w in sorted(seen):
-                at = seen[w]  # the positions of word w's sub-words
-                if row_l[at[0]] == IGNORE:
-                    continue
-                r_row.append(int(row_l[at[0]]))
-                if nan_logits:  # the sub-words the strategy reads
-                    nan = np.isnan(preds[b, at[:1] if strategy == "first" else at]).any(-1)
-                    if nan.any():
-                        raise InputError(_nan_logits(ids[b], at[int(nan.argmax())], names))
-                if preds.ndim == 2:
-                    p_row.append(int(preds[b, at[0]]))
-                elif strategy == "first":
-                    p_row.append(int(preds[b, at[0]].argmax()))
-                elif strategy == "max":
-                    p_row.append(int(preds[b, at].max(axis=0).argmax()))
-                else:
-                    p_row.append(int(_softmax(preds[b, at]).mean(axis=0).argmax()))
-            ref_parts.append(r_row)
-            pred_parts.append(p_row)
-            lens.append(len(r_row))
-        ref = np.fromiter((x for r in ref_parts for x in r), dtype=np.int32)
-        pred = np.fromiter((x for r in pred_parts for x in r), dtype=np.int32)
-        lengths = np.array(lens, dtype=np.int64)
-        for side, arr in (("label_ids", ref), ("predictions", pred)):
-            _check_ids(arr, side, n_lab)
-        ref, pred = ref.astype(narrow), pred.astype(narrow)
-    offsets = np.cumsum(lengths, dtype=np.int64)
-    offsets -= lengths
-    # sequences are segments too, the empty ones left out (the offsets as they are when none is)
-    segments = offsets if lengths.all() else offsets[lengths > 0]
-
-    def where(i: int, side: str) -> str:
-        k = int(np.searchsorted(offsets, i, "right")) - 1
-        return f"sequence {ids[k]!r} ({side}), word {i - int(offsets[k])}"
-
-    return TaggedBatch(
-        _vocab(names), TagArrays(ref, segments=segments), TagArrays(pred, segments=segments), offsets, ids, None, None, where,
-        options={"subwords": strategy},
-    )
+    return label_id_batch(label_ids, predictions, label_names=id2label, word_ids=word_ids, subwords=strategy,
+                          doc_ids=doc_ids, id_offset=id_offset, sides=("label_ids", "predictions"))
 
 
 def dataset_tags(
