@@ -29,6 +29,7 @@ annotations``), so numpy remains the only dependency.
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import re
 import sys
@@ -162,7 +163,8 @@ class Rule:
     def check_use(self, setting: str, mode: str) -> None:
         """Raise a [`ConfigError`][iescore.errors.ConfigError] where the rule compares
         nothing: ``sim(t)`` compares strings, so it needs ``setting="OBD"`` or
-        ``mode="one-per-string"`` (spans matched by position have no string rule).
+        ``mode="one-per-string"`` (spans matched by position have no string rule), and
+        rapidfuzz (the ``fuzzy`` extra), which computes it.
 
         >>> Rule.parse("sim(0.8)").check_use("AO", "match-all")
         Traceback (most recent call last):
@@ -173,6 +175,10 @@ class Rule:
             raise ConfigError(
                 f"rule {self} compares strings: use it with setting='OBD' or mode='one-per-string' "
                 f"(setting={setting!r}, mode={mode!r} match spans by position: IoU(t), cover(t), E, C(e) or O(e,m))"
+            )
+        if self.kind == "sim" and importlib.util.find_spec("rapidfuzz") is None:
+            raise ConfigError(
+                f"rule {self} needs rapidfuzz, which is not installed: pip install 'iescore[fuzzy]' (or pip install rapidfuzz)"
             )
 
     @classmethod

@@ -30,7 +30,12 @@ In (3), each token the prediction holds beyond its floor is one the answer lacks
 they would share it), so the prediction has at least that many extra tokens, and the
 answer likewise misses its own: it needs the prediction to hold at most ``e`` tokens
 beyond the floors and the answer at most ``m`` (contain: none), the cross product of those
-few fillers.
+few fillers. Under a rule by share the bound comes from the floors' copies ``F`` of the
+slot (a pair sharing only floor copies shares at most ``F`` tokens): IoU(t) allows at
+most ``F (1 - t) / t`` tokens beyond the floors on either side, cover(t) that many on the
+answer's and any number on the prediction's. sim(t) compares texts, which may be similar
+without sharing a token ("Smith", "Smyth"): every pair of its slots is compared (in C,
+by rapidfuzz), and sim(1), equal texts, by hashing.
 
 Each token's floor is chosen per slot for the fewest such pairs: none, with the pairs of
 its holders on both sides, or one of the counts its fillers hold, with the pairs of the
@@ -51,6 +56,7 @@ compared, is in tests/test_slots.py.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Sequence
 from itertools import chain
@@ -61,7 +67,7 @@ import numpy as np
 from ..options import Rule
 from ..errors import InputError
 from ..nogc import no_cycles_collected
-from .rules import Pairs, sequence_match
+from .rules import Pairs, levenshtein, sequence_match
 from .units import _I64, Units
 
 __all__ = ["obd_pairs"]
@@ -199,8 +205,6 @@ def _candidates(R: Units, P: Units, rule: Rule, names: Names) -> tuple[np.ndarra
     eq_p: dict[object, list[int]] = {}
     few_l: list[int] = []
     few_r: list[int] = []
-    e_max = rule.e if rule.kind != "exact" else -1
-    m_max = rule.m if rule.kind == "overlap" else 0
     for s, ps in slot_p.items():
         rs = slot_r.get(s)
         if not rs:
@@ -209,6 +213,9 @@ def _candidates(R: Units, P: Units, rule: Rule, names: Names) -> tuple[np.ndarra
         sets_r, sets_p = [frozenset(k) for k in keys_r], [frozenset(k) for k in keys_p]
         hold_r, hold_p = _holders(keys_r, sets_r), _holders(keys_p, sets_p)
         floor = _floors(len(rs), len(ps), hold_r, hold_p)
+        m_max, e_max = _limits(rule, floor)
+        if rule.kind == "sim":
+            _similar(s, rs, ps, keys_r, keys_p, rule, names, few_l, few_r)
         bd_r, bd_p = _split(keys_r, sets_r, floor), _split(keys_p, sets_p, floor)
         low_r: list[int] = []
         low_p: list[int] = []
@@ -242,6 +249,59 @@ def _candidates(R: Units, P: Units, rule: Rule, names: Names) -> tuple[np.ndarra
 Names: TypeAlias = "tuple[Sequence[str], Sequence[str]] | None"  # document ids and label names
 
 
+def _limits(rule: Rule, floor: Counter[str]) -> tuple[float, float]:
+    """The most tokens beyond the floors an answer and a prediction may hold for the rule
+    to accept them through floor copies only (case (3) of the module docstring; -1: never).
+    Such a pair shares at most ``F`` tokens, the floors' copies, so under IoU(t) its
+    missing and extra tokens add up to at most ``F (1 - t) / t``, and under cover(t)
+    its missing ones (its extra ones are free)."""
+    if rule.kind == "exact" or rule.kind == "sim":  # sim's pairs are compared all (`_similar`)
+        return -1, -1
+    if rule.kind in ("contain", "overlap"):
+        return (rule.m if rule.kind == "overlap" else 0), rule.e
+    t = rule.share()
+    bound = int(sum(floor.values()) * (1 - t) / t)
+    return bound, (bound if rule.kind == "iou" else math.inf)
+
+
+def _similar(s: tuple[int, int], rs: list[int], ps: list[int], keys_r: list[tuple[str, ...]],
+             keys_p: list[tuple[str, ...]], rule: Rule, names: Names, out_l: list[int], out_r: list[int]) -> None:
+    """Add to ``out_l``, ``out_r`` the pairs of slot ``s`` that sim(t) may accept: the
+    pairs of equal texts under sim(1), else every pair whose similarity rapidfuzz finds
+    within a hair of ``t`` (`sequence_match` then decides exactly). Two texts may be
+    similar without sharing a token ("Smith", "Smyth"), so every pair of the slot is
+    compared (in C); a slot of more than ``_SLOT_PAIRS`` pairs is refused."""
+    text_r, text_p = [" ".join(k) for k in keys_r], [" ".join(k) for k in keys_p]
+    if rule.t == 1:
+        where: dict[str, list[int]] = {}
+        for i, x in zip(rs, text_r):
+            where.setdefault(x, []).append(i)
+        for j, x in zip(ps, text_p):
+            got = where.get(x, ())
+            out_l.extend(got)
+            out_r.extend([j] * len(got))
+        return
+    if len(rs) * len(ps) > _SLOT_PAIRS:
+        raise InputError(
+            f"{_slot_name(s, names)}: this OBD slot of {len(rs)} answers and {len(ps)} predictions makes "
+            f"{len(rs) * len(ps):,} pairs to compare under {rule}, more than the {_SLOT_PAIRS:,} one slot "
+            "may make; split its fillers over several documents or labels"
+        )
+    from rapidfuzz.process import cdist
+
+    lev = levenshtein()
+    sim = cdist(text_r, text_p, scorer=lev.normalized_similarity, score_cutoff=max(float(rule.t or 0) - 1e-9, 1e-12),
+                dtype=np.float32)
+    a, b = np.nonzero(sim)
+    out_l.extend(np.asarray(rs, dtype=_I64)[a].tolist())
+    out_r.extend(np.asarray(ps, dtype=_I64)[b].tolist())
+
+
+def _slot_name(s: tuple[int, int], names: Names) -> str:
+    return (f"document {names[0][s[0]]!r}, label {names[1][s[1]]!r}" if names
+            else f"document #{s[0]}, label #{s[1]}")
+
+
 def _check_size(s: tuple[int, int], n_r: int, n_p: int, keys_p: list[tuple[str, ...]],
                 bd_p: list[tuple[Tokens, Tokens]], gains: int, few: int, index: tuple[dict[object, list[int]], ...],
                 names: Names) -> None:
@@ -260,10 +320,8 @@ def _check_size(s: tuple[int, int], n_r: int, n_p: int, keys_p: list[tuple[str, 
                               (eq_r, eq_p, {k for k, (b, d) in zip(keys_p, bd_p) if not b and not d})):
         n += sum(len(left.get((s, t), ())) * len(right[(s, t)]) for t in keys)
     if n > _SLOT_PAIRS:
-        doc, label = (f"document {names[0][s[0]]!r}", f"label {names[1][s[1]]!r}") if names else (
-            f"document #{s[0]}", f"label #{s[1]}")
         raise InputError(
-            f"{doc}, {label}: this OBD slot of {n_r} answers and {n_p} predictions makes {n:,} candidate "
+            f"{_slot_name(s, names)}: this OBD slot of {n_r} answers and {n_p} predictions makes {n:,} candidate "
             f"pairs (fillers sharing a token, or left unaligned), more than the {_SLOT_PAIRS:,} one slot may "
             "make; split its fillers over several documents or labels, or score them in setting='AO'"
         )

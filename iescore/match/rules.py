@@ -3,17 +3,34 @@
 The pairs of a reference and a prediction unit that overlap (AO), or share a
 document and label and can weigh anything (OBD: found by an inverted index and
 hashing, never by comparing all pairs: `iescore.match.fillers`), are generated once and
-their attributes computed: same label, rule satisfied (exact / contain(e) / overlap(e, m)),
-exact, boundary error, closeness (overlapping tokens in AO, shared tokens in OBD).
-Counting (`iescore.match.count`) reads only these attributes.
+their attributes computed: same label, rule satisfied (exact / contain(e) / overlap(e, m),
+or a rule by share: IoU(t), cover(t), sim(t)), exact, boundary error, closeness
+(overlapping tokens in AO, shared tokens in OBD). Counting (`iescore.match.count`) reads
+only these attributes.
+
+A rule by share holds when a share of the pair is at least ``t``, compared exactly (the
+threshold as the fraction of the decimal it prints as, the share as a fraction of
+integers): IoU(t) ``|p ∩ a| / |p ∪ a|``, cover(t) ``|p ∩ a| / |a|``, in the units of
+the positions (tokens, or characters at ``level="characters"``); a share is positive only
+for pairs that overlap, which are the candidates anyway. On token sequences (OBD, and
+one-per-string) ``|p ∩ a|`` is the longest overlap of the placements the overlap rule
+reads (one sequence inside the other, or a suffix of one equal to a prefix of the other)
+and ``|p ∪ a| = n + k - |p ∩ a|``. sim(t) compares the fillers' texts (their tokens
+joined by one space) by normalised Levenshtein similarity, ``1 - lev(p, a) / max(|p|, |a|)``
+in characters, computed by rapidfuzz (the ``fuzzy`` extra, imported when a sim rule is
+used); its boundary error is the edit distance.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
+from types import ModuleType
+from typing import Any
 
 import numpy as np
 
+from ..errors import ConfigError
 from ..options import Rule
 from .units import _I64, Units
 
@@ -127,15 +144,36 @@ def ao_pairs(R: Units, P: Units, rule: Rule) -> Pairs:
     ml = np.maximum(ps - rs, 0)
     mr = np.maximum(re_ - pe, 0)
     exact = (ps == rs) & (pe == re_)
+    close = np.minimum(pe, re_) - np.maximum(ps, rs)
     if rule.kind == "exact":
         rok = exact
     elif rule.kind == "contain":
         rok = (ps <= rs) & (re_ <= pe) & ((el + er) <= rule.e)
-    else:
+    elif rule.kind == "overlap":
         rok = ((el + er) <= rule.e) & ((ml + mr) <= rule.m)
+    elif rule.kind == "iou":
+        rok = at_least(close, np.maximum(pe, re_) - np.minimum(ps, rs), rule.share())
+    elif rule.kind == "cover":
+        rok = at_least(close, re_ - rs, rule.share())
+    else:  # sim(t) compares strings: Rule.check_use keeps it from positions; these pairs serve the TS model
+        rok = np.zeros(len(r), dtype=bool)
     same = R.label[r] == P.label[p]
-    close = np.minimum(pe, re_) - np.maximum(ps, rs)
     return Pairs(r, p, same, same & rok, exact, el + er + ml + mr, close)
+
+
+def at_least(part: np.ndarray, whole: np.ndarray, t: Fraction) -> np.ndarray:
+    """``part / whole >= t``, exactly, over integer arrays (``whole > 0``):
+    ``part * den >= num * whole`` in 64-bit integers while they cannot overflow, else in
+    Python integers.
+
+    >>> at_least(np.array([1, 2, 3]), np.array([2, 4, 7]), Fraction(1, 2)).tolist()
+    [True, True, False]
+    """
+    num, den = t.numerator, t.denominator
+    top = int(max(int(part.max()), int(whole.max()))) if len(part) else 0
+    if top * max(num, den) < 2**62:
+        return part.astype(_I64) * den >= num * whole.astype(_I64)
+    return np.array([x * den >= num * y for x, y in zip(part.tolist(), whole.tolist())], dtype=bool)
 
 
 def _contains(big: tuple[str, ...], small: tuple[str, ...], extra: float) -> bool:
@@ -145,11 +183,69 @@ def _contains(big: tuple[str, ...], small: tuple[str, ...], extra: float) -> boo
     return any(big[i : i + k] == small for i in range(n - k + 1))
 
 
+_LEV: list[ModuleType] = []  # rapidfuzz's Levenshtein, once imported
+
+
+def levenshtein() -> Any:
+    """rapidfuzz's ``Levenshtein`` (``distance``, ``normalized_similarity``), the
+    definition of sim(t); a [`ConfigError`][iescore.errors.ConfigError] naming the
+    ``fuzzy`` extra when rapidfuzz is not installed."""
+    if not _LEV:
+        try:
+            from rapidfuzz.distance import Levenshtein
+        except ImportError:
+            raise ConfigError(
+                "the rule sim(t) needs rapidfuzz, which is not installed: pip install 'iescore[fuzzy]' "
+                "(or pip install rapidfuzz)"
+            ) from None
+        _LEV.append(Levenshtein)
+    return _LEV[0]
+
+
+def placement(p: tuple[str, ...], a: tuple[str, ...]) -> int:
+    """The tokens two sequences share in their best placement: one inside the other
+    (contiguous), or a suffix of one equal to a prefix of the other; 0 if none.
+
+    >>> placement(("Al", "Roth"), ("Roth", "said")), placement(("a", "b", "c"), ("b",)), placement(("a",), ("b",))
+    (1, 1, 0)
+    """
+    n, k = len(p), len(a)
+    if k <= n and _contains(p, a, n):
+        return k
+    if n < k and _contains(a, p, k):
+        return n
+    for t in range(min(n, k) - 1, 0, -1):
+        if p[n - t :] == a[:t] or p[:t] == a[k - t :]:
+            return t
+    return 0
+
+
+def _share_match(p: tuple[str, ...], a: tuple[str, ...], rule: Rule) -> tuple[bool, int]:
+    """`sequence_match` under a rule by share."""
+    if rule.kind == "sim":
+        tp, ta = " ".join(p), " ".join(a)
+        if rule.t == 1:
+            return tp == ta, 0
+        d = int(levenshtein().distance(tp, ta))
+        top = max(len(tp), len(ta))
+        th = rule.share()
+        return (top - d) * th.denominator >= th.numerator * top, d
+    n, k = len(p), len(a)
+    t = placement(p, a)
+    if t == 0:
+        return False, 0
+    th = rule.share()
+    whole = n + k - t if rule.kind == "iou" else k
+    return t * th.denominator >= th.numerator * whole, n + k - 2 * t
+
+
 def sequence_match(p: tuple[str, ...], a: tuple[str, ...], rule: Rule) -> tuple[bool, int]:
     """Does filler ``p`` match answer ``a`` under ``rule``? Returns (ok, boundary error)."""
     n, k = len(p), len(a)
     if p == a:
         return True, 0
+    if rule.by_share:
+        return _share_match(p, a, rule)
     if rule.kind == "exact":
         return False, 0
     if _contains(p, a, rule.e):
