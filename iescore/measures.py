@@ -31,6 +31,7 @@ __all__ = [
     "makhoul_e",
     "muc_err",
     "slot_error_rate",
+    "jaccard",
     "overlap_ratio",
     "ts_measures",
     "measures",
@@ -160,9 +161,18 @@ def slot_error_rate(c: Counts, weights: Mapping[str, float] | None = None) -> fl
     return ratio(err, c.N)
 
 
-def overlap_ratio(c: Counts) -> float | None:
-    """TP / (TP + FP + FN)."""
+def jaccard(c: Counts) -> float | None:
+    """The Jaccard overlap TP / (TP + FP + FN): the matched items over the items of
+    either side (the predictions and the answers, a matched pair counted once); ``None``
+    when there is none (0/0). Equal to F1 / (2 - F1) wherever F1 is defined.
+
+    >>> jaccard(Counts(tp=3, fp=1, fn=2)), jaccard(Counts())
+    (0.5, None)
+    """
     return ratio(c.tp, c.tp + c.fp + c.fn)
+
+
+overlap_ratio = jaccard  # the same measure under its older name
 
 
 def _binary(tp: float, fp: float, fn: float, n: float, beta: float) -> dict[str, float | None]:
@@ -224,7 +234,7 @@ def measures(c: Counts, *, beta: float = 1.0) -> dict[str, float | None]:
         "recall": recall(c),
         "f1": f_beta(c.tp, c.fp, c.fn, 1.0),
         "f_beta": f_beta(c.tp, c.fp, c.fn, beta),
-        "overlap": overlap_ratio(c),
+        "jaccard": jaccard(c),
         "ser": slot_error_rate(c),
         "err": muc_err(c),
         "e": makhoul_e(c, alpha),
@@ -259,12 +269,14 @@ def f_beta_array(tp: Any, fp: Any, fn: Any, beta: float = 1.0) -> np.ndarray:
 
 
 def span_arrays(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, beta: float) -> dict[str, np.ndarray]:
-    """Precision, recall, F1 and F_beta element-wise ([`precision`][iescore.measures.precision], [`recall`][iescore.measures.recall], [`f_beta`][iescore.measures.f_beta])."""
+    """Precision, recall, F1, F_beta and the Jaccard overlap element-wise ([`precision`][iescore.measures.precision],
+    [`recall`][iescore.measures.recall], [`f_beta`][iescore.measures.f_beta], [`jaccard`][iescore.measures.jaccard])."""
     return {
         "precision": ratio_array(tp, tp + fp),
         "recall": ratio_array(tp, tp + fn),
         "f1": f_beta_array(tp, fp, fn, 1.0),
         "f_beta": f_beta_array(tp, fp, fn, beta),
+        "jaccard": ratio_array(tp, tp + fp + fn),
     }
 
 

@@ -23,11 +23,12 @@ beta (equal to ``f1`` when beta = 1).
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -37,20 +38,13 @@ from .config import Config
 from .confusion import Confusion
 from .items import ItemTable
 from .match.units import STATUS_NAMES
-from .measures import (
-    FIELDS,
-    TS_FIELDS,
-    Counts,
-    f_beta,
-    makhoul_e,
-    muc_err,
-    precision,
-    recall,
-    slot_error_rate,
-    ts_measures,
-)
-from .summary import MEASURED, LabelSummary, copied, full_summary, mean
+from .measures import FIELDS, TS_FIELDS, Counts, makhoul_e, muc_err, slot_error_rate, ts_measures
+from .summary import LabelSummary, copied, entry, full_summary, mean
+from .summary import averages as summary_averages
 from .viewhooks import VIEWS, ReportViews
+
+if TYPE_CHECKING:
+    from .cost import Cost
 
 __all__ = ["Report", "ItemTable", "aggregate"]
 
@@ -69,14 +63,6 @@ def _freeze(a: np.ndarray) -> np.ndarray:
     a = np.ascontiguousarray(a)
     a.setflags(write=False)
     return a
-
-
-def _f1(p: float | None, r: float | None, beta: float = 1.0) -> float | None:
-    if p is None or r is None:
-        return None
-    b2 = beta * beta
-    den = b2 * p + r
-    return 0.0 if den == 0 else (1 + b2) * p * r / den
 
 
 @dataclass(frozen=True, repr=False)
@@ -113,6 +99,9 @@ class Report(ReportViews):
         categories: per-label error-category totals (``(labels, 6)`` in
             `CATEGORIES` order; Concepts: error
             categories), or ``None`` where there is no alignment (match-best, ``detail="prf"``).
+        cost: the extractor's cost ([`Cost`][iescore.cost.Cost]), set by
+            [`with_cost`][iescore.report.Report.with_cost]; ``None`` by default, and in
+            every report a scorer makes (merged shards included).
 
     ``fields`` are the [`Counts`][iescore.measures.Counts] fields counted (all of them, or
     ``tp``/``fp``/``fn`` under ``detail="prf"``); the others are 0.
@@ -135,6 +124,7 @@ class Report(ReportViews):
     totals: _Totals | None = None
     categories: np.ndarray | None = None
     repair_sites: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    cost: Cost | None = None
     _summary: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -268,15 +258,35 @@ class Report(ReportViews):
     def to_dict(self) -> dict[str, Any]:
         """Everything as plain JSON-able Python values (``None`` where undefined): a
         fresh tree built on each call, equal to ``json.loads(report.to_json())`` (only
-        dicts, lists, strings, ints, floats, booleans and None)."""
-        return self._full_summary()
+        dicts, lists, strings, ints, floats, booleans and None); ``"cost"`` (the
+        extractor's, ``Cost.to_dict()``) only when the report has one."""
+        tree: dict[str, Any] = self._full_summary()
+        if self.cost is not None:
+            tree["cost"] = self.cost.to_dict()
+        return tree
 
     def to_json(self, **kw: Any) -> str:
         """``json.dumps(report.to_dict(), **kw)``; with ``indent`` alone, the same text from
         `iescore.render.jsontext` (the standard library indents in pure Python)."""
         if set(kw) == {"indent"} and kw["indent"] is not None:
-            return VIEWS["json_text"](self._full_summary(), kw["indent"])
-        return json.dumps(self._full_summary(), **kw)
+            return VIEWS["json_text"](self.to_dict(), kw["indent"])
+        return json.dumps(self.to_dict(), **kw)
+
+    def with_cost(self, cost: Cost | None) -> Report:
+        """This report with the extractor's ``cost`` attached (a [`Cost`][iescore.cost.Cost],
+        from [`measure`][iescore.cost.measure] or [`measure_command`][iescore.cost.measure_command];
+        ``None`` takes it off): a copy, this report is unchanged. ``to_dict()`` then holds
+        ``"cost"`` and the text table shows it; every number and the signature stay the same
+        (a cost is not a score)."""
+        from .cost import Cost
+
+        if cost is not None and not isinstance(cost, Cost):
+            from .errors import ConfigError
+
+            raise ConfigError(f"with_cost takes an iescore.cost.Cost or None; got {type(cost).__name__} {cost!r:.80}")
+        out = copy.copy(self)
+        object.__setattr__(out, "cost", cost)
+        return out
 
     def items(self, side: str = "prediction") -> Iterator[dict[str, Any]]:
         """Per-item outcomes of ``"reference"`` or ``"prediction"``: the status (TP, FP, FN,
@@ -380,38 +390,8 @@ class Report(ReportViews):
         cols = per.columns()  # the per-label measures, for the averages (not kept)
         object.__setattr__(self, "_labels_summary", per)
 
-        def entry(c: Counts, n_ref: int, n_pred: int) -> dict[str, Any]:
-            return {
-                "precision": precision(c),
-                "recall": recall(c),
-                "f1": f_beta(c.tp, c.fp, c.fn, 1.0),
-                "f_beta": f_beta(c.tp, c.fp, c.fn, beta),
-                "tp": c.tp,
-                "fp": c.fp,
-                "fn": c.fn,
-                "support": n_ref,
-                "predicted": n_pred,
-                "ser": slot_error_rate(c) if full else None,
-                "err": muc_err(c) if full else None,
-                "e": makhoul_e(c, cfg.alpha) if full else None,
-            }
-
-        overall = entry(total, int(support.sum()), int(predicted.sum()))
-        # averages
-        macro = {k: mean(cols[k]) for k in MEASURED}
-        averages = {
-            "micro": {k: overall[k] for k in MEASURED},
-            "macro": {
-                **macro,
-                "f1_of_macro_pr": _f1(macro["precision"], macro["recall"]),
-                "left_out": per.left_out(cols),
-            },
-            "weighted": {
-                **{k: per.weighted(cols, k) for k in MEASURED},
-                "zero_weight_labels": per.zero_weight_labels(),
-                "left_out": per.left_out(cols, weighted=True),
-            },
-        }
+        overall = entry(total, int(support.sum()), int(predicted.sum()), beta, cfg.alpha, full)
+        averages = summary_averages(overall, per, cols)
         slot: dict[str, Any] | None = {
             "C": total.C, "S": total.S, "D": total.D, "I": total.I, "N": total.N, "M": total.M,
             "ser": slot_error_rate(total), "err": muc_err(total), "e": makhoul_e(total, cfg.alpha),

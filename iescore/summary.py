@@ -24,13 +24,28 @@ from typing import Any
 import numpy as np
 
 from .categories import CATEGORIES, MUC_CODES, MUC_GROUPS
-from .measures import BINARY_KEYS, TS_FIELDS, slot_arrays, span_arrays, ts_arrays
+from .measures import (
+    BINARY_KEYS,
+    TS_FIELDS,
+    Counts,
+    f_beta,
+    jaccard,
+    makhoul_e,
+    muc_err,
+    precision,
+    recall,
+    slot_arrays,
+    slot_error_rate,
+    span_arrays,
+    ts_arrays,
+)
 from .nogc import no_cycles_collected
 
-__all__ = ["LabelSummary", "ENTRY_KEYS", "MEASURED", "pylist", "records"]
+__all__ = ["LabelSummary", "ENTRY_KEYS", "MEASURED", "pylist", "records", "entry", "averages"]
 
-ENTRY_KEYS = ("precision", "recall", "f1", "f_beta", "tp", "fp", "fn", "support", "predicted", "ser", "err", "e")
-MEASURED = ("precision", "recall", "f1", "f_beta")
+ENTRY_KEYS = ("precision", "recall", "f1", "f_beta", "jaccard", "tp", "fp", "fn", "support", "predicted",
+              "ser", "err", "e")
+MEASURED = ("precision", "recall", "f1", "f_beta", "jaccard")
 TS_PARTS = ("ts", "tokens", "separators")
 
 
@@ -188,7 +203,7 @@ class LabelSummary:
     # distinct row, copied for every label of that row: with many labels most share their
     # counts, and a dict's copy costs a fraction of building it (the values are shared).
     def entries(self) -> dict[str, dict[str, Any]]:
-        """``{label: {precision, recall, f1, f_beta, tp, fp, fn, support, predicted, ser, err, e}}``."""
+        """``{label: {precision, recall, f1, f_beta, jaccard, tp, fp, fn, support, predicted, ser, err, e}}``."""
         names = ("tp", "fp", "fn", "C", "S", "D", "I")
         cols_in, at = distinct_rows([self.counts[f] for f in names] + [self.support, self.predicted])
         few = LabelSummary(self.labels, dict(zip(names, cols_in)), cols_in[-2], cols_in[-1], self.beta,
@@ -227,6 +242,51 @@ class LabelSummary:
             return None
         distinct, at = distinct_rows(list(cols.values()))
         return dict(zip(self.labels, copies(records(list(cols), [c.tolist() for c in distinct]), at)))
+
+
+def entry(c: Counts, n_ref: int, n_pred: int, beta: float, alpha: float, full: bool) -> dict[str, Any]:
+    """The measures of one sum of counts in `ENTRY_KEYS` order (``overall``): the same
+    values as a label's entry of `LabelSummary.entries`; ``ser``/``err``/``e`` are
+    None unless ``full`` (``detail="full"``)."""
+    return {
+        "precision": precision(c),
+        "recall": recall(c),
+        "f1": f_beta(c.tp, c.fp, c.fn, 1.0),
+        "f_beta": f_beta(c.tp, c.fp, c.fn, beta),
+        "jaccard": jaccard(c),
+        "tp": c.tp,
+        "fp": c.fp,
+        "fn": c.fn,
+        "support": n_ref,
+        "predicted": n_pred,
+        "ser": slot_error_rate(c) if full else None,
+        "err": muc_err(c) if full else None,
+        "e": makhoul_e(c, alpha) if full else None,
+    }
+
+
+def _f1(p: float | None, r: float | None) -> float | None:
+    """F1 of a precision and a recall (0 when both are 0; None when either is)."""
+    if p is None or r is None:
+        return None
+    den = p + r
+    return 0.0 if den == 0 else 2 * p * r / den
+
+
+def averages(overall: Mapping[str, Any], per: LabelSummary, cols: Mapping[str, np.ndarray]) -> dict[str, Any]:
+    """The micro (``overall``'s values), macro and weighted averages of every `MEASURED`
+    key, from the per-label arrays ``cols`` of ``per`` (`LabelSummary.columns`)."""
+    macro = {k: mean(cols[k]) for k in MEASURED}
+    return {
+        "micro": {k: overall[k] for k in MEASURED},
+        "macro": {**macro, "f1_of_macro_pr": _f1(macro["precision"], macro["recall"]),
+                  "left_out": per.left_out(cols)},
+        "weighted": {
+            **{k: per.weighted(cols, k) for k in MEASURED},
+            "zero_weight_labels": per.zero_weight_labels(),
+            "left_out": per.left_out(cols, weighted=True),
+        },
+    }
 
 
 def copied(tree: Any) -> Any:

@@ -87,7 +87,8 @@ Args:
 Returns:
     overall_precision, overall_recall, overall_f1, overall_accuracy (seqeval's keys, same meaning),
     one dict per label with precision, recall, f1 and number (reference support), and iescore's
-    overall_f_beta (F_beta of `beta`), overall_ser, overall_err, overall_e, overall_ts_f1_macro, overall_ts_f1_micro,
+    overall_f_beta (F_beta of `beta`), overall_jaccard (the Jaccard overlap TP/(TP+FP+FN) of the
+    `average`) and per label `<LABEL>_jaccard`, overall_ser, overall_err, overall_e, overall_ts_f1_macro, overall_ts_f1_micro,
     overall_token_f1_macro, overall_macro_f1, overall_weighted_f1, overall_C/S/D/I counts, and
     signature (a string). Every number is a plain Python float or int.
 Examples:
@@ -224,7 +225,7 @@ def _seqeval_view(report: Any, zero_division: float) -> dict[str, Any]:
     out = seqeval_style(report, zero_division=zero_division)
     for label, e in report.to_dict()["per_label"].items():
         if e["support"] == 0 and e["predicted"] == 0:
-            del out[label]
+            del out[label], out[f"{label}_jaccard"]
     return out
 
 

@@ -63,23 +63,25 @@ def test_paris_iescore_lines(capsys, tmp_path):
     # slot alignment: LOC and PER overlap on the token, wrong label -> S = 1; N = M = 1;
     # SER = 1/1, ERR = 1/(1+0), E = (1 + .5*0 + .5*0)/(.5*1 + .5*1) = 1.
     # macro F1: LOC 0, PER 0 -> 0; weighted: LOC (weight 1) 0 -> 0.
+    # Jaccard TP/(TP+FP+FN): micro 0/2, LOC 0/1, PER 0/1 -> 0 in every average.
     # TS: LOC token FN, PER token FP -> every F1 0.
-    assert out[:4] == [
+    assert out[:5] == [
         "headline (micro average): precision   0.00%; recall   0.00%; F1   0.00%",
         "slot errors: C=0 S=1 D=0 I=0 (N=1, M=1); SER: 100.00%; ERR: 100.00%; E: 100.00%",
         "averages F1: micro   0.00%; macro   0.00%; weighted   0.00%",
+        "averages Jaccard: micro   0.00%; macro   0.00%; weighted   0.00%",
         "token & separator: TS-F1^M   0.00%; TS-F1^mu   0.00%; T-F1^M   0.00%",
     ]
     # error categories: the one aligned pair has the same token and another label -> wrong
     # label (MUC INC), under the reference label LOC; PER's row is empty (its prediction is
     # LOC's partner)
-    assert out[4:8] == [
+    assert out[5:9] == [
         " error categories: correct  wrong-label  wrong-bound  wrong-both  missed  spurious  |   COR   INC   PAR   MIS   SPU",
         "              LOC:       0            1            0           0       0         0  |     0     1     0     0     0",
         "              PER:       0            0            0           0       0         0  |     0     0     0     0     0",
         "          overall:       0            1            0           0       0         0  |     0     1     0     0     0",
     ]
-    assert out[8].startswith("signature: iescore|")
+    assert out[9].startswith("signature: iescore|")
 
 
 def test_paris_to_dict():
@@ -103,11 +105,11 @@ def test_paris_to_dict():
     assert (se["C"], se["S"], se["D"], se["I"], se["N"], se["M"]) == (0, 1, 0, 0, 1, 1)
     av = d["averages"]
     # macro P: LOC undefined, PER 0 -> 0; macro R: LOC 0, PER undefined -> 0
-    assert av["macro"]["left_out"] == {"precision": ["LOC"], "recall": ["PER"], "f1": [], "f_beta": []}
+    assert av["macro"]["left_out"] == {"precision": ["LOC"], "recall": ["PER"], "f1": [], "f_beta": [], "jaccard": []}
     assert (av["macro"]["precision"], av["macro"]["recall"], av["macro"]["f1"]) == (0.0, 0.0, 0.0)
     # weighted: PER has weight 0; LOC (weight 1) has no precision -> no weight left -> None
     assert av["weighted"]["zero_weight_labels"] == ["PER"]
-    assert av["weighted"]["left_out"] == {"precision": ["LOC"], "recall": [], "f1": [], "f_beta": []}
+    assert av["weighted"]["left_out"] == {"precision": ["LOC"], "recall": [], "f1": [], "f_beta": [], "jaccard": []}
     assert (av["weighted"]["precision"], av["weighted"]["recall"]) == (None, 0.0)
     assert "undefined_labels" not in av["macro"] and "f" not in o
 
@@ -160,7 +162,7 @@ def test_six_averages_and_left_out_labels():
     d = score_tags(reference=SIX_REF, prediction=SIX_PRED).to_dict()
     # per label (P, R, F1): LOC (1, 1/2, 2/3), MISC (None, 0, 0), ORG (0, None, 0), PER (1, 1, 1)
     mac = d["averages"]["macro"]
-    assert mac["left_out"] == {"precision": ["MISC"], "recall": ["ORG"], "f1": [], "f_beta": []}
+    assert mac["left_out"] == {"precision": ["MISC"], "recall": ["ORG"], "f1": [], "f_beta": [], "jaccard": []}
     assert mac["precision"] == pytest.approx(2 / 3)  # (1 + 0 + 1) / 3
     assert mac["recall"] == pytest.approx(0.5)  # (1/2 + 0 + 1) / 3
     assert mac["f1"] == pytest.approx(5 / 12)  # (2/3 + 0 + 0 + 1) / 4
@@ -168,7 +170,7 @@ def test_six_averages_and_left_out_labels():
     # weights: LOC 2, MISC 1, PER 1, ORG 0
     w = d["averages"]["weighted"]
     assert w["zero_weight_labels"] == ["ORG"]
-    assert w["left_out"] == {"precision": ["MISC"], "recall": [], "f1": [], "f_beta": []}
+    assert w["left_out"] == {"precision": ["MISC"], "recall": [], "f1": [], "f_beta": [], "jaccard": []}
     assert w["precision"] == pytest.approx(1.0)  # (2*1 + 1*1) / 3, MISC left out
     assert w["recall"] == pytest.approx(0.5)  # (2*1/2 + 1*0 + 1*1) / 4
     assert w["f1"] == pytest.approx(7 / 12)  # (2*2/3 + 0 + 1) / 4
@@ -210,17 +212,20 @@ def test_six_beta_2_by_hand(capsys, tmp_path):
     assert "".join(line + "\n" for line in out[:6]) == SIX_BLOCK
     # E with alpha = 1/(1+4) = 0.2: (S + .8 D + .2 I)/(.8 N + .2 M) = (1.6 + .2)/(3.2 + .6) = 18/38
     # SER = 3/4, ERR = 3/5
-    assert out[6:11] == [
+    # Jaccard TP/(TP+FP+FN): micro 2/5; LOC 1/2, MISC 0, ORG 0, PER 1 -> macro 1.5/4 = 37.5%,
+    # weighted by answers (LOC 2, MISC 1, PER 1) (2 * 1/2 + 0 + 1)/4 = 50%
+    assert out[6:12] == [
         "headline (micro average): precision  66.67%; recall  50.00%; F1  57.14%; F2  52.63%",
         "slot errors: C=2 S=0 D=2 I=1 (N=4, M=3); SER:  75.00%; ERR:  60.00%; E(alpha=0.2):  47.37%",
         "averages F1: micro  57.14%; macro  41.67%; weighted  58.33%",
         "averages F2: micro  52.63%; macro  38.89%; weighted  52.78%",
+        "averages Jaccard: micro  40.00%; macro  37.50%; weighted  50.00%",
         "token & separator: TS-F1^M  41.67%; TS-F1^mu  72.73%; T-F1^M  41.67%",
     ]
-    assert out[11] == "token & separator: TS-F2^M  38.89%; TS-F2^mu  68.97%; T-F2^M  38.89%"
+    assert out[12] == "token & separator: TS-F2^M  38.89%; TS-F2^mu  68.97%; T-F2^M  38.89%"
     # error categories from the alignment above: LOC[w4] and PER correct, LOC[w5] and MISC
     # missed (under their labels), ORG spurious
-    assert out[12:18] == [
+    assert out[13:19] == [
         " error categories: correct  wrong-label  wrong-bound  wrong-both  missed  spurious  |   COR   INC   PAR   MIS   SPU",
         "              LOC:       1            0            0           0       1         0  |     1     0     0     1     0",
         "             MISC:       0            0            0           0       1         0  |     0     0     0     1     0",
@@ -228,7 +233,7 @@ def test_six_beta_2_by_hand(capsys, tmp_path):
         "              PER:       1            0            0           0       0         0  |     1     0     0     0     0",
         "          overall:       2            0            0           0       2         1  |     2     0     0     2     1",
     ]
-    assert out[18].startswith("signature: ") and "|beta:2|" in out[18]
+    assert out[19].startswith("signature: ") and "|beta:2|" in out[19]
 
 
 def test_headline_names_the_average_and_a_fractional_beta(capsys, tmp_path):
@@ -239,7 +244,8 @@ def test_headline_names_the_average_and_a_fractional_beta(capsys, tmp_path):
                       "F_beta (beta=0.5)  45.83%")
     assert out[8].startswith("averages F1: ")
     assert out[9].startswith("averages F_beta (beta=0.5): micro ")
-    assert out[11].startswith("token & separator (beta=0.5): TS-F_beta^M ")
+    assert out[10].startswith("averages Jaccard: micro ")
+    assert out[12].startswith("token & separator (beta=0.5): TS-F_beta^M ")
 
 
 # --- conlleval's edge cases -----------------------------------------------------------------
@@ -427,6 +433,6 @@ def test_trainer_hook_keeps_f1_and_adds_f_beta():
 def test_json_keys(capsys, tmp_path):
     d = json.loads(cli(capsys, tmp_path, SIX, "--json", "--beta", "2"))
     assert set(d["overall"]) >= {"f1", "f_beta", "support", "predicted"} and "f" not in d["overall"]
-    assert set(d["averages"]["micro"]) == {"precision", "recall", "f1", "f_beta"}
-    assert set(d["averages"]["macro"]["left_out"]) == {"precision", "recall", "f1", "f_beta"}
+    assert set(d["averages"]["micro"]) == {"precision", "recall", "f1", "f_beta", "jaccard"}
+    assert set(d["averages"]["macro"]["left_out"]) == {"precision", "recall", "f1", "f_beta", "jaccard"}
     assert {"f1_macro", "f_beta_macro", "token_f1_micro", "token_f_beta_micro"} <= set(d["ts"])

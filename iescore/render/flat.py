@@ -37,6 +37,7 @@ def _overall(report: Report, d: dict[str, Any], zero_division: float) -> dict[st
         "recall": as_float(av["recall"], z),
         "f1": as_float(av["f1"], z),
         "f_beta": as_float(av["f_beta"], z),
+        "jaccard": as_float(av["jaccard"], z),
         "accuracy": as_float(d["token_accuracy"], z),
     }
     if se is not None:  # not computed under detail="prf": no key rather than a made-up error rate
@@ -55,9 +56,10 @@ def _overall(report: Report, d: dict[str, Any], zero_division: float) -> dict[st
 def seqeval_style(report: Report, *, zero_division: float = 0.0) -> dict[str, Any]:
     """``evaluate``'s seqeval keys (``overall_precision``..., one dict per label with
     precision/recall/f1/number, exactly seqeval's) plus iescore's ``overall_*`` keys
-    (``overall_f_beta`` among them), the slot counts and the ``signature`` string.
-    Numbers are plain Python floats and ints. Under ``detail="prf"`` the slot errors
-    are not computed and their keys are absent."""
+    (``overall_f_beta`` and ``overall_jaccard`` among them), the slot counts, each label's
+    Jaccard overlap as ``<LABEL>_jaccard`` (beside seqeval's dict of the label, which keeps
+    seqeval's keys) and the ``signature`` string. Numbers are plain Python floats and ints.
+    Under ``detail="prf"`` the slot errors are not computed and their keys are absent."""
     d = report.to_dict()
     out: dict[str, Any] = {}
     for label, e in d["per_label"].items():
@@ -71,19 +73,21 @@ def seqeval_style(report: Report, *, zero_division: float = 0.0) -> dict[str, An
     se = d["slot_errors"]
     if se is not None:
         out.update({f"overall_{k}": int(se[k]) for k in ("C", "S", "D", "I")})
+    for label, e in d["per_label"].items():
+        out[f"{label}_jaccard"] = as_float(e["jaccard"], zero_division)
     out["signature"] = report.signature
     return out
 
 
 def flat_metrics(report: Report, *, zero_division: float = 0.0, per_label: bool = True) -> dict[str, float]:
     """Flat ``name -> float`` metrics (what a Trainer logs): overall measures, then
-    ``<LABEL>_precision/recall/f1/f_beta/number`` per label (``ser``/``err``/``e`` only
+    ``<LABEL>_precision/recall/f1/f_beta/jaccard/number`` per label (``ser``/``err``/``e`` only
     when the slot errors were computed, i.e. not under ``detail="prf"``)."""
     d = report.to_dict()
     out = _overall(report, d, zero_division)
     if per_label:
         for label, e in d["per_label"].items():
-            for k in ("precision", "recall", "f1", "f_beta"):
+            for k in ("precision", "recall", "f1", "f_beta", "jaccard"):
                 out[f"{label}_{k}"] = as_float(e[k], zero_division)
             out[f"{label}_number"] = float(e["support"])
     return out

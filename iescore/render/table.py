@@ -23,8 +23,9 @@ def format_table(report: Report) -> str:
     iescore's lines: the headline average's precision, recall and F1 (and F_beta
     when beta != 1), the slot errors (and the weighted SER when S, D and I are
     weighted), the micro/macro/weighted averages of F1 (and
-    of F_beta), the token & separator model, repairs and the signature. Undefined
-    values print as n/a in iescore's lines."""
+    of F_beta) and of the Jaccard overlap, the token & separator model, repairs, the
+    extractor's cost when the report has one (`format_cost`) and the signature.
+    Undefined values print as n/a in iescore's lines."""
     s = report._summary
     cfg = report.config
 
@@ -49,7 +50,7 @@ def format_table(report: Report) -> str:
             f"slot errors: C={se['C']} S={se['S']} D={se['D']} I={se['I']} (N={se['N']}, M={se['M']}); "
             f"SER: {pct(se['ser'])}%; ERR: {pct(se['err'])}%; {e_name}: {pct(se['e'])}%{weighted}"
         )
-    for f, name in [("f1", "F1")] + ([] if cfg.beta == 1 else [("f_beta", f"{fb}{at}")]):
+    for f, name in [("f1", "F1")] + ([] if cfg.beta == 1 else [("f_beta", f"{fb}{at}")]) + [("jaccard", "Jaccard")]:
         lines.append(
             f"averages {name}: micro {pct(av['micro'][f])}%; macro {pct(av['macro'][f])}%; "
             f"weighted {pct(av['weighted'][f])}%"
@@ -69,5 +70,9 @@ def format_table(report: Report) -> str:
             first = f" (the first at {'; '.join(where)})" if where else ""
             lines.append(f"{side}: " + ", ".join(f"{k} {v}" for k, v in rep.items()) + first)
     lines += category_lines(report)
+    if report.cost is not None:
+        from ..cost import format_cost
+
+        lines += ["extractor's cost:", *format_cost(report.cost).split("\n")]
     lines.append(f"signature: {report.signature}")
     return "\n".join(lines)

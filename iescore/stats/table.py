@@ -28,7 +28,7 @@ TEST_NAMES = {
 _SPAN = ("tp", "fp", "fn")
 _SLOT = ("C", "S", "D", "I")
 _TS_CELL = ("tok_tp", "tok_fp", "tok_fn", "sep_tp", "sep_fp", "sep_fn")
-_AVG_MEASURES = ("precision", "recall", "f1", "f_beta")
+_AVG_MEASURES = ("precision", "recall", "f1", "f_beta", "jaccard")
 # a count table of at most this many cells (documents x columns) is also kept whole
 _DENSE_CELLS = 4_000_000
 _TS_KEYS = (
@@ -271,7 +271,8 @@ def _measures(S: np.ndarray, tab: _Table, mask: np.ndarray | None = None,
     per_wanted = [m for m in _AVG_MEASURES + (("ser", "err", "e") if full else ()) if want(f"{m}[")]
     if avgs or per_wanted:
         per_fn = {"precision": lambda: _div(tp, tp + fp), "recall": lambda: _div(tp, tp + fn),
-                  "f1": lambda: _fb(tp, fp, fn, 1.0), "f_beta": lambda: _fb(tp, fp, fn, beta)}
+                  "f1": lambda: _fb(tp, fp, fn, 1.0), "f_beta": lambda: _fb(tp, fp, fn, beta),
+                  "jaccard": lambda: _div(tp, tp + fp + fn)}
         if full:
             C, Sb, Dl, I = (S[:, b[k]] for k in _SLOT)
             support = C + Sb + Dl
@@ -291,7 +292,8 @@ def _measures(S: np.ndarray, tab: _Table, mask: np.ndarray | None = None,
         if any(avg == "micro" for avg, _ in avgs):
             tps, fps, fns = (x[:, mask].sum(axis=1) for x in (tp, fp, fn))
             micro = {"precision": lambda: _div(tps, tps + fps), "recall": lambda: _div(tps, tps + fns),
-                     "f1": lambda: _fb(tps, fps, fns, 1.0), "f_beta": lambda: _fb(tps, fps, fns, beta)}
+                     "f1": lambda: _fb(tps, fps, fns, 1.0), "f_beta": lambda: _fb(tps, fps, fns, beta),
+                     "jaccard": lambda: _div(tps, tps + fps + fns)}
         for avg, m in sorted(avgs):
             if avg == "micro":
                 out[f"micro_{m}"] = micro[m]()
