@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, cast, get_args
 
-from .errors import ConfigError, choices, did_you_mean
+from .errors import ConfigError, choices, did_you_mean, warn
 from .options import (
     MISALIGNED,
     Align,
@@ -47,7 +47,7 @@ from .version import __version__
 __all__ = [
     "Rule", "Config", "SETTINGS", "COUNTINGS", "MODES", "AVERAGES", "REPAIRS_CHOICES", "NORMALISERS", "DOCUMENTS",
     "SUBWORDS", "MISALIGNED", "MISSING", "LEVELS", "TOKENIZER_NAMES", "get_normaliser", "canonical_scheme",
-    "parse_supertags", "parse_types",
+    "parse_supertags", "parse_types", "warn_unknown_types",
 ]
 
 SETTINGS: tuple[Setting, ...] = get_args(Setting)
@@ -212,6 +212,21 @@ def parse_types(value: object, name: str = "types") -> tuple[str, ...]:
         if not isinstance(x, str) or not x.strip():
             raise ConfigError(f"{name}: a type name must be a non-empty string, got {x!r}")
     return tuple(sorted(set(cast("list[str]", items))))
+
+
+def warn_unknown_types(cfg: Config, present: Iterable[str], removed: Iterable[str]) -> None:
+    """Warn for each type of ``cfg.keep_types`` or ``cfg.remove_types`` not in the input
+    (``present``: its types after the type map; ``removed``: those left out), naming the
+    nearest type present (in any case) and the types present."""
+    shown, gone = sorted(set(present) | set(removed)), set(removed)
+    option, names = ("keep_types", cfg.keep_types) if cfg.keep_types else ("remove_types", cfg.remove_types)
+    found = set(shown) - gone if cfg.keep_types else gone
+    for name in (n for n in names if n not in found):
+        near = [p for p in shown if p.casefold() == name.casefold()]
+        hint = f" (did you mean {near[0]!r}?)" if near else did_you_mean(name, shown)
+        after = " after the type map (supertags)" if cfg.supertags else ""
+        warn(f"{option}: type {name!r} is not in the input{after}{hint}; the types present: "
+             f"{', '.join(map(repr, shown)) if shown else 'none'}")
 
 
 @dataclass(frozen=True)

@@ -19,9 +19,9 @@ import numpy as np
 
 from ..categories import CATEGORIES
 from ..cells import CellTable
-from ..config import Config
+from ..config import Config, warn_unknown_types
 from ..confusion import Confusion
-from ..errors import choices, did_you_mean, warn
+from ..errors import choices, warn
 from ..ids import concat_ids
 from ..items import ItemTable
 from ..measures import FIELDS, TS_FIELDS
@@ -71,24 +71,11 @@ def _warn_label_sets(report: Report) -> None:
 
 def _warn_type_filter(report: Report) -> None:
     """Warn ([`IEScoreWarning`][iescore.errors.IEScoreWarning]) for each type of
-    ``keep_types`` or ``remove_types`` that is not in the input (after ``supertags``),
-    naming the nearest type present (in any case) and the types present."""
-    cfg = report.config
-    if not cfg.filters_types():
-        return
-    removed = {k.split(":", 1)[1] for side in ("reference", "prediction")
-               for k in report.repairs.get(side, {}) if k.startswith("removed:")}
-    present = sorted(set(report.labels) | removed)
-    option, names = ("keep_types", cfg.keep_types) if cfg.keep_types else ("remove_types", cfg.remove_types)
-    found = set(report.labels) if cfg.keep_types else removed
-    for name in names:
-        if name in found:
-            continue
-        near = [p for p in present if p.casefold() == name.casefold()]
-        hint = f" (did you mean {near[0]!r}?)" if near else did_you_mean(name, present)
-        after = " after the type map (supertags)" if cfg.supertags else ""
-        warn(f"{option}: type {name!r} is not in the input{after}{hint}; the types present: "
-             f"{choices(present) if present else 'none'}")
+    ``keep_types`` or ``remove_types`` that is not in the input (`warn_unknown_types`)."""
+    if report.config.filters_types():
+        removed = {k.split(":", 1)[1] for side in ("reference", "prediction")
+                   for k in report.repairs.get(side, {}) if k.startswith("removed:")}
+        warn_unknown_types(report.config, report.labels, removed)
 
 
 def _warn_label_spellings(labels: Sequence[str], support: np.ndarray, predicted: np.ndarray) -> int:

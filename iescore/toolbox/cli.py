@@ -21,7 +21,7 @@ from ..errors import IEScoreError
 from ..io.conll import DOC_MODES, check_encoding
 from .columns import LABELS
 from .commands import convert_file, repair_file, summarize_file, summary_text, validate_file
-from .tags import TOOLBOX_REPAIRS, TOOLBOX_SCHEMES, toolbox_scheme
+from .tags import TOOLBOX_REPAIRS, TOOLBOX_SCHEMES, TypeFilter, toolbox_scheme
 
 __all__ = ["COMMANDS", "add_toolbox_parsers", "main_toolbox", "main"]
 
@@ -46,6 +46,12 @@ def _common(p: argparse.ArgumentParser, labels: Sequence[str], default: str, doc
     what = f"the tag columns read: {_BOTH}{_COLUMNS}" if "both" in labels else f"the tag column read: {_COLUMNS}"
     p.add_argument("--labels", choices=labels, default=default, help=f"{what}; default {default}")
     p.add_argument("--encoding", default="utf-8", help="file encoding (utf-8, latin-1, ...)")
+    p.add_argument("--type-map", default="", metavar="A=X,B=Y",
+                   help="rename (and merge) the chunks' types, e.g. PER=NE,LOC=NE (before --keep-types and --remove-types)")
+    p.add_argument("--keep-types", default="", metavar="A,B",
+                   help="only these types (after --type-map): the chunks of any other type are read as O")
+    p.add_argument("--remove-types", default="", metavar="A,B",
+                   help="the chunks of these types (after --type-map) are read as O; not with --keep-types")
     if documents:
         p.add_argument("--documents", choices=DOC_MODES, default="auto",
                        help="document boundaries: docstart, sentence or auto (docstart when the file has "
@@ -100,21 +106,24 @@ def main_toolbox(args: argparse.Namespace) -> int:
     `add_toolbox_parsers` built); returns the exit status."""
     try:
         check_encoding(args.encoding)
+        types = TypeFilter(args.type_map, args.keep_types, args.remove_types)
         if args.command == "validate":
             result = validate_file(args.file, args.scheme, args.labels, encoding=args.encoding,
-                                   documents=args.documents)
+                                   documents=args.documents, types=types)
             for line in result.lines:
                 print(line)
             print(result.summary)
             return 0 if result.ok else 1
         if args.command == "repair":
-            line = repair_file(args.file, args.output, args.scheme, args.repair, args.labels, encoding=args.encoding)
+            line = repair_file(args.file, args.output, args.scheme, args.repair, args.labels, encoding=args.encoding,
+                               types=types)
         elif args.command == "convert":
             line = convert_file(args.file, args.output, args.source, args.target, args.repair, args.labels,
-                                encoding=args.encoding)
+                                encoding=args.encoding, types=types)
         else:
             summary = summarize_file(args.file, args.labels, scheme=args.scheme, repair=args.repair,
-                                     strings=args.strings, encoding=args.encoding, documents=args.documents)
+                                     strings=args.strings, encoding=args.encoding, documents=args.documents,
+                                     types=types)
             print(summary_text(args.file, summary, args.json))
             return 0
     except IEScoreError as exc:

@@ -37,9 +37,9 @@ from ..atomic import atomic_write
 from ..decode.detect import detect_scheme
 from ..decode.vocab import TagArrays, Vocabulary
 from ..errors import InputError, choices
-from ..schemes import Scheme
+from ..schemes import O, Scheme
 from .columns import SIDE_NAMES, SIDES, ColumnFile, read_columns, same_file
-from .tags import TOOLBOX_REPAIRS, decode_column, recode, roles_of, toolbox_scheme, transitions_of
+from .tags import TOOLBOX_REPAIRS, TypeFilter, decode_column, recode, roles_of, toolbox_scheme, transitions_of
 
 __all__ = ["Validation", "validate_file", "repair_file", "convert_file", "summarize_file", "summary_text"]
 
@@ -81,16 +81,20 @@ class Validation:
 
 
 def validate_file(path: str, scheme: str, labels: str = "both", *, encoding: str = "utf-8",
-                  documents: str = "auto") -> Validation:
+                  documents: str = "auto", types: TypeFilter | None = None) -> Validation:
     """Every invalid transition of the tag columns ``labels`` of a CoNLL file under
-    ``scheme`` (see `iescore.toolbox.tags`), and every tag of another scheme."""
+    ``scheme`` (see `iescore.toolbox.tags`), and every tag of another scheme. With
+    ``types`` (a `TypeFilter`), only the transitions with a tag of a type kept (after the
+    type map)."""
     sch = toolbox_scheme(scheme)
+    types = types or None
     f = read_columns(path, labels, encoding=encoding, documents=documents)
     found: list[tuple[int, int, int, str]] = []  # (line, side order, position, message)
     counts, foreign = {}, {}
     for order, side in enumerate(SIDES[labels]):
         tags, name = f.tags[side], SIDE_NAMES[side]
         parsed = roles_of(tags, sch)
+        kept = _kept_tags(parsed, types)
         counts[side] = foreign[side] = 0
         for k, tag in enumerate(tags):
             if parsed[tag] is None:
@@ -99,12 +103,16 @@ def validate_file(path: str, scheme: str, labels: str = "both", *, encoding: str
                               f"{sch.name}{_token(f, k)}"))
         for s, e in _bounds(f):
             for t in transitions_of(tags[s:e], parsed, sch):
+                if kept is not None and t.before not in kept and t.after not in kept:
+                    continue
                 k = s + t.index - t.at_end
                 where = f"{f.where(k)}: {name}: invalid transition {t.before!r} -> {t.after!r}"
                 rest = f" at the end of the sentence{_token(f, k, after=True)}" if t.at_end else _token(f, k)
                 found.append((f.lines[k], order, s + t.index, where + rest))
                 counts[side] += 1
     found.sort()
+    if types:
+        types.warn()
     result = Validation(counts, foreign, [m for *_, m in found])
     total = sum(counts.values())
     per = f" ({', '.join(f'{SIDE_NAMES[s]} {n:,}' for s, n in counts.items())})" if len(counts) > 1 and total else ""
@@ -117,6 +125,13 @@ def validate_file(path: str, scheme: str, labels: str = "both", *, encoding: str
     return result
 
 
+def _kept_tags(parsed: dict[str, tuple[int, str] | None], types: TypeFilter | None) -> set[str] | None:
+    """The tags of a type ``types`` keeps (None without a filter); every type is noted."""
+    if not types:
+        return None
+    return {tag for tag, p in parsed.items() if p is not None and p[0] != O and types.type_of(p[1]) is not None}
+
+
 def _locator(f: ColumnFile, side: str) -> Callable[[int], str]:
     """``FILE:LINE (side)`` of a token, for errors."""
     return lambda k: f.where(k, side)
@@ -127,10 +142,10 @@ TOKENS_HINT = ("; a file of 2 columns may hold a token and a tag, not a gold and
 
 
 def _recode(f: ColumnFile, side: str, source: Scheme, target: Scheme, repair: str,
-            only: list[bool] | None = None) -> list[str]:
+            only: list[bool] | None = None, types: TypeFilter | None = None) -> list[str]:
     """`recode` of a side's tags, an error on a 2-column file's gold side saying it may be tokens."""
     try:
-        return recode(f.tags[side], f.sentences, source, target, repair, _locator(f, side), only)
+        return recode(f.tags[side], f.sentences, source, target, repair, _locator(f, side), only, types or None)
     except InputError as exc:
         if f.columns == 2 and side == "gold" and "not a tag of scheme" in str(exc):
             raise InputError(f"{exc}{TOKENS_HINT}") from None
@@ -163,11 +178,12 @@ def _per_side(numbers: dict[str, int]) -> str:
 
 
 def repair_file(path: str, output: str, scheme: str, repair: str = "conlleval", labels: str = "both", *,
-                encoding: str = "utf-8") -> str:
+                encoding: str = "utf-8", types: TypeFilter | None = None) -> str:
     """Write ``path`` to ``output`` with the tag columns ``labels`` repaired to valid tags
     of ``scheme`` (``repair`` ``conlleval`` or ``discard``): the sentences with an invalid
-    transition are decoded and written again, every other byte is kept. Returns the
-    summary line."""
+    transition are decoded and written again, every other byte is kept. With ``types``
+    (a `TypeFilter`) every sentence is decoded, its chunks renamed and filtered, and
+    written again. Returns the summary line."""
     if repair not in TOOLBOX_REPAIRS[:2]:
         raise InputError(f"unknown repair {repair!r}; valid: {choices(TOOLBOX_REPAIRS[:2])}")
     _check_output(path, output)
@@ -180,8 +196,10 @@ def repair_file(path: str, output: str, scheme: str, repair: str = "conlleval", 
         tags = f.tags[side]
         parsed = roles_of(tags, sch)
         flags = [bool(transitions_of(tags[s:e], parsed, sch)) for s, e in _bounds(f)]
-        new[side] = _recode(f, side, sch, sch, repair, only=flags)
+        new[side] = _recode(f, side, sch, sch, repair, only=None if types else flags, types=types)
         changed[side], sentences[side] = _changed(tags, new[side]), sum(flags)
+    if types:
+        types.warn()
     _write(f, output, new)
     done = "; ".join(f"{SIDE_NAMES[side] + ' ' if len(changed) > 1 else ''}{_plural(changed[side], 'tag')} changed "
                      f"in {_plural(sentences[side], 'sentence')} with an invalid transition" for side in changed)
@@ -194,11 +212,11 @@ def _joined(chunks: list[tuple[str, int, int]], starts: set[int]) -> int:
 
 
 def convert_file(path: str, output: str, source: str, target: str, repair: str = "strict", labels: str = "both", *,
-                 encoding: str = "utf-8") -> str:
+                 encoding: str = "utf-8", types: TypeFilter | None = None) -> str:
     """Write ``path`` to ``output`` with the tag columns ``labels`` of scheme ``source``
     written in scheme ``target`` (a chunk ``source`` does not allow: an error under
-    ``repair="strict"``, else repaired or dropped), every other byte kept. Returns the
-    summary line."""
+    ``repair="strict"``, else repaired or dropped), every other byte kept; with ``types``
+    (a `TypeFilter`), the chunks renamed and filtered. Returns the summary line."""
     if repair not in TOOLBOX_REPAIRS:
         raise InputError(f"unknown repair {repair!r}; valid: {choices(TOOLBOX_REPAIRS)}")
     _check_output(path, output)
@@ -208,10 +226,13 @@ def convert_file(path: str, output: str, source: str, target: str, repair: str =
     starts = set(f.sentences)
     for side in SIDES[labels]:
         where = _locator(f, side)
-        new[side] = _recode(f, side, src, dst, repair)
+        new[side] = _recode(f, side, src, dst, repair, types=types)
         changed[side] = _changed(f.tags[side], new[side])
         if dst.name == "IO":
-            joined += _joined(decode_column(f.tags[side], f.sentences, src, repair, where), starts)
+            chunks = decode_column(f.tags[side], f.sentences, src, repair, where)
+            joined += _joined(types.chunks(chunks) if types else chunks, starts)
+    if types:
+        types.warn()
     _write(f, output, new)
     note = f"; {_plural(joined, 'pair')} of adjacent chunks of one label joined (IO cannot separate them)" if joined else ""
     return (f"{output}: {src.name} -> {dst.name}, {_plural(sum(changed.values()), 'tag')} changed{_per_side(changed)} "
@@ -219,11 +240,13 @@ def convert_file(path: str, output: str, source: str, target: str, repair: str =
 
 
 def summarize_file(path: str, labels: str = "gold", *, scheme: str = "auto", repair: str = "conlleval",
-                   strings: bool = False, encoding: str = "utf-8", documents: str = "auto") -> dict[str, Any]:
+                   strings: bool = False, encoding: str = "utf-8", documents: str = "auto",
+                   types: TypeFilter | None = None) -> dict[str, Any]:
     """The documents, sentences and tokens (``-DOCSTART-`` lines are none) of a CoNLL file
     and the mentions per type in its tag column ``labels`` (``gold``, ``pred`` or ``last``),
     decoded under ``scheme`` (``auto``: read from the tags) and ``repair``; with
-    ``strings``, the mentions per type and surface string (the tokens joined by a space)."""
+    ``strings``, the mentions per type and surface string (the tokens joined by a space);
+    with ``types`` (a `TypeFilter`), the mentions renamed and filtered."""
     if labels not in ("gold", "pred", "last"):
         raise InputError(f"summarize reads one tag column: --labels {choices(('gold', 'pred', 'last'))}, got {labels!r}")
     f = read_columns(path, labels, encoding=encoding, documents=documents)
@@ -240,6 +263,9 @@ def summarize_file(path: str, labels: str = "gold", *, scheme: str = "auto", rep
         if f.columns == 2 and side == "gold" and "not a tag of scheme" in str(exc):
             raise InputError(f"{exc}{TOKENS_HINT}") from None
         raise
+    if types:
+        chunks = types.chunks(chunks)
+        types.warn()
     out: dict[str, Any] = {"documents": len(f.documents), "sentences": len(f.sentences), "tokens": len(f.lines),
                  "mentions": dict(sorted(Counter(c[0] for c in chunks).items())),
                  "scheme": sch.name, "labels": labels}

@@ -19,6 +19,11 @@ of a scheme:
   is dropped (its tokens become ``O``).
 * ``strict`` (conversions only): such a chunk is an error.
 
+With a type filter (`TypeFilter`: a type map, then the types kept or left out, as
+the scorer's ``supertags``, ``keep_types`` and ``remove_types``), the chunks are
+decoded first, then renamed, and those of a type left out dropped (their tokens become
+``O``): a continuation tag is never left without its chunk's start.
+
 Written in IO, two adjacent chunks of one label become one: IO has no tag to separate
 them. Besides the eight schemes of `iescore.decode.tables`, BMEOW (BMES with ``W`` for
 a single-token chunk) is known here.
@@ -39,13 +44,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..config import Config, warn_unknown_types
 from ..decode.decoder import decode, decode_arrays, encode_spans
 from ..decode.vocab import NOT_OF_SCHEME, TagArrays, Vocabulary
 from ..errors import ConfigError, InputError, choices, shown
 from ..schemes import SCHEMES, B, E, I, L, O, S, Scheme, get_scheme
 
 __all__ = ["TOOLBOX_SCHEMES", "TOOLBOX_REPAIRS", "Transition", "toolbox_scheme", "invalid_transitions",
-           "tags_not_of_scheme", "roles_of", "transitions_of", "decode_column", "encode_chunks", "repair_tags", "convert_tags"]
+           "tags_not_of_scheme", "roles_of", "transitions_of", "decode_column", "encode_chunks", "repair_tags", "convert_tags", "TypeFilter"]
 
 _BMES = SCHEMES["BMES"]
 BMEOW = Scheme("BMEOW", {"B": B, "M": I, "E": E, "W": S}, _BMES.start_ok, _BMES.end_ok)
@@ -133,6 +139,44 @@ def invalid_transitions(tags: Sequence[str], scheme: str | Scheme) -> list[Trans
     return transitions_of(tags, roles_of(tags, sch), sch)
 
 
+class TypeFilter:
+    """Chunk types renamed by a type map (``"A=X,B=X"``), then kept (``keep``) or left out
+    (``remove``): the scorer's ``supertags``, ``keep_types`` and ``remove_types``. It
+    notes the types it sees, for `warn`.
+
+    >>> f = TypeFilter("PER=NE,LOC=NE", keep="NE")
+    >>> f.chunks([("PER", 0, 1), ("MISC", 1, 2), ("LOC", 3, 4)])
+    [('NE', 0, 1), ('NE', 3, 4)]
+    """
+
+    def __init__(self, type_map: object = (), keep: object = (), remove: object = ()) -> None:
+        self.config = Config(supertags=type_map, keep_types=keep, remove_types=remove)  # type: ignore[arg-type]
+        self.map = self.config.supertag_map()
+        self.present: set[str] = set()
+        self.removed: set[str] = set()
+
+    def __bool__(self) -> bool:
+        return bool(self.map) or self.config.filters_types()
+
+    def type_of(self, label: str) -> str | None:
+        """A chunk label's type after the map, None when it is left out."""
+        t = self.map.get(label, label)
+        if self.config.kept(t):
+            self.present.add(t)
+            return t
+        self.removed.add(t)
+        return None
+
+    def chunks(self, chunks: Sequence[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
+        """``(label, start, end)`` chunks renamed, without those left out."""
+        return [(t, s, e) for label, s, e in chunks if (t := self.type_of(label)) is not None]
+
+    def warn(self) -> None:
+        """Warn for a kept or removed type not seen (`warn_unknown_types`)."""
+        if self.config.filters_types():
+            warn_unknown_types(self.config, self.present, self.removed)
+
+
 def transitions_of(tags: Sequence[str], parsed: dict[str, tuple[int, str] | None], sch: Scheme) -> list[Transition]:
     """`invalid_transitions` with each tag's (role, label) given (`roles_of`)."""
     out = []
@@ -215,12 +259,15 @@ def _by_sentence(chunks: list[tuple[str, int, int]], starts: list[int], n: int,
 
 
 def recode(tags: Sequence[str], starts: Sequence[int], source: str | Scheme, target: str | Scheme, repair: str,
-           where: Callable[[int], str] | None = None, only: Sequence[bool] | None = None) -> list[str]:
+           where: Callable[[int], str] | None = None, only: Sequence[bool] | None = None,
+           types: TypeFilter | None = None) -> list[str]:
     """The flat ``tags`` (sentences beginning at ``starts``) decoded under ``source`` and
     ``repair`` and written in ``target``; with ``only`` (a flag per sentence), the other
-    sentences are kept as they are."""
+    sentences are kept as they are; with ``types``, the chunks renamed and filtered."""
     starts = sorted(set(starts) | ({0} if tags else set()))
     chunks = decode_column(tags, starts, source, repair, where)
+    if types:
+        chunks = types.chunks(chunks)
     out = list(tags)
     for k, (s, e, mine) in enumerate(_by_sentence(chunks, starts, len(tags))):
         if only is None or only[k]:
