@@ -268,7 +268,8 @@ def _similar(s: tuple[int, int], rs: list[int], ps: list[int], keys_r: list[tupl
              keys_p: list[tuple[str, ...]], rule: Rule, names: Names, out_l: list[int], out_r: list[int]) -> None:
     """Add to ``out_l``, ``out_r`` the pairs of slot ``s`` that sim(t) may accept: the
     pairs of equal texts under sim(1), else every pair whose similarity rapidfuzz finds
-    within a hair of ``t`` (`sequence_match` then decides exactly). Two texts may be
+    within ``1e-5`` of ``t`` (its float cut-off can drop a pair of similarity exactly ``t``;
+    `sequence_match` then decides exactly). Two texts may be
     similar without sharing a token ("Smith", "Smyth"), so every pair of the slot is
     compared (in C); a slot of more than ``_SLOT_PAIRS`` pairs is refused."""
     text_r, text_p = [" ".join(k) for k in keys_r], [" ".join(k) for k in keys_p]
@@ -290,7 +291,7 @@ def _similar(s: tuple[int, int], rs: list[int], ps: list[int], keys_r: list[tupl
     from rapidfuzz.process import cdist
 
     lev = levenshtein()
-    sim = cdist(text_r, text_p, scorer=lev.normalized_similarity, score_cutoff=max(float(rule.t or 0) - 1e-9, 1e-12),
+    sim = cdist(text_r, text_p, scorer=lev.normalized_similarity, score_cutoff=max(float(rule.t or 0) - 1e-5, 1e-12),
                 dtype=np.float32)
     a, b = np.nonzero(sim)
     out_l.extend(np.asarray(rs, dtype=_I64)[a].tolist())
