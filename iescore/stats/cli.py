@@ -7,8 +7,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import ConfigError, InputError, choices
+from ..io.formats import FORMATS, sniff_format
 from ..report import Report
-from .agreement import Agreement, _agreement, conll_pairs
+from .agreement import Agreement, agreement_files, agreement_scored
 from .paired import Comparison, compare
 from .table import METHODS, TESTS, measure_names
 
@@ -39,21 +40,42 @@ def add_stats_parsers(sub: Any, score_parser: Any) -> None:
     add_compare_parser(sub, score_parser)
     ap = sub.add_parser(
         "agree",
-        help="inter-annotator agreement: F1 and Cohen's kappa per pair, Fleiss' kappa",
-        description="Each FILE holds one annotator's tags in its last column, the files aligned line by "
-                    "line. Prints, per pair of annotators, the F1 of each as the other's reference and "
-                    "their mean, Cohen's kappa on t-units (tokens and separators), and Fleiss' kappa "
-                    "over all annotators.",
+        help="inter-annotator agreement: F1 and Cohen's kappa per pair, Fleiss' kappa, Krippendorff's alpha",
+        description="Each FILE holds one annotator's annotation: CoNLL files (each annotator's tags in its last "
+                    "column, the files aligned line by line) or, with --input-format and --level, brat, JSONL, "
+                    "DocBin or LLM files, their documents paired by id. Prints, per pair of annotators, the F1 of "
+                    "each as the other's reference and their mean, Cohen's kappa on t-units (tokens and "
+                    "separators) and per label, then Fleiss' kappa and Krippendorff's alpha over all annotators "
+                    "(LLM extractions, compared as templates under --setting OBD: F1 only).",
     )
-    ap.add_argument("annotators", nargs="+", metavar="FILE", help="two or more annotation files")
+    ap.add_argument("annotation_files", nargs="+", metavar="FILE",
+                    help="two or more annotation files (brat: folders or .ann files)")
     ap.add_argument("--names", help="comma-separated annotator names (default: the shortest distinct path endings)")
     _copy_options(ap, score_parser)
+    _copy_input_formats(ap, score_parser)
     ap.set_defaults(stats_main=main_agree)
 
 
-def main_stats(args: Any) -> int:
-    """Run ``iescore compare`` or ``iescore agree``."""
-    status: int = args.stats_main(args)
+def _copy_input_formats(ap: Any, score_parser: Any) -> None:
+    """Give ``ap`` an ``--input-format`` of its own (one format for every FILE) and the
+    character-offset options of ``score_parser`` (``--level``, ``--tokenizer``...), shared."""
+    g = ap.add_argument_group("input formats")
+    g.add_argument("--input-format", choices=FORMATS, default=None,
+                   help=f"the format of every FILE ({', '.join(FORMATS)}; default conll); brat, jsonl, docbin "
+                        "and llm need --level")
+    for group in score_parser._action_groups:  # argparse has no public accessor for a group's options
+        if group.title == "input formats":
+            for action in group._group_actions:
+                if action.dest not in ("input_format", "pred_format"):
+                    g._add_action(action)
+
+
+def main_stats(args: Any, score_args: Any = None) -> int:
+    """Run ``iescore compare`` or ``iescore agree``; ``score_args`` is
+    [`iescore.files.score_args`][iescore.files.score_args], which ``iescore agree --input-format``
+    scores its pairs of files with (the command line passes it: the readers' scorers sit
+    above the statistics)."""
+    status: int = args.stats_main(args) if args.stats_main is not main_agree else main_agree(args, score_args)
     return status
 
 
@@ -196,37 +218,62 @@ def main_compare(args: Any) -> int:
     return 0
 
 
+def _num(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:.4f}"
+
+
 def format_agreement(ag: Agreement) -> str:
-    """The agreement as text: one line per pair, then Fleiss' kappa."""
+    """The agreement as text: one line per pair, the per-label kappas of two annotators, then
+    Fleiss' kappa and Krippendorff's alpha."""
     lines = [f"{'a':<20} {'b':<20} {'F1':>7} {'F1(a ref)':>9} {'F1(b ref)':>9} {'kappa':>7}"]
     for p in ag.pairs:
         lines.append(f"{p['a']:<20} {p['b']:<20} {_pct(p['f1']):>7} {_pct(p['f1_ab']):>9} "
-                     f"{_pct(p['f1_ba']):>9} {'n/a' if p['kappa'] is None else format(p['kappa'], '.4f'):>7}")
-    fk = "n/a" if ag.fleiss_kappa is None else f"{ag.fleiss_kappa:.4f}"
-    lines.append(f"Fleiss' kappa ({len(ag.annotators)} annotators, {ag.t_units} t-units: tokens and separators): {fk}")
+                     f"{_pct(p['f1_ba']):>9} {_num(p['kappa']):>7}")
+    if len(ag.annotators) == 2 and ag.unit is not None:
+        lines.append(f"{'label':<20} {'kappa':>7} {'alpha':>7}")
+        lines += [f"{lab:<20} {_num(v['kappa']):>7} {_num(v['krippendorff_alpha']):>7}" for lab, v in ag.per_label.items()]
+    if ag.unit is None:
+        lines.append(f"note: {ag.note}")
+    else:
+        units = f"{ag.t_units} t-units: {ag.unit} and separators"
+        lines.append(f"Fleiss' kappa ({len(ag.annotators)} annotators, {units}): {_num(ag.fleiss_kappa)}")
+        lines.append(f"Krippendorff's alpha (nominal, {ag.missing} values missing): {_num(ag.krippendorff_alpha)}")
     lines.append(f"signature: {ag.signature}")
     return "\n".join(lines)
 
 
-def main_agree(args: Any) -> int:
-    """Run ``iescore agree`` on parsed ``args`` (exit status 0, or 2 on bad input)."""
+def main_agree(args: Any, score_args: Any = None) -> int:
+    """Run ``iescore agree`` on parsed ``args`` (exit status 0, or 2 on bad input); files of
+    another format than CoNLL are scored by ``score_args`` (`main_stats`)."""
     import json
     import sys
+    from argparse import Namespace
 
-    paths = list(args.annotators)
+    paths = list(args.annotation_files)
     try:
         names = _system_names(args.names, paths)
         cfg = _config_from(args)
-        read = conll_pairs(dict(zip(names, paths)), encoding=args.encoding, documents=args.documents)
+        if args.input_format in (None, "conll"):
+            if args.level is not None:
+                raise ConfigError("--level is for character-offset input (--input-format brat, jsonl, docbin or llm); "
+                                  "CoNLL files are scored on their tokens")
+            for path in paths:
+                found = sniff_format(path, args.encoding)
+                if found is not None:
+                    raise InputError(f"{path}: {found[1]}, not CoNLL columns (the default input format); pass "
+                                     f"--input-format {found[0]} and --level characters or --level tokens")
+            ag = agreement_files(dict(zip(names, paths)), encoding=args.encoding, documents=args.documents,
+                                 config=cfg)
+        else:
+            if score_args is None:
+                raise ConfigError(f"--input-format {args.input_format}: this command line cannot score files of "
+                                  "that format (main_stats was not given score_args)")
 
-        def pair(a: str, b: str) -> Report:  # documents and tokens from all the files: either order, one set of t-units
-            from ..scoring.stream import Scorer
+            def pair(gold: str, pred: str) -> Report:
+                return score_args(cfg, Namespace(**{**vars(args), "file": gold, "pred_file": pred,  # type: ignore[no-any-return]
+                                                    "pred_format": None}))
 
-            scorer = Scorer(cfg)
-            scorer.add_batch(read(a, b))
-            return scorer.report()
-
-        ag = _agreement(names, pair)
+            ag = agreement_scored(dict(zip(names, paths)), pair)
     except (ConfigError, InputError) as exc:
         print(f"iescore: error: {exc}", file=sys.stderr)
         return 2
