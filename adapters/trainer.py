@@ -19,6 +19,18 @@ passes metrics to integrations that take numbers only (TensorBoard drops a strin
 ``hyperparameter_search``'s default objective sums every metric), so every value
 returned is a float.
 
+Scoring words: with ``word_ids`` (one list per sequence of the evaluation set, in its
+order: the word of each position, None where there is none, as a fast tokenizer's
+``BatchEncoding.word_ids(i)`` gives it, or a dataset column holding them), the hook
+scores words rather than the positions not labelled ``-100``, whether the labels sit on
+each word's first sub-token or on every sub-token (``label_all_tokens``): a word's gold
+tag is its first sub-token's label, its predicted tag is read under the ``subwords``
+option, ``"first"`` (default), ``"max"`` or ``"average"`` over its sub-tokens' logits
+(the last two need logits: not with ``preprocess_logits_for_metrics`` reducing them to
+ids). The Trainer evaluates its dataset in order, so the hook pairs the sequences it is
+given with ``word_ids`` by their rank, across the batches of ``batch_eval_metrics`` too;
+an evaluation of another number of sequences is an error (a hook per dataset).
+
 Example:
     >>> import numpy as np
     >>> from iescore.adapters.trainer import compute_metrics
@@ -29,6 +41,11 @@ Example:
     >>> m = hook(EvalPrediction())
     >>> m["f1"], m["PER_f1"], type(m["f1"])
     (1.0, 1.0, <class 'float'>)
+
+    Every sub-token labelled, one word of three sub-tokens found on its first:
+    >>> words = compute_metrics(["O", "B-PER", "I-PER"], word_ids=[[None, 0, 0, 0, 1, None]])
+    >>> words((np.array([[0, 1, 0, 0, 0, 0]]), np.array([[-100, 1, 2, 2, 0, -100]])))["f1"]
+    1.0
 """
 
 from __future__ import annotations
@@ -39,6 +56,7 @@ from typing import TYPE_CHECKING, Any
 
 from iescore.adapters.hf import id2label_list, trainer_batch
 
+from iescore.errors import ConfigError, InputError
 from iescore.options import Options
 from iescore.render.flat import flat_metrics
 from iescore.scorer import Scorer
@@ -83,9 +101,15 @@ class ComputeMetrics:
         zero_division: float = 0.0,
         per_label: bool = True,
         log_signature: bool = False,
+        word_ids: Sequence[Sequence[int | None]] | None = None,
         **options: Unpack[Options],
     ) -> None:
         self.label_names = id2label_list(label_names)
+        self.word_ids = _word_id_lists(word_ids)
+        policy = options.get("subwords")
+        if policy not in (None, "first") and self.word_ids is None:
+            raise ConfigError(f"subwords={policy!r} reads a word's sub-tokens: it needs word_ids (and logits)")
+        self.subwords = policy or "first"
         self.zero_division = zero_division
         self.per_label = per_label
         self.log_signature = log_signature
@@ -100,13 +124,32 @@ class ComputeMetrics:
         preds, labels = _numpy(preds), _numpy(labels)
         n = len(labels)
         offset, self._seen = self._seen, self._seen + n
-        return trainer_batch(preds, labels, id2label=self.label_names, id_offset=offset)
+        words = None
+        if self.word_ids is not None:
+            if self._seen > len(self.word_ids):
+                raise InputError(
+                    f"compute_metrics was given {self._seen} sequences so far but word_ids holds {len(self.word_ids)} "
+                    "(one list per sequence of the evaluation set, in its order): an evaluation of another "
+                    "dataset needs a hook built with that dataset's word ids"
+                )
+            words = self.word_ids[offset : self._seen]
+        return trainer_batch(preds, labels, id2label=self.label_names, id_offset=offset, word_ids=words,
+                             strategy=self.subwords)
+
+    def _check_all_seen(self) -> None:
+        if self.word_ids is not None and self._seen != len(self.word_ids):
+            raise InputError(
+                f"the evaluation had {self._seen} sequences but word_ids holds {len(self.word_ids)} (one list per "
+                "sequence of the evaluation set, in its order): an evaluation of another dataset needs a hook built "
+                "with that dataset's word ids"
+            )
 
     def __call__(self, eval_pred: Any, compute_result: bool | None = None) -> dict[str, float]:
         if compute_result is None:  # one call with the whole evaluation set
             self._seen = 0
             scorer = Scorer(**self.options)
             scorer.add_batch(self._batch(eval_pred))
+            self._check_all_seen()
             return self._metrics(scorer.report())
         if self._scorer is None:
             self._scorer = Scorer(**self.options)
@@ -114,8 +157,9 @@ class ComputeMetrics:
         self._scorer.add_batch(self._batch(eval_pred))
         if not compute_result:
             return {}
-        report = self._scorer.report()
-        self._scorer = None
+        scorer, self._scorer = self._scorer, None
+        self._check_all_seen()
+        report = scorer.report()
         return self._metrics(report)
 
     def _metrics(self, report: Any) -> dict[str, float]:
@@ -131,11 +175,28 @@ def compute_metrics(
     zero_division: float = 0.0,
     per_label: bool = True,
     log_signature: bool = False,
+    word_ids: Sequence[Sequence[int | None]] | None = None,
     **options: Unpack[Options],
 ) -> ComputeMetrics:
     """Build a Trainer ``compute_metrics`` hook from the label names and scoring options
     ([`iescore.options.Options`][iescore.options.Options]): undefined values become ``zero_division``; with
     ``per_label``, each label's measures are returned too (``<LABEL>_f1``...); with
-    ``log_signature``, the signature is logged once per distinct signature (INFO)."""
+    ``log_signature``, the signature is logged once per distinct signature (INFO). With
+    ``word_ids`` (one list per sequence of the evaluation set, in order), words are scored,
+    their predicted tags read under ``subwords`` (``"first"``, ``"max"``, ``"average"``):
+    see the module docstring."""
     return ComputeMetrics(label_names, zero_division=zero_division, per_label=per_label,
-                          log_signature=log_signature, **options)
+                          log_signature=log_signature, word_ids=word_ids, **options)
+
+
+def _word_id_lists(word_ids: Any) -> list[Any] | None:
+    """The word ids as a list of rows (a ``datasets`` column read once), or None."""
+    if word_ids is None:
+        return None
+    if isinstance(word_ids, (str, bytes, Mapping)) or not hasattr(word_ids, "__iter__"):
+        raise InputError(f"word_ids is one list of word ids per sequence, got a {type(word_ids).__name__}")
+    rows = list(word_ids)
+    if rows and not isinstance(rows[0], (str, bytes)) and not hasattr(rows[0], "__iter__"):
+        raise InputError("word_ids is one list of word ids per sequence (a list of lists), got a flat list: "
+                         "wrap one sequence's word ids in a list")
+    return rows
