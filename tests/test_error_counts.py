@@ -257,3 +257,34 @@ def test_in_a_browser_each_error_is_a_line_in_context_linked_to_its_document(tmp
     assert [a["data-doc"] for t, a in dom.elements if t == "div" and "data-doc" in a] == ["errors.conll#2"]
     marked = [(a["data-side"], a["data-item"]) for a in dom.spans() if "hl" in (a.get("class") or "").split()]
     assert marked == [("reference", "3"), ("prediction", "3")]  # New York ~ New, aligned
+
+
+def test_in_a_browser_the_florian_pages_lines_are_the_reports_errors(data, tmp_path):
+    # CoNLL-2003 eng.testb against the florian output: the first 50 rows (their counts are
+    # seqscore's, tests/test_error_counts_seqscore.py), every occurrence a line, each line
+    # the FP prediction or FN answer of its row, found here from Report.items
+    require("jinja2")
+    from test_html_report import browser
+
+    gold = data / "conll2003-eng" / "eng.testb"
+    pred = data / "conll2003-shared-task-outputs" / "results" / "florian" / "eng.testb"
+    page = tmp_path / "florian.html"
+    assert main(["report", str(gold), str(pred), "--html", str(page), "--scheme", "IOB1"]) == 0
+    s = Scorer(scheme="IOB1")
+    s.add_batch(read_conll(str(gold), str(pred)))
+    r = s.report()
+    number = {d: k for k, d in enumerate(r.doc_ids)}
+    want: dict[tuple[str, str, str], list[tuple[str, str, str, str]]] = {}
+    for side, error in (("prediction", "FP"), ("reference", "FN")):
+        for k, it in enumerate(r.items(side)):
+            if it["status"] == error:
+                want.setdefault((error, it["label"], it["text"]), []).append(
+                    (error, it["label"], it["doc"], f"#doc={number[it['doc']]}&mark={side}:{k}"))
+    rows = error_counts(r, 50)
+    assert rows[0] == {"count": 15, "error": "FP", "label": "LOC", "text": "Santa Fe"}
+    dom = browser(page, "errors=all")
+    assert len([a for t, a in dom.elements if t == "tr" and a.get("class") == "click err-row"]) == 50
+    lines = [(a["data-error"], a["data-error-label"], a["data-docid"], a["href"])
+             for t, a in dom.elements if t == "a" and "data-error" in a]
+    assert lines == [line for row in rows for line in want[row["error"], row["label"], row["text"]]]
+    assert len(lines) == sum(row["count"] for row in rows)
