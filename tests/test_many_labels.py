@@ -181,14 +181,16 @@ def reference_summary(r):
     entries = {
         lab: {
             "precision": precision(c), "recall": recall(c), "f1": f_beta(c.tp, c.fp, c.fn, 1.0),
-            "f_beta": f_beta(c.tp, c.fp, c.fn, cfg.beta), "tp": c.tp, "fp": c.fp, "fn": c.fn,
+            "f_beta": f_beta(c.tp, c.fp, c.fn, cfg.beta),
+            "jaccard": None if c.tp + c.fp + c.fn == 0 else c.tp / (c.tp + c.fp + c.fn),
+            "tp": c.tp, "fp": c.fp, "fn": c.fn,
             "support": support[lab], "predicted": predicted[lab],
             "ser": slot_error_rate(c) if full else None, "err": muc_err(c) if full else None,
             "e": makhoul_e(c, cfg.alpha) if full else None,
         }
         for lab, c in per.items()
     }
-    measured = ("precision", "recall", "f1", "f_beta")
+    measured = ("precision", "recall", "f1", "f_beta", "jaccard")
 
     def weighted(key):
         vals = [(support[lab], e[key]) for lab, e in entries.items() if support[lab] and e[key] is not None]
@@ -252,7 +254,7 @@ def assert_summary_matches_reference(r):
     d = r.to_dict()
     strict_equal(d["per_label"], ref["per_label"])
     av = d["averages"]
-    for k in ("precision", "recall", "f1", "f_beta"):
+    for k in ("precision", "recall", "f1", "f_beta", "jaccard"):
         strict_equal(av["macro"][k], ref["macro"][k], f"macro.{k}")
         strict_equal(av["weighted"][k], ref["weighted"][k], f"weighted.{k}")
     strict_equal(av["macro"]["left_out"], ref["macro_left_out"])
