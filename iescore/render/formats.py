@@ -33,7 +33,13 @@ import numpy as np
 
 from ..categories import CATEGORIES
 from .categories import HEADINGS
-from .errorcounts import check_top, error_counts, error_counts_csv, error_counts_markdown, format_error_counts
+from .errorcounts import (
+    check_top,
+    error_counts,
+    error_counts_csv,
+    error_counts_markdown,
+    format_error_counts,
+)
 from .jsontext import json_pieces, json_text, write_pieces
 
 if TYPE_CHECKING:
