@@ -456,7 +456,12 @@ class Report(ReportViews):
 
 
 def aggregate(reports: Sequence[Report], keys: Sequence[str] = ("precision", "recall", "f1", "ser")) -> dict[str, dict[str, float | None]]:
-    """Mean and (sample) standard deviation of overall measures across folds or splits (Concepts: averages)."""
+    """Deprecated (``iescore.stats.folds``): the mean and sample standard deviation of overall measures."""
+    import warnings
+
+    warnings.warn("iescore.aggregate is deprecated: iescore.stats.folds(reports) gives the mean, the "
+                  "standard deviation ('sd') and a Student-t interval of every measure (micro averages "
+                  "as 'micro_f1', ...)", DeprecationWarning, stacklevel=2)
     out: dict[str, dict[str, float | None]] = {}
     for k in keys:
         vals = [r.to_dict()["overall"][k] for r in reports]
@@ -468,4 +473,3 @@ def aggregate(reports: Sequence[Report], keys: Sequence[str] = ("precision", "re
             std = math.sqrt(sum((v - mean) ** 2 for v in defined) / (n - 1))
         out[k] = {"mean": mean, "std": std, "n": n}
     return out
-
