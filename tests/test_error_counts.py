@@ -156,7 +156,7 @@ def test_the_csv_and_markdown_sections_whole(report):
         "Error counts (FP: predicted, not matched; FN: in the reference, not matched): 2 of 8 rows, 10 errors:",
         "",
         "| count | error | label | text |",
-        "|---|---:|---:|---:|",
+        "|---:|---|---|---|",
         "| 2 | FP | LOC | Santa Fe |",
         "| 2 | FN | ORG | Santa Fe |",
         "",

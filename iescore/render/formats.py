@@ -195,8 +195,10 @@ def _markdown(report: Report, confusion: bool, top: int | str | None = None) -> 
     def pct(x: float | None) -> str:
         return "n/a" if x is None else f"{100 * x:.2f}"
 
-    def table(head: list[str], body: list[list[str]]) -> list[str]:
-        out = ["| " + " | ".join(_md_cell(h) for h in head) + " |", "|" + "|".join("---:" if k else "---"
+    def table(head: list[str], body: list[list[str]], right: set[int] | None = None) -> list[str]:
+        """A Markdown table; the columns ``right`` right-aligned (all but the first by default)."""
+        at = set(range(1, len(head))) if right is None else right
+        out = ["| " + " | ".join(_md_cell(h) for h in head) + " |", "|" + "|".join("---:" if k in at else "---"
                                                                               for k in range(len(head))) + "|"]
         return out + ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in body]
 
@@ -213,7 +215,7 @@ def _markdown(report: Report, confusion: bool, top: int | str | None = None) -> 
                        [[a, *map(str, row)] for a, row in zip(names, confusion_grid(report).tolist())])
     if top is not None:
         heading, body = error_counts_markdown(report, top)
-        lines += ["", heading + ":", ""] + table(["count", "error", "label", "text"], body)
+        lines += ["", heading + ":", ""] + table(["count", "error", "label", "text"], body, {0})
     lines += ["", f"Signature: `{report.signature}`"]
     return "\n".join(lines)
 
