@@ -288,3 +288,23 @@ def test_in_a_browser_the_florian_pages_lines_are_the_reports_errors(data, tmp_p
              for t, a in dom.elements if t == "a" and "data-error" in a]
     assert lines == [line for row in rows for line in want[row["error"], row["label"], row["text"]]]
     assert len(lines) == sum(row["count"] for row in rows)
+
+
+def test_in_a_browser_an_errors_string_and_label_are_text(tmp_path):
+    require("jinja2")
+    from collections import Counter
+
+    from test_html_report import EVIL_LABEL, EVIL_TOKEN, browser, evil_report
+
+    from iescore.render.html import write_html
+
+    r, tokens = evil_report()  # FP PER and FN <the label> on the token "<script>alert(1)</script>"
+    assert error_counts(r) == dicts([(1, "FP", "PER", EVIL_TOKEN), (1, "FN", EVIL_LABEL, EVIL_TOKEN)])
+    page = tmp_path / "evil.html"
+    write_html(r, str(page), tokens)
+    dom = browser(page, "errors=all")
+    tags = Counter(t for t, _ in dom.elements)
+    assert tags["img"] == 0 and tags["script"] == 2 and tags["mark"] == 2
+    lines = [a for t, a in dom.elements if t == "a" and "data-error" in a]
+    assert [a["data-error-label"] for a in lines] == ["PER", EVIL_LABEL]
+    assert "".join(dom.text).count(EVIL_TOKEN + " met Ada") == 2  # each line's string and its context, as text
