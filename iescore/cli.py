@@ -43,7 +43,7 @@ from .config import (
 )
 from .errors import IEScoreError, IEScoreWarning, InputError, choices, did_you_mean
 from .files import score_args
-from .io.conll import DOC_MODES, check_encoding, example_path, missing_prediction, read_conll
+from .io.conll import DOC_MODES, Columns, check_encoding, example_path, missing_prediction, read_conll
 from .io.conll_stream import score_conll
 from .io.formats import add_input_options, not_conll, uses_formats
 from .progress import Progress, erase
@@ -194,9 +194,48 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_stats_parsers(sub, sc)
     add_report_parser(sub, sc)  # iescore report: score's options and an HTML error report
+    for p in (sc, sub.choices["report"]):  # the CoNLL layout: score and report read CoNLL files themselves
+        _add_column_options(p)
     add_toolbox_parsers(sub)  # iescore validate, repair, convert, summarize
     add_weighted_parser(sub)  # iescore weighted: averages from a paper's per-label table
     return parser
+
+
+def _column(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n == 0:
+        raise argparse.ArgumentTypeError(f"expected a column number from 1 (negative: from the end, -1 the last), "
+                                         f"got {text!r}")
+    return n
+
+
+def _add_column_options(p: argparse.ArgumentParser) -> None:
+    c = p.add_argument_group("CoNLL columns")
+    c.add_argument("--token-column", type=_column, metavar="N",
+                   help="the token's column, from 1 (negative: from the end); default 1")
+    c.add_argument("--gold-column", type=_column, metavar="N",
+                   help="the gold tag's column, from 1 (negative: from the end); default the next-to-last "
+                        "(one file), the gold file's last (two files)")
+    c.add_argument("--pred-column", type=_column, metavar="N",
+                   help="the predicted tag's column, from 1 (negative: from the end); default the last "
+                        "(of the prediction file, with two files)")
+    c.add_argument("--comment-lines", action="store_true",
+                   help="lines starting with # before a sentence are comments (CoNLL-U): skipped and counted")
+
+
+def _columns(args: argparse.Namespace) -> Columns | None:
+    """The CoNLL layout the options name, None for the default one (an InputError when
+    they are given for another input format)."""
+    cols = Columns(args.token_column, args.gold_column, args.pred_column, args.comment_lines)
+    if cols.default:
+        return None
+    if args.command == "score" and uses_formats(args):
+        raise InputError("--token-column, --gold-column, --pred-column and --comment-lines read CoNLL files only; "
+                         "drop them, or --input-format")
+    return cols
 
 
 def _example_path() -> str:
@@ -302,7 +341,8 @@ def _before_reading(args: argparse.Namespace) -> None:
         raise InputError(problem)
     if args.command == "score":
         args.input_format = args.input_format or "conll"
-    if args.command in ("score", "report") and args.pred_file is None and (args.command == "report" or not uses_formats(args)):
+    if args.command in ("score", "report") and args.pred_file is None and _columns(args) is None and (
+            args.command == "report" or not uses_formats(args)):
         problem = missing_prediction(args.file, args.encoding)
         if problem is not None:
             raise InputError(problem)
@@ -347,7 +387,8 @@ def _main(argv: Sequence[str] | None) -> int:
                 ser_weights=args.ser_weights,
             )
             if args.command == "report":  # the HTML report shows the documents: read whole
-                batch = read_conll(args.file, args.pred_file, encoding=args.encoding, documents=args.documents)
+                batch = read_conll(args.file, args.pred_file, encoding=args.encoding, documents=args.documents,
+                                   columns=_columns(args))
                 scorer = Scorer(cfg)
                 scorer.add_batch(batch)
                 report = scorer.report()
@@ -356,7 +397,7 @@ def _main(argv: Sequence[str] | None) -> int:
                 report = score_args(cfg, args)
             else:  # read and scored in batches: memory does not grow with the file
                 report = score_conll(args.file, args.pred_file, config=cfg, encoding=args.encoding,
-                                     documents=args.documents, progress=Progress(sys.stderr))
+                                     documents=args.documents, progress=Progress(sys.stderr), columns=_columns(args))
         except IEScoreError as exc:
             print(f"iescore: error: {exc}{_two_column_hint(args, exc)}", file=sys.stderr)
             return 2

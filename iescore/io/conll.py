@@ -23,6 +23,13 @@ field ``-X-`` is conlleval's explicit boundary and is treated like a blank line.
 ``documents="auto"`` makes each ``-DOCSTART-`` section a document when the file
 has any, and each sentence a document otherwise.
 
+Other layouts (`Columns`): the token and the tag columns chosen by number (1-based;
+negative numbers count from the end, -1 being the last), and comment lines: with
+``comments``, a line whose first character is ``#`` before a sentence (at the start of
+the file, after a blank line, a ``-DOCSTART-`` or ``-X-`` line, or another comment) is
+skipped and counted (``repairs["adapter"]["comment lines"]``), as in CoNLL-U files;
+inside a sentence it is a token line. Without it, such a line is read as any other line.
+
 Likely mistakes are warned about ([`IEScoreWarning`][iescore.errors.IEScoreWarning]): a
 file without tokens, and a predicted column equal to the gold column on every
 token (the same column given twice).
@@ -40,6 +47,7 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -56,7 +64,7 @@ from .textfiles import (
 )
 from .textfiles import decode_error as decode_error  # (where the readers and tools have found it)
 
-__all__ = ["example_path", "read_conll", "read_lines", "check_encoding", "encoding_problem", "file_encoding_problem", "missing_prediction"]
+__all__ = ["Columns", "uncomment", "example_path", "read_conll", "read_lines", "check_encoding", "encoding_problem", "file_encoding_problem", "missing_prediction"]
 
 DOCSTART = "-DOCSTART-"
 BOUNDARY = "-X-"
@@ -165,6 +173,76 @@ def _fields(line: str) -> list[str]:
     return _FIELD.findall(line)
 
 
+_DEFAULT_AT = {"token": 1, "gold": -2, "pred": -1}  # one file; two files: each file's last column
+
+
+@dataclass(frozen=True)
+class Columns:
+    """Where a line's token and tags are: column numbers from 1 (negative: from the end,
+    -1 the last), None for the default (the token first; of one file the gold and the
+    predicted tag the last two columns, of two files each file's last column); and
+    whether lines starting with ``#`` before a sentence are ``comments``.
+
+    >>> Columns(token=2, gold=-1).at("gold", 10, False), Columns().at("gold", 3, False)
+    (9, 1)
+    """
+
+    token: int | None = None
+    gold: int | None = None
+    pred: int | None = None
+    comments: bool = False
+
+    def __post_init__(self) -> None:
+        for which in ("token", "gold", "pred"):
+            c = getattr(self, which)
+            if c is not None and (isinstance(c, bool) or not isinstance(c, int) or c == 0):
+                raise ConfigError(f"the {which} column must be a column number from 1 (negative: from the end, "
+                                  f"-1 the last), got {c!r}")
+
+    @property
+    def default(self) -> bool:
+        return self == _PLAIN
+
+    def at(self, which: str, n: int, two_files: bool) -> int:
+        """The index of the ``which`` column in a line of ``n`` fields, -1 when it has no such column."""
+        c = getattr(self, which)
+        if c is None:
+            c = -1 if two_files and which == "gold" else _DEFAULT_AT[which]
+        i: int = c - 1 if c > 0 else n + c
+        return i if 0 <= i < n else -1
+
+    def too_few(self, which: str, n: int, where: str, line: str) -> InputError:
+        """The error of a line of ``n`` columns without the ``which`` column."""
+        c = getattr(self, which)
+        return InputError(f"{where}: {n} column{'' if n == 1 else 's'}, no {which} column {c} "
+                          f"(--{which}-column {c}): {shown(line)}")
+
+
+_PLAIN = Columns()
+
+
+def uncomment(lines: list[str], start: bool = True) -> tuple[list[str], int, bool]:
+    """``lines`` with the comment lines made blank (lines whose first character is ``#``,
+    before a sentence: see the module's description), how many, and whether the line
+    after them would start a sentence (``start``: does the first one?). Blank lines keep
+    the line numbers and end no sentence that a comment could be inside.
+
+    >>> uncomment(["# id 1", "a O O", "# a token", "", "#x"])
+    (['', 'a O O', '# a token', '', ''], 2, True)
+    """
+    out, n = lines, 0
+    for k, line in enumerate(lines):
+        if start and line.startswith("#"):
+            if out is lines:
+                out = list(lines)
+            out[k] = ""
+            n += 1
+            continue
+        first = _FIELD.search(line)
+        start = first is None or first.group() in (DOCSTART, BOUNDARY)
+    return out, n, start
+
+
 def _strip_trailing_blank(lines: list[str]) -> list[str]:
     n = len(lines)
     while n and not lines[n - 1].strip(_BLANK):
@@ -179,18 +257,28 @@ def read_conll(
     encoding: str = "utf-8",
     documents: str = "auto",
     vocab: Vocabulary | None = None,
+    columns: Columns | None = None,
 ) -> TaggedBatch:
-    """Read a CoNLL file (gold and prediction columns) or a gold file and a prediction file.
+    """Read a CoNLL file (gold and prediction columns) or a gold file and a prediction file
+    (``columns``: other columns, comment lines; `Columns`).
 
     Returns a [`TaggedBatch`][iescore.scorer.TaggedBatch] for [`iescore.Scorer.add_batch`][iescore.Scorer.add_batch];
     error messages about tags name ``file:line``.
     """
     if documents not in DOC_MODES:
         raise ConfigError(f"unknown documents mode {documents!r}; valid: {choices(DOC_MODES)}")
-    gold_lines = _strip_trailing_blank(read_lines(path, encoding))
-    pred_lines = None
-    if pred_path is not None:
-        pred_lines = _strip_trailing_blank(read_lines(pred_path, encoding))
+    cols = columns or _PLAIN
+    gold_lines = read_lines(path, encoding)
+    pred_lines = read_lines(pred_path, encoding) if pred_path is not None else None
+    n_comments = 0
+    if cols.comments:
+        gold_lines, n_comments, _ = uncomment(gold_lines)
+        if pred_lines is not None:
+            pred_lines, k, _ = uncomment(pred_lines)
+            n_comments += k
+    gold_lines = _strip_trailing_blank(gold_lines)
+    if pred_lines is not None:
+        pred_lines = _strip_trailing_blank(pred_lines)
     # standard input is named so in messages
     path = "<stdin>" if path == STDIN else path
     if pred_path is not None and pred_lines is not None:
@@ -242,19 +330,25 @@ def read_conll(
             pfields = _fields(pline)
             if not pfields:
                 raise InputError(f"{pred_path}:{lineno}: blank line where {path} has {shown(line)}")
-            g, p = fields[-1], pfields[-1]
-            tok = fields[0]
+            if cols.default:
+                g, p = fields[-1], pfields[-1]
+                tok = fields[0]
+            else:
+                g, p, tok = _picked(cols, fields, pfields, f"{path}:{lineno}", f"{pred_path}:{lineno}", line, pline)
         else:
             if ncols is None:
                 ncols = len(fields)
                 if ncols < 2:
                     raise InputError(
                         f"{path}:{lineno}: need at least 2 columns (gold and predicted tag), got {shown(line)}"
+                        f"{_comment_hint(line, cols)}"
                     )
+                at = _one_file(cols, ncols, f"{path}:{lineno}", line)
             elif len(fields) != ncols:
-                raise InputError(f"{path}:{lineno}: {len(fields)} columns where earlier lines have {ncols}: {shown(line)}")
-            g, p = fields[-2], fields[-1]
-            tok = fields[0] if len(fields) >= 3 else ""
+                raise InputError(f"{path}:{lineno}: {len(fields)} columns where earlier lines have {ncols}: "
+                                 f"{shown(line)}{_comment_hint(line, cols)}")
+            g, p = fields[at[0]], fields[at[1]]
+            tok = fields[at[2]] if at[2] >= 0 else ""
         if fields[0] == DOCSTART:
             if g != "O" or p != "O":
                 where_file = pred_path if (pred_path is not None and p != "O") else path
@@ -314,11 +408,46 @@ def read_conll(
         prediction=TagArrays(pred_ids, first_arr),
         doc_offsets=offsets,
         doc_ids=ids,
-        tokens=tokens if (pred_path is not None or (ncols or 0) >= 3) else None,  # 2 columns: no tokens
+        # 2 columns: no tokens (unless a token column is named)
+        tokens=tokens if (pred_path is not None or (ncols or 0) >= 3 or cols.token is not None) else None,
         extra=np.array(extra, dtype=np.int64).reshape(-1, 2),
         where=where,
         options={"documents": "docstart" if by_docstart else "sentence"},
+        notes={"comment lines": n_comments} if n_comments else {},
     )
+
+
+def _comment_hint(line: str, cols: Columns) -> str:
+    """A hint for a line that may be a comment, when comment lines are not read as such."""
+    return "; if it is a comment, pass --comment-lines (comments=True)" if (
+        line.startswith("#") and not cols.comments) else ""
+
+
+def _one_file(cols: Columns, n: int, where: str, line: str) -> tuple[int, int, int]:
+    """The indices of the gold tag, the predicted tag and the token (-1: none) in the
+    lines of ``n`` columns of one file; an error when a column named is not there."""
+    if cols.default:
+        return n - 2, n - 1, 0 if n >= 3 else -1
+    at = [cols.at(which, n, False) for which in ("gold", "pred", "token")]
+    for which, i in zip(("gold", "pred", "token"), at):
+        if i < 0 and (which != "token" or cols.token is not None):
+            raise cols.too_few(which, n, where, line)
+    if cols.token is None and n < 3:
+        at[2] = -1
+    return at[0], at[1], at[2]
+
+
+def _picked(cols: Columns, fields: list[str], pfields: list[str], where: str, pwhere: str, line: str,
+            pline: str) -> tuple[str, str, str]:
+    """The gold tag, the predicted tag and the token of aligned lines of two files."""
+    out = []
+    for which, f, at, text in (("gold", fields, where, line), ("pred", pfields, pwhere, pline),
+                               ("token", fields, where, line)):
+        i = cols.at(which, len(f), True)
+        if i < 0:
+            raise cols.too_few(which, len(f), at, text)
+        out.append(f[i])
+    return out[0], out[1], out[2]
 
 
 def example_path() -> str:

@@ -20,7 +20,6 @@ number for number. A document is never split: one larger than a batch is held wh
 
 from __future__ import annotations
 
-import codecs
 import os
 import re
 import shutil
@@ -30,7 +29,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from itertools import chain, compress
 from operator import itemgetter
-from typing import IO, Any
+from typing import Any
 
 import numpy as np
 
@@ -41,71 +40,16 @@ from ..errors import ConfigError, IEScoreError, InputError, choices, warn
 from ..report import Report
 from ..scoring.batch import TaggedBatch
 from ..scoring.stream import Scorer
-from .conll import _FIELD, BOUNDARY, DOC_MODES, DOCSTART, read_conll
-from .textfiles import _LINE_END, STDIN, file_encoding_problem
+from .conll import _FIELD, _PLAIN, BOUNDARY, DOC_MODES, DOCSTART, Columns, read_conll, uncomment
+from .textfiles import _CHUNK, _LINE_END, STDIN, _Bad, _Lines, _lines_of, file_encoding_problem
 
 __all__ = ["iter_conll", "score_conll", "BATCH_TOKENS"]
 
 BATCH_TOKENS = 1 << 19  # tokens per batch (a batch is cut at the next document start)
-_CHUNK = 1 << 20  # bytes read at a time
 # the ASCII characters other than space and tab that str.split() splits at (\n and \r end
 # lines; the others are not ASCII)
 _OTHER_ASCII_SPACE = "\x0b\x0c\x1c\x1d\x1e\x1f"
 _HAS_DOCSTART = re.compile(r"(?:^|[\r\n])[ \t]*-DOCSTART-(?=[ \t\r\n]|$)")
-
-
-class _Bad(Exception):
-    """The input is bad: the reference reader reads it again for its exact error."""
-
-
-class _Lines:
-    """A text file's lines, a block at a time (ends LF, CRLF or CR; no byte-order mark).
-    An undecodable byte raises `_Bad`."""
-
-    def __init__(self, fh: IO[bytes], encoding: str, seen: Callable[[int], None] | None = None) -> None:
-        try:
-            self.decoder = codecs.getincrementaldecoder(encoding)()
-        except LookupError:
-            raise ConfigError(f"unknown encoding {encoding!r}") from None
-        self.fh, self.seen = fh, seen
-        # the start of a line that goes on in the next block, in pieces (joined once, at its
-        # end: a line of many blocks is read in time and memory linear in its length)
-        self.carry: list[str] = []
-        self.start, self.done = True, False
-
-    def text(self) -> str | None:
-        """The next block of whole lines as text (None after the end of the file)."""
-        if self.done:
-            return None
-        data = self.fh.read(_CHUNK)
-        if self.seen is not None:
-            self.seen(len(data))
-        try:
-            text = self.decoder.decode(data, final=not data)
-        except UnicodeError:  # (also a decoder's own: UTF-16 without a byte-order mark)
-            raise _Bad from None
-        if self.start and text:
-            self.start = False
-            if text.startswith("\ufeff"):
-                text = text[1:]  # a byte-order mark, not data
-        if not data:
-            self.done = True
-            text, self.carry = "".join([*self.carry, text]), []
-            return text
-        # up to the last line end of this block (a final CR may be the first half of a CRLF)
-        cut = max(text.rfind("\n"), text.rfind("\r", 0, len(text) - 1))
-        if cut < 0:  # (a CR held back at the end of the carry is read with the line after it)
-            if text:
-                self.carry.append(text)
-            return ""
-        self.carry.append(text[: cut + 1])
-        head, self.carry = "".join(self.carry), [text[cut + 1 :]] if cut + 1 < len(text) else []
-        return head
-
-    def block(self) -> list[str] | None:
-        """The next block of lines (None after the end of the file)."""
-        text = self.text()
-        return None if text is None else _lines_of(text)
 
 
 def _fields(text: str) -> tuple[list[str], np.ndarray]:
@@ -146,14 +90,6 @@ def _fields(text: str) -> tuple[list[str], np.ndarray]:
     return list(chain.from_iterable(per_line)), np.fromiter(map(len, per_line), dtype=np.int64, count=len(per_line))
 
 
-def _lines_of(text: str) -> list[str]:
-    """The lines of a block of text (LF, CRLF or CR ends)."""
-    lines = text.split("\n") if "\r" not in text else _LINE_END.split(text)
-    if lines and lines[-1] == "":
-        lines.pop()
-    return lines
-
-
 def _has_docstart(path: str, encoding: str) -> bool:
     """Does some line of the file have ``-DOCSTART-`` as its first field?"""
     with open(path, "rb") as fh:
@@ -175,12 +111,14 @@ def iter_conll(
     batch_tokens: int = BATCH_TOKENS,
     progress: Callable[[int], None] | None = None,
     names: tuple[str, str | None] | None = None,
+    columns: Columns | None = None,
 ) -> Iterator[TaggedBatch]:
     """The batches of [`read_conll`][iescore.io.conll.read_conll]'s batch: its documents in order,
     about ``batch_tokens`` tokens per batch (whole documents), over one vocabulary.
     ``tokens=False`` leaves out the token column (when only tags are scored);
     ``progress(n)`` is called with the bytes of each block read; ``names`` are the
-    files' names in messages and ids (``<stdin>`` for a copy of standard input).
+    files' names in messages and ids (``<stdin>`` for a copy of standard input);
+    ``columns``: other columns, comment lines ([`Columns`][iescore.io.conll.Columns]).
     Paths are files ([`score_conll`][iescore.io.conll_stream.score_conll] copies standard input to one)."""
     if documents not in DOC_MODES:
         raise ConfigError(f"unknown documents mode {documents!r}; valid: {choices(DOC_MODES)}")
@@ -190,10 +128,10 @@ def iter_conll(
             raise _Bad  # (a byte-order mark of another encoding, UTF-16 without one) the reference says which
         by_docstart = documents == "docstart" or (documents == "auto" and _has_docstart(path, encoding))
         yield from _batches(path, pred_path, encoding, by_docstart, vocab or Vocabulary(), tokens,
-                            batch_tokens, progress, shown)
+                            batch_tokens, progress, shown, columns or _PLAIN)
     except (_Bad, OSError):
         try:
-            read_conll(path, pred_path, encoding=encoding, documents=documents)  # raises the exact error
+            read_conll(path, pred_path, encoding=encoding, documents=documents, columns=columns)  # the exact error
         except InputError as exc:
             message = str(exc)
             for real, name in ((path, shown[0]), (pred_path, shown[1])):
@@ -205,11 +143,12 @@ def iter_conll(
 
 def _batches(path: str, pred_path: str | None, encoding: str, by_docstart: bool, vocab: Vocabulary,
              keep_tokens: bool, batch_tokens: int, progress: Callable[[int], None] | None,
-             shown: tuple[str, str | None]) -> Iterator[TaggedBatch]:
+             shown: tuple[str, str | None], cols: Columns = _PLAIN) -> Iterator[TaggedBatch]:
     with open(path, "rb") as gfh, (open(pred_path, "rb") if pred_path is not None else open(os.devnull, "rb")) as pfh:
         gold_src = _Lines(gfh, encoding, progress)
         pred_src = _Lines(pfh, encoding, progress) if pred_path is not None else None
-        st = _State(shown[0], shown[1], by_docstart, vocab, keep_tokens or pred_path is not None)
+        st = _State(shown[0], shown[1], by_docstart, vocab, keep_tokens or pred_path is not None, cols)
+        starts = [True, True]  # (comment lines) does the next line of each file start a sentence?
         gbuf: list[str] = []  # lines of the two files not yet read as aligned pairs
         pbuf: list[str] = []
         ncols: list[int] = []  # the file's number of columns, once known (one file)
@@ -217,10 +156,14 @@ def _batches(path: str, pred_path: str | None, encoding: str, by_docstart: bool,
             if pred_src is None:
                 text = gold_src.text()
                 done = text is None
+                if text and cols.comments:
+                    text = st.uncommented(text, starts)
                 if text:
                     st.lines(text, None, ncols)
             else:
                 g, p = gold_src.block(), pred_src.block()
+                if cols.comments:
+                    g, p = st.uncommented_lines(g, starts, 0), st.uncommented_lines(p, starts, 1)
                 gbuf += g or []
                 pbuf += p or []
                 done = g is None and p is None
@@ -238,6 +181,16 @@ def _batches(path: str, pred_path: str | None, encoding: str, by_docstart: bool,
         yield from st.finish()
 
 
+def _column(flat: list[str], n_f: np.ndarray, ends: np.ndarray, nonblank: np.ndarray, c: int) -> list[str]:
+    """Column ``c`` (from 1; negative: from the end) of the non-blank lines, whose fields
+    are ``flat`` (``n_f`` and ``ends``: each line's number of fields and where they end);
+    `_Bad` when a line has no such column."""
+    n, end = n_f[nonblank], ends[nonblank]
+    if (n < abs(c)).any():
+        raise _Bad
+    return _take(flat, end - n + (c - 1) if c > 0 else end + c)
+
+
 def _take(items: list[str], at: np.ndarray) -> list[str]:
     """``[items[i] for i in at]``, gathered in C."""
     if len(at) == 0:
@@ -250,10 +203,11 @@ class _State:
     """Tokens read and not yet given out in a batch, and the reader's running state."""
 
     def __init__(self, path: str, pred_path: str | None, by_docstart: bool, vocab: Vocabulary,
-                 keep_tokens: bool) -> None:
+                 keep_tokens: bool, cols: Columns = _PLAIN) -> None:
         self.name = os.path.basename(path)
         self.path, self.pred_path = path, pred_path
         self.by_docstart, self.vocab, self.keep_tokens = by_docstart, vocab, keep_tokens
+        self.cols, self.comments = cols, 0  # the columns read; comment lines skipped, not yet in a batch
         self.line_no = 0  # lines read so far
         self.new_sentence = True
         self.pending_extra = 0  # -DOCSTART- lines not yet given to a document (sentence mode)
@@ -273,6 +227,19 @@ class _State:
     def n_tokens(self) -> int:
         return len(self.gold)
 
+    def uncommented(self, text: str, starts: list[bool]) -> str:
+        """A block of one file with its comment lines made blank (`uncomment`), counted."""
+        lines = self.uncommented_lines(_lines_of(text), starts, 0)
+        return text if lines is None else "\n".join(lines) + "\n" if lines else ""
+
+    def uncommented_lines(self, lines: list[str] | None, starts: list[bool], k: int) -> list[str] | None:
+        """A block of lines of file ``k`` with its comment lines made blank, counted."""
+        if not lines:
+            return lines
+        lines, n, starts[k] = uncomment(lines, starts[k])
+        self.comments += n
+        return lines
+
     def lines(self, gtext: str, ptext: str | None, ncols: list[int]) -> None:
         """Read a block of whole lines (aligned blocks of both files with a prediction file)."""
         flat, n_f = _fields(gtext)
@@ -285,9 +252,14 @@ class _State:
             pflat, pn_f = _fields(ptext)
             if len(pn_f) != len(n_f) or (blank != (pn_f == 0)).any():
                 raise _Bad
-            gtag = _take(flat, ends[nonblank] - 1)
-            ptag = _take(pflat, np.cumsum(pn_f)[nonblank] - 1)
+            if self.cols.default:
+                gtag = _take(flat, ends[nonblank] - 1)
+                ptag = _take(pflat, np.cumsum(pn_f)[nonblank] - 1)
+            else:
+                gtag = _column(flat, n_f, ends, nonblank, self.cols.gold or -1)
+                ptag = _column(pflat, pn_f, np.cumsum(pn_f), nonblank, self.cols.pred or -1)
             heads = _take(flat, (ends - n_f)[nonblank])
+            tokcol = heads if self.cols.token is None else _column(flat, n_f, ends, nonblank, self.cols.token)
         else:
             if not ncols and len(nonblank):
                 ncols.append(int(n_f[nonblank[0]]))
@@ -296,6 +268,13 @@ class _State:
                 raise _Bad
             k = ncols[0] if ncols else 2
             gtag, ptag, heads = flat[k - 2 :: k], flat[k - 1 :: k], flat[::k]
+            tokcol = heads
+            if not self.cols.default:
+                at = [self.cols.at(which, k, False) for which in ("gold", "pred", "token")]
+                if at[0] < 0 or at[1] < 0 or (at[2] < 0 and self.cols.token is not None):
+                    raise _Bad
+                gtag, ptag = flat[at[0] :: k], flat[at[1] :: k]
+                tokcol = flat[at[2] :: k] if self.cols.token is not None else heads
         text_has = (DOCSTART in gtext, BOUNDARY in gtext)
         starts = heads if (self.keep_tokens or any(text_has)) else None
         # line kinds among the non-blank lines: -DOCSTART-, -X- (a boundary), tokens
@@ -353,7 +332,7 @@ class _State:
         self.pred += p
         if self.keep_tokens:
             assert starts is not None
-            self.toks += starts if keep is None else list(compress(starts, keep))
+            self.toks += tokcol if keep is None else list(compress(tokcol, keep))
         self.lines_at.append(tok_lines + (base + 1))
         self.first.append(first)
         self.n_seen += len(g)
@@ -394,7 +373,8 @@ class _State:
         lines_at = np.concatenate(self.lines_at) if self.lines_at else np.zeros(0, np.int64)
         gold, pred = self.gold[:end], self.pred[:end]
         # the first column is a token with three columns or more, or a prediction file
-        toks = self.toks[:end] if self.keep_tokens and (self.pred_path is not None or self.ncols >= 3) else None
+        toks = self.toks[:end] if self.keep_tokens and (
+            self.pred_path is not None or self.ncols >= 3 or self.cols.token is not None) else None
         ref_ids = self.vocab.encode(gold, count=end)
         pred_ids = self.vocab.encode(pred, count=end)
         f, la = first[:end], lines_at[:end]
@@ -409,7 +389,9 @@ class _State:
             doc_offsets=starts - (starts[0] if k else 0), doc_ids=ids, tokens=toks,
             extra=np.stack([extra, extra], axis=1), where=where,
             options={"documents": "docstart" if self.by_docstart else "sentence"},
+            notes={"comment lines": self.comments} if self.comments else {},
         )
+        self.comments = 0
         # what stays: the documents from the k-th on
         del self.gold[:end], self.pred[:end]
         if self.keep_tokens:
@@ -430,6 +412,7 @@ def score_conll(
     documents: str = "auto",
     batch_tokens: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    columns: Columns | None = None,
 ) -> Report:
     """Score a CoNLL file (or a gold and a prediction file; ``-`` is standard input) in
     batches, keeping totals only ([`Scorer`][iescore.Scorer] with ``totals_only=True``):
@@ -440,7 +423,8 @@ def score_conll(
     when the whole file turns out to be of another scheme (a first ``I-`` chunk start
     late in a file of B/I tags, say), it is read once more with that scheme, so the
     scheme is always the one detected on the whole file. ``progress(done, total)`` is called
-    with the bytes read (of both files) after each block."""
+    with the bytes read (of both files) after each block; ``columns``: other columns,
+    comment lines ([`Columns`][iescore.io.conll.Columns])."""
     batch_tokens = batch_tokens or BATCH_TOKENS
     with _as_file(path) as (gpath, gname), _as_file(pred_path) as (ppath, pname):
         total = sum(os.path.getsize(f) for f in (gpath, ppath) if f is not None and os.path.isfile(f))
@@ -458,7 +442,7 @@ def score_conll(
             scorer = Scorer(config.with_(scheme=scheme) if scheme != "auto" else config, totals_only=True)
             watch, found, failed = SchemeWatch(), scheme, None
             for batch in iter_conll(gpath, ppath, encoding=encoding, documents=documents, tokens=keep_tokens,
-                                    batch_tokens=batch_tokens, progress=seen, names=(gname, pname)):
+                                    batch_tokens=batch_tokens, progress=seen, names=(gname, pname), columns=columns):
                 if auto:
                     found = watch.update(batch.reference, batch.prediction, batch.vocab)
                     if scheme == "auto":  # the first batch: its scheme, until a later one says otherwise

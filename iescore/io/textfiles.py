@@ -1,7 +1,8 @@
 """Before the pipeline (readers), text files as every reader opens them: lines ended by
 LF, CRLF or CR, a leading byte-order mark skipped, ``-`` for standard input, and the
 errors of a file that the encoding given cannot decode (the line, the byte and the
-encoding to pass; a byte-order mark that names another encoding). The CoNLL reader
+encoding to pass; a byte-order mark that names another encoding); `_Lines` reads a file
+a block of whole lines at a time (the streamed CoNLL reader). The CoNLL reader
 ([`iescore.io.conll`][iescore.io.conll], which re-exports these names) and the
 character-offset readers use them."""
 
@@ -10,6 +11,8 @@ from __future__ import annotations
 import codecs
 import re
 import sys
+from collections.abc import Callable
+from typing import IO
 
 from ..errors import ConfigError, InputError, choices
 
@@ -189,3 +192,68 @@ def decode_error(path: str, data: bytes, encoding: str, exc: UnicodeError) -> In
             pass
     return InputError(f"{path}:{line}: byte 0x{bad.hex()} cannot be decoded as {encoding} (byte {start} of the file); "
                       f"{advice}")
+
+
+_CHUNK = 1 << 20  # bytes read at a time by `_Lines`
+
+
+class _Bad(Exception):
+    """The input is bad: the reference reader reads it again for its exact error."""
+
+
+class _Lines:
+    """A text file's lines, a block at a time (ends LF, CRLF or CR; no byte-order mark).
+    An undecodable byte raises `_Bad`."""
+
+    def __init__(self, fh: IO[bytes], encoding: str, seen: Callable[[int], None] | None = None) -> None:
+        try:
+            self.decoder = codecs.getincrementaldecoder(encoding)()
+        except LookupError:
+            raise ConfigError(f"unknown encoding {encoding!r}") from None
+        self.fh, self.seen = fh, seen
+        # the start of a line that goes on in the next block, in pieces (joined once, at its
+        # end: a line of many blocks is read in time and memory linear in its length)
+        self.carry: list[str] = []
+        self.start, self.done = True, False
+
+    def text(self) -> str | None:
+        """The next block of whole lines as text (None after the end of the file)."""
+        if self.done:
+            return None
+        data = self.fh.read(_CHUNK)
+        if self.seen is not None:
+            self.seen(len(data))
+        try:
+            text = self.decoder.decode(data, final=not data)
+        except UnicodeError:  # (also a decoder's own: UTF-16 without a byte-order mark)
+            raise _Bad from None
+        if self.start and text:
+            self.start = False
+            if text.startswith("\ufeff"):
+                text = text[1:]  # a byte-order mark, not data
+        if not data:
+            self.done = True
+            text, self.carry = "".join([*self.carry, text]), []
+            return text
+        # up to the last line end of this block (a final CR may be the first half of a CRLF)
+        cut = max(text.rfind("\n"), text.rfind("\r", 0, len(text) - 1))
+        if cut < 0:  # (a CR held back at the end of the carry is read with the line after it)
+            if text:
+                self.carry.append(text)
+            return ""
+        self.carry.append(text[: cut + 1])
+        head, self.carry = "".join(self.carry), [text[cut + 1 :]] if cut + 1 < len(text) else []
+        return head
+
+    def block(self) -> list[str] | None:
+        """The next block of lines (None after the end of the file)."""
+        text = self.text()
+        return None if text is None else _lines_of(text)
+
+
+def _lines_of(text: str) -> list[str]:
+    """The lines of a block of text (LF, CRLF or CR ends)."""
+    lines = text.split("\n") if "\r" not in text else _LINE_END.split(text)
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines

@@ -34,6 +34,8 @@ class TaggedBatch:
     ``where(index, side)`` describes a flat position for error messages.
     ``options`` are [`Config`][iescore.config.Config] fields that the reader of the
     batch fixed (``documents``, ``subwords``); [`Scorer.add_batch`][iescore.scoring.stream.Scorer.add_batch] records them.
+    ``notes`` count what the reader skipped (``{"comment lines": n}``), which
+    ``add_batch`` adds to the report's ``repairs["adapter"]``.
     """
 
     vocab: Vocabulary
@@ -45,6 +47,7 @@ class TaggedBatch:
     extra: np.ndarray | None = None
     where: Callable[[int, str], str] | None = None
     options: Mapping[str, str] = field(default_factory=dict)
+    notes: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def n_tokens(self) -> int:

@@ -273,6 +273,8 @@ class Scorer:
         one, which one call would also decode as IOB1."""
         self._flush()
         self._add_tagged(batch)
+        for kind, n in batch.notes.items():
+            self.note(kind, n)
 
     def _add_tagged(self, batch: TaggedBatch, registered: bool = False) -> None:
         """Score ``batch`` and add its part (``registered``: its document ids are counted in already)."""

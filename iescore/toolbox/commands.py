@@ -39,7 +39,15 @@ from ..decode.vocab import TagArrays, Vocabulary
 from ..errors import InputError, choices
 from ..schemes import O, Scheme
 from .columns import SIDE_NAMES, SIDES, ColumnFile, read_columns, same_file
-from .tags import TOOLBOX_REPAIRS, TypeFilter, decode_column, recode, roles_of, toolbox_scheme, transitions_of
+from .tags import (
+    TOOLBOX_REPAIRS,
+    TypeFilter,
+    decode_column,
+    recode,
+    roles_of,
+    toolbox_scheme,
+    transitions_of,
+)
 
 __all__ = ["Validation", "validate_file", "repair_file", "convert_file", "summarize_file", "summary_text"]
 
