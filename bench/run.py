@@ -69,6 +69,21 @@ def _iescore_full_overlap():
     return prep, run
 
 
+def _iescore_full_rule(rule):
+    def prep(g, p):
+        return g, p
+
+    def run(st):
+        import iescore
+
+        # the full report under a rule by share, one-to-one (timed beside O(1,1) above)
+        r = iescore.score_tags(reference=st[0], prediction=st[1], scheme="IOB2", rule=rule, counting="one-to-one")
+        assert r.to_dict()["ts"] is not None and r.to_dict()["slot_errors"] is not None
+        return None
+
+    return prep, run
+
+
 def _iescore_ids():
     def prep(g, p):
         idx = {n: i for i, n in enumerate(NAMES)}
@@ -149,6 +164,10 @@ TOOLS = {
     "iescore_prf": ("iescore exact P/R/F per type (strings, detail='prf')", _iescore_strings("prf")),
     "iescore_full": ("iescore full report, exact (strings)", _iescore_strings("full")),
     "iescore_full_overlap": ("iescore full report: O(1,1), one-to-one, S/D/I, TS, per-doc (strings)", _iescore_full_overlap()),
+    "iescore_full_iou": ("iescore full report: IoU(0.5), one-to-one, S/D/I, TS, per-doc (strings)",
+                         _iescore_full_rule("IoU(0.5)")),
+    "iescore_full_cover": ("iescore full report: cover(0.5), one-to-one, S/D/I, TS, per-doc (strings)",
+                           _iescore_full_rule("cover(0.5)")),
     "iescore_ids": ("iescore exact P/R/F from integer id arrays (Trainer path)", _iescore_ids()),
     "seqeval_f1": ("seqeval f1_score (default)", _seqeval("f1")),
     "seqeval_strict": ("seqeval f1_score strict IOB2", _seqeval("strict")),
@@ -206,6 +225,69 @@ def memory(tool: str, size: int) -> int | None:
         return None
 
 
+def seminar_sim(data: Path, copies: int = 20, rounds: int = 5) -> str:
+    """sim(0.8) beside E on the CMU Seminar Announcements templates (every slot's
+    distinct fillers of each announcement as an OBD template), against predictions made
+    from them by a seeded perturbation: a filler kept, given one typo, cut by its last
+    token, or dropped, and a filler of another announcement added now and then. The
+    corpus is scored as read, then ``copies`` times over (ids made distinct), medians of
+    ``rounds`` interleaved rounds."""
+    import random
+
+    from iescore.adapters.inline import read_seminar
+
+    import iescore
+    from iescore import Template
+
+    docs = read_seminar(str(data / "cmu-seminar-announcements"), tokenizer="regex")
+    rng = random.Random(0)
+    ref, pred = [], []
+    every = [d.document.tokens[s.start:s.end] for d in docs for s in d.document.spans]
+    for d in docs:
+        slots: dict[str, list[tuple[str, ...]]] = {}
+        for s in d.document.spans:
+            slots.setdefault(s.label, []).append(tuple(d.document.tokens[s.start:s.end]))
+        ref.append({k: list(dict.fromkeys(v)) for k, v in slots.items()})
+        out: dict[str, list[tuple[str, ...]]] = {}
+        for k, fills in ref[-1].items():
+            for f in fills:
+                x = rng.random()
+                if x < 0.55:
+                    out.setdefault(k, []).append(f)
+                elif x < 0.75:  # one typo in a token of 3+ characters
+                    i = max(range(len(f)), key=lambda j: len(f[j]))
+                    w = f[i]
+                    if len(w) >= 3:
+                        c = rng.randrange(len(w))
+                        w = w[:c] + ("x" if w[c] != "x" else "y") + w[c + 1:]
+                    out.setdefault(k, []).append(f[:i] + (w,) + f[i + 1:])
+                elif x < 0.9 and len(f) > 1:
+                    out.setdefault(k, []).append(f[:-1])
+            if rng.random() < 0.1:
+                out.setdefault(k, []).append(tuple(rng.choice(every)))
+        pred.append({k: list(dict.fromkeys(v)) for k, v in out.items()})
+    lines = ["| templates | fillers (ref / pred) | rule | counting | median s | × E | TP / FP / FN |", "|---|---|---|---|---|---|---|"]
+    for n in (1, copies):
+        R = [Template(id=f"{c}/{d.id}", slots=t) for c in range(n) for d, t in zip(docs, ref)]
+        P = [Template(id=f"{c}/{d.id}", slots=t) for c in range(n) for d, t in zip(docs, pred)]
+        nf = (sum(len(v) for t in R for v in t.slots.values()), sum(len(v) for t in P for v in t.slots.values()))
+        for counting in ("any", "one-to-one"):
+            runs = {"E": [], "sim(0.8)": []}
+            counts = {}
+            for r in range(rounds):
+                for rule in (runs if r % 2 == 0 else list(runs)[::-1]):
+                    t0 = time.perf_counter()
+                    rep = iescore.score_templates(reference=R, prediction=P, rule=rule, counting=counting)
+                    runs[rule].append(time.perf_counter() - t0)
+                    counts[rule] = (rep.overall.tp, rep.overall.fp, rep.overall.fn)
+            e = statistics.median(runs["E"])
+            for rule, v in runs.items():
+                m = statistics.median(v)
+                lines.append(f"| {len(R)} | {nf[0]} / {nf[1]} | {rule} | {counting} | {m:.3f} | {m / e:.2f} | "
+                             f"{' / '.join(map(str, counts[rule]))} |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="50000,500000,5000000")
@@ -216,7 +298,12 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=str(HERE / "out"))
     ap.add_argument("--no-memory", action="store_true")
     ap.add_argument("--memory-child", nargs=2, help=argparse.SUPPRESS)
+    ap.add_argument("--seminar-sim", action="store_true",
+                    help="only time sim(0.8) beside E on the Seminar Announcements templates (prints a table)")
     args = ap.parse_args(argv)
+    if args.seminar_sim:
+        print(seminar_sim(Path(args.data)))
+        return 0
     if args.memory_child:
         _memory_child(args.memory_child[0], int(args.memory_child[1]))
         return 0
