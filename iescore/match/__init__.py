@@ -3,7 +3,8 @@
 Pipeline: decode (`iescore.decode`) -> **match -> count** -> per-document cells
 (`iescore.cells`) -> measures -> report -> views. Modules: `units` (units,
 cells, statuses), `rules` (candidate pairs under exact / contain / overlap and
-the OBD sequence rules), `fillers` (OBD filler pairs through the slots' floors),
+the rules by share IoU / cover / sim, and the OBD sequence rules), `fillers` (OBD
+filler pairs through the slots' floors, and every pair of a slot under sim),
 `slots` (Makhoul's alignment of OBD slots), `assign` (maximum-cardinality matching with
 preferences; its solvers in `intervals` for non-crossing edges and `paths` for the
 others), `count` (any-match and one-to-one counting, Makhoul's alignment),
