@@ -215,7 +215,7 @@ class Columns:
         """The error of a line of ``n`` columns without the ``which`` column."""
         c = getattr(self, which)
         return InputError(f"{where}: {n} column{'' if n == 1 else 's'}, no {which} column {c} "
-                          f"(--{which}-column {c}): {shown(line)}")
+                          f"(--{which}-column {c}): {shown(line)}{_comment_hint(line, self)}")
 
 
 _PLAIN = Columns()
