@@ -72,7 +72,7 @@ def _copy_input_formats(ap: Any, score_parser: Any) -> None:
 
 def main_stats(args: Any, score_args: Any = None) -> int:
     """Run ``iescore compare`` or ``iescore agree``; ``score_args`` is
-    [`iescore.files.score_args`][iescore.files.score_args], which ``iescore agree --input-format``
+    `iescore.files.score_args`, which ``iescore agree --input-format``
     scores its pairs of files with (the command line passes it: the readers' scorers sit
     above the statistics)."""
     status: int = args.stats_main(args) if args.stats_main is not main_agree else main_agree(args, score_args)
