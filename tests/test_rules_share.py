@@ -25,8 +25,7 @@ from iescore.match.units import Units
 from iescore.options import Rule
 
 rapidfuzz = pytest.importorskip("rapidfuzz")
-from rapidfuzz.distance import Levenshtein  # noqa: E402
-
+from rapidfuzz.distance import Levenshtein
 
 # --- brute-force definitions ---------------------------------------------------------------
 
@@ -347,3 +346,25 @@ def test_obd_counts_equal_the_definition(ref, pred, kind, t, counting):
     o = iescore.score_templates(reference=[Template(id="d", slots={"s": ref})],
                                 prediction=[Template(id="d", slots={"s": pred})], rule=rule, counting=counting).overall
     assert (o.tp, o.fp, o.fn) == brute_counts(ref, pred, rule, counting)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 9), st.integers(1, 6)), min_size=1, max_size=4),
+       st.lists(st.tuples(st.integers(0, 9), st.integers(1, 6)), min_size=1, max_size=4),
+       st.sampled_from([25, 50, 75, 100]))
+def test_cover_is_nervaluates_minimum_overlap(ref, pred, percent):
+    """cover(t) accepts the pairs nervaluate's minimum overlap percentage accepts (its
+    entities are inclusive; at these thresholds its float shares have no ties to round)."""
+    strategies = pytest.importorskip("nervaluate.strategies")
+    from nervaluate.entities import Entity
+
+    def units(xs):
+        return Units(doc=np.zeros(len(xs), dtype=np.int64), label=np.zeros(len(xs), dtype=np.int64),
+                     start=np.array([s for s, _ in xs], dtype=np.int64), end=np.array([s + n for s, n in xs], dtype=np.int64))
+
+    pairs = ao_pairs(units(ref), units(pred), Rule.parse(f"cover({percent / 100})"))
+    got = {(int(r), int(p)) for r, p, ok in zip(pairs.r, pairs.p, pairs.ok) if ok}
+    share = strategies.EvaluationStrategy._calculate_overlap_percentage
+    want = {(i, j) for i, (a, k) in enumerate(ref) for j, (b, n) in enumerate(pred)
+            if share(Entity("X", b, b + n - 1), Entity("X", a, a + k - 1)) >= percent}
+    assert got == want

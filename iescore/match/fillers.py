@@ -64,9 +64,9 @@ from typing import TypeAlias
 
 import numpy as np
 
-from ..options import Rule
 from ..errors import InputError
 from ..nogc import no_cycles_collected
+from ..options import Rule
 from .rules import Pairs, levenshtein, sequence_match
 from .units import _I64, Units
 
