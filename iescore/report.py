@@ -99,7 +99,7 @@ class Report(ReportViews):
         categories: per-label error-category totals (``(labels, 6)`` in
             `CATEGORIES` order; Concepts: error
             categories), or ``None`` where there is no alignment (match-best, ``detail="prf"``).
-        cost: the extractor's cost ([`Cost`][iescore.cost.Cost]), set by
+        cost: the extractor's cost (``iescore.cost.Cost``), set by
             [`with_cost`][iescore.report.Report.with_cost]; ``None`` by default, and in
             every report a scorer makes (merged shards included).
 
@@ -273,11 +273,10 @@ class Report(ReportViews):
         return json.dumps(self.to_dict(), **kw)
 
     def with_cost(self, cost: Cost | None) -> Report:
-        """This report with the extractor's ``cost`` attached (a [`Cost`][iescore.cost.Cost],
-        from [`measure`][iescore.cost.measure] or [`measure_command`][iescore.cost.measure_command];
-        ``None`` takes it off): a copy, this report is unchanged. ``to_dict()`` then holds
-        ``"cost"`` and the text table shows it; every number and the signature stay the same
-        (a cost is not a score)."""
+        """This report with the extractor's ``cost`` attached (an ``iescore.cost.Cost``, from
+        ``iescore.cost.measure`` or ``measure_command``; ``None`` takes it off), as a copy:
+        this report is unchanged. ``to_dict()`` then holds ``"cost"`` and the text table
+        shows it; every number and the signature stay the same (a cost is not a score)."""
         from .cost import Cost
 
         if cost is not None and not isinstance(cost, Cost):

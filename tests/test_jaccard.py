@@ -126,12 +126,12 @@ def _random_corpus(rng: random.Random, n_docs: int) -> tuple[list[Document], lis
     for k in range(n_docs):
         n = rng.randint(1, 12)
 
-        def spans() -> list[Span]:
+        def spans(n: int) -> list[Span]:
             out = {(rng.choice(labels), s, s + rng.randint(1, 3)) for s in range(n) if rng.random() < 0.3}
             return [Span(lab, s, min(e, n)) for lab, s, e in sorted(out)]
 
-        ref = spans()
-        pred = [s for s in ref if rng.random() < 0.6] + spans()
+        ref = spans(n)
+        pred = [s for s in ref if rng.random() < 0.6] + spans(n)
         pred = list({(s.label, s.start, s.end): s for s in pred}.values())
         refs.append(Document(str(k), ("w",) * n, tuple(ref)))
         preds.append(pred)
