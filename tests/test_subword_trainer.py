@@ -224,3 +224,31 @@ def test_signature_records_the_policy():
         hook = compute_metrics(NAMES, word_ids=WORD_IDS, subwords=policy)
         hook((_logits(), LABELS))
         assert f"|subwords:{policy}|" in hook.signature
+
+
+def test_label_id_batch_reads_ragged_logits_and_refuses_bad_shapes():
+    z = _logits()
+    ref = [LABELS[0].tolist(), LABELS[1, :5].tolist()]
+    rows = [z[0], z[1, :5]]  # one (seq, labels) array per sequence
+    for policy, (p, r, f) in HAND.items():
+        s = Scorer(scheme="IOB2")
+        s.add_batch(label_id_batch(ref, rows, label_names=dict(enumerate(NAMES)), word_ids=WORD_IDS, subwords=policy))
+        o = s.report().overall
+        assert (o.tp / max(o.tp + o.fp, 1), o.tp / max(o.tp + o.fn, 1)) == pytest.approx((p, r)), policy
+    with pytest.raises(InputError, match=r"sequence #1: reference has shape \(5,\) but prediction has shape \(4, 5\)"):
+        label_id_batch(ref, [z[0], z[1, :4]], label_names=NAMES)
+    with pytest.raises(InputError, match="reference has 2 sequences but prediction has 1"):
+        label_id_batch(ref, [z[0]], label_names=NAMES)
+    with pytest.raises(InputError, match="3 document ids for 2 sequences"):
+        label_id_batch(LABELS, z, label_names=NAMES, doc_ids=["a", "b", "c"])
+    with pytest.raises(InputError, match=r"2 word_ids lists for a batch of 1 sequences"):
+        label_id_batch(LABELS[:1], z[:1], label_names=NAMES, word_ids=WORD_IDS)
+    bad = LABELS.copy()
+    bad[0, 3] = 7  # a later sub-token's id outside the names
+    with pytest.raises(InputError, match=r"reference holds label id 7, outside 0..4 \(id2label\)"):
+        label_id_batch(bad, z, label_names=NAMES, word_ids=WORD_IDS)
+    with pytest.raises(ValueError, match="unknown strategy 'mean'; valid: 'first', 'max' or 'average'"):
+        label_id_batch(LABELS, z, label_names=NAMES, word_ids=WORD_IDS, subwords="mean")
+    # the named sequences and words in errors
+    b = label_id_batch(LABELS, z, label_names=NAMES, word_ids=WORD_IDS, doc_ids=["a", "b"])
+    assert b.where(5, "prediction") == "sequence 'b' (prediction), word 1"
