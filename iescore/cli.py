@@ -43,7 +43,14 @@ from .config import (
 )
 from .errors import IEScoreError, IEScoreWarning, InputError, choices, did_you_mean
 from .files import score_args
-from .io.conll import DOC_MODES, Columns, check_encoding, example_path, missing_prediction, read_conll
+from .io.conll import (
+    DOC_MODES,
+    Columns,
+    check_encoding,
+    example_path,
+    missing_prediction,
+    read_conll,
+)
 from .io.conll_stream import score_conll
 from .io.formats import add_input_options, not_conll, uses_formats
 from .progress import Progress, erase

@@ -270,11 +270,11 @@ class _State:
             gtag, ptag, heads = flat[k - 2 :: k], flat[k - 1 :: k], flat[::k]
             tokcol = heads
             if not self.cols.default:
-                at = [self.cols.at(which, k, False) for which in ("gold", "pred", "token")]
-                if at[0] < 0 or at[1] < 0 or (at[2] < 0 and self.cols.token is not None):
+                gi, pi, ti = (self.cols.at(which, k, False) for which in ("gold", "pred", "token"))
+                if gi < 0 or pi < 0 or (ti < 0 and self.cols.token is not None):
                     raise _Bad
-                gtag, ptag = flat[at[0] :: k], flat[at[1] :: k]
-                tokcol = flat[at[2] :: k] if self.cols.token is not None else heads
+                gtag, ptag = flat[gi::k], flat[pi::k]
+                tokcol = flat[ti::k] if self.cols.token is not None else heads
         text_has = (DOCSTART in gtext, BOUNDARY in gtext)
         starts = heads if (self.keep_tokens or any(text_has)) else None
         # line kinds among the non-blank lines: -DOCSTART-, -X- (a boundary), tokens

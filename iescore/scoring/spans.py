@@ -130,8 +130,8 @@ def _documents_part(reference: list[Document], prediction: list[Any], cfg: Confi
         texts_p=lambda: _texts(reference, pred_spans),
         unit_weights=unit,
     )
-    for side, counts in removed.items():
-        part.repairs.setdefault(side, {}).update(counts)
+    for side, gone in removed.items():
+        part.repairs.setdefault(side, {}).update(gone)
     if unit is not None:
         # documents without weights count as in a batch without any (scalar weights times
         # the counts), so that how documents are split into batches never changes a number
