@@ -68,7 +68,7 @@ class FoldSummary:
     in the denominator), the number ``n`` of folds where it is defined, the Student-t
     interval of the mean ``ci = mean -+ t(level, n-1) sd / sqrt(n)`` (``None`` with fewer
     than two folds), each fold's value (``values``, None where undefined) and ``clipped``:
-    whether ``ci`` was cut to the measure's range ([`measure_range`][iescore.stats.folds.measure_range]:
+    whether ``ci`` was cut to the measure's range (``measure_range``:
     P, R, F, the Jaccard overlap, ERR and E lie in [0, 1], SER is at least 0), as a
     t-interval of a bounded measure can reach past its bounds; ``None`` without an interval."""
 
