@@ -186,10 +186,12 @@ def _mean(x: float | None, y: float | None) -> float | None:
 
 
 def _agreement(names: Sequence[str], pair: Callable[[str, str], Report | None],
-               keys: Callable[[str, Report], Sequence[Any]] | None = None) -> Agreement:
+               keys: Callable[[str, Report], Sequence[Any]] | None = None, shared: bool = False) -> Agreement:
     """Agreement from ``pair(a, b)``, the report of ``a``'s annotation as the reference and
     ``b``'s as the prediction (None: no document in common), ``pair(a, a)`` giving ``a``'s
-    t-units; ``keys(a, pair(a, a))``: the keys of its documents (default: their ids)."""
+    t-units (``shared``: every pair holds all the documents, so ``a``'s t-units are those of
+    the reference side of a pair, not scored again); ``keys(a, report)``: the keys of the
+    documents of ``a``'s report (default: their ids)."""
     if len(names) < 2 or len(set(names)) != len(names):
         raise ConfigError(f"agreement needs two or more distinct annotators; got {list(names)!r}")
     reports = {(a, b): pair(a, b) for a in names for b in names if a != b}
@@ -198,7 +200,9 @@ def _agreement(names: Sequence[str], pair: Callable[[str, str], Report | None],
         raise InputError(f"annotators {', '.join(names)} have no document in common")
     has_units = scored[0].table.doc_tokens is not None
     own: dict[str, Report | None] = {}
-    if has_units:
+    if has_units and shared:
+        own = {a: reports[(a, names[1] if a == names[0] else names[0])] for a in names}
+    elif has_units:
         with warnings.catch_warnings():  # an annotation against itself: "the same column twice" is expected
             warnings.simplefilter("ignore", IEScoreWarning)
             own = {a: pair(a, a) for a in names}
@@ -451,4 +455,4 @@ def agreement_files(paths: Mapping[str, str | os.PathLike[str]], *, encoding: st
         scorer.add_batch(read(a, b))
         return scorer.report()
 
-    return _agreement(list(files), pair, lambda a, r: range(len(r.doc_ids)))
+    return _agreement(list(files), pair, lambda a, r: range(len(r.doc_ids)), shared=True)
