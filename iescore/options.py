@@ -98,9 +98,9 @@ def _fmt(x: float) -> str:
 
 
 def _share(text: str) -> float:
-    """A threshold written as a decimal number (``0.5``, ``.8``, ``1``)."""
+    """A threshold written as a decimal number (``0.5``, ``.8``, ``1``, ``1e-05``)."""
     t = text.strip()
-    if not re.fullmatch(r"(\d+(\.\d*)?|\.\d+)", t):
+    if not re.fullmatch(r"(\d+(\.\d*)?|\.\d+)(e[-+]?\d+)?", t):
         raise ValueError(t)
     return float(t)
 

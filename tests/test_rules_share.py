@@ -84,6 +84,13 @@ def test_parse_and_print(text, kind, t, printed):
     assert Rule.parse(str(r)) == r and r.by_share
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(["iou", "cover", "sim"]), st.floats(0, 1, exclude_min=True))
+def test_every_threshold_prints_and_reads_back(kind, t):
+    r = Rule(kind, t=t)
+    assert Rule.parse(str(r)) == r and float(r.share()) == t
+
+
 @pytest.mark.parametrize("text", ["IoU(0)", "IoU(1.5)", "IoU(-0.5)", "cover()", "sim(x)", "IoU(0.5,1)", "sim(1/2)"])
 def test_bad_shares_are_refused(text):
     with pytest.raises(ConfigError, match=r"IoU\(t\)|0 < t <= 1"):
