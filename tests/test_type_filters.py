@@ -5,6 +5,7 @@ before matching, as if never annotated; counts computed by hand, and seqscore's
 from __future__ import annotations
 
 import json
+import warnings
 import re
 import subprocess
 import sys
@@ -198,3 +199,40 @@ def test_equal_to_seqscore_process_then_score(data, tmp_path, options):
     ours = {label: (e["support"], e["predicted"], e["tp"]) for label, e in d["per_label"].items()}
     ours["ALL"] = (d["overall"]["support"], d["overall"]["predicted"], d["overall"]["tp"])
     assert ours == theirs
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_removal_equals_the_spans_never_annotated(seed):
+    """Property: scoring with remove_types (or keep_types) gives the counts of the same
+    documents whose spans of those types were deleted beforehand, under every rule and
+    counting (the TS model's counts too)."""
+    import random
+
+    rng = random.Random(seed)
+    types = ["A", "B", "C"]
+    refs, preds, refs_cut, preds_cut = [], [], [], []
+    gone = {rng.choice(types)}
+
+    def spans(n):
+        out = set()
+        for _ in range(rng.randint(0, 5)):
+            s = rng.randrange(n)
+            out.add(Span(rng.choice(types), s, min(n, s + rng.randint(1, 3))))
+        return sorted(out, key=lambda sp: (sp.start, sp.end, sp.label))
+
+    for k in range(4):
+        toks = [f"t{i}" for i in range(12)]
+        r, p = spans(12), spans(12)
+        refs.append(Document(str(k), toks, spans=tuple(r)))
+        preds.append(p)
+        refs_cut.append(Document(str(k), toks, spans=tuple(s for s in r if s.label not in gone)))
+        preds_cut.append([s for s in p if s.label not in gone])
+    for rule, counting in (("E", "any"), ("O(1,1)", "one-to-one"), ("O(inf,inf)", "any")):
+        want = iescore.score(reference=refs_cut, prediction=preds_cut, rule=rule, counting=counting)
+        for opt in ({"remove_types": sorted(gone)}, {"keep_types": sorted(set(types) - gone)}):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", IEScoreWarning)  # a type may be absent from the draw
+                got = iescore.score(reference=refs, prediction=preds, rule=rule, counting=counting, **opt)
+            assert got.overall == want.overall
+            assert set(got.labels) <= set(types) - gone
+            assert (got.ts_error is None) == (want.ts_error is None)
