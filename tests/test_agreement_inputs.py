@@ -240,3 +240,42 @@ def test_tokens_must_agree_across_annotators(tmp_path):
                                                  "agreement needs the same tokens in every annotation$"):
         agreement_scored(files, lambda g, s: iescore.score_files(g, s, input_format="jsonl", level="tokens",
                                                                 tokenizer="given"))
+
+
+def test_overlapping_labels_per_label_units_and_the_later_span_for_the_category():
+    # Documents through agreement_scored: A marks PER over tokens 0-1 and ORG over 0-2 (two labels
+    # on one t-unit); B marks PER over 0-1 only. 4 tokens, 3 separators: tokens then separators.
+    toks = ("Bank", "of", "Rome", "said")
+    a = [iescore.Document("d", toks, (iescore.Span("PER", 0, 2), iescore.Span("ORG", 0, 3)))]
+    b = [iescore.Document("d", toks, (iescore.Span("PER", 0, 2),))]
+    ag = agreement_scored({"A": a, "B": b}, lambda r, p: iescore.score(reference=r, prediction=p))
+    org = {"A": [1, 1, 1, 0] + [1, 1, 0], "B": [0] * 7}
+    assert ag.per_label["PER"]["kappa"] == 1.0  # PER: tokens 0, 1 and their separator in both
+    assert ag.per_label["ORG"]["kappa"] == pytest.approx(cohen_kappa_score(org["A"], org["B"]), abs=1e-12)
+    assert ag.per_label["ORG"]["krippendorff_alpha"] == pytest.approx(
+        _alpha([[bool(x) for x in org["A"]], [bool(x) for x in org["B"]]]), abs=1e-12)
+    # overall categories: a t-unit in both A's spans takes the label of the later one in A's
+    # document (ORG); the per-label kappas above see both labels
+    cats_a = ["ORG", "ORG", "ORG", "O"] + ["ORG", "ORG", "O"]
+    cats_b = ["PER", "PER", "O", "O"] + ["PER", "O", "O"]
+    assert ag.pairs[0]["kappa"] == pytest.approx(cohen_kappa_score(cats_a, cats_b), abs=1e-12)
+    a = [iescore.Document("d", toks, (iescore.Span("ORG", 0, 3), iescore.Span("PER", 0, 2)))]  # PER later
+    swapped = agreement_scored({"A": a, "B": b}, lambda r, p: iescore.score(reference=r, prediction=p))
+    cats_a = ["PER", "PER", "ORG", "O"] + ["PER", "ORG", "O"]
+    assert swapped.pairs[0]["kappa"] == pytest.approx(cohen_kappa_score(cats_a, cats_b), abs=1e-12)
+    assert swapped.per_label == ag.per_label
+
+
+def test_coefficients_do_not_depend_on_the_annotators_order():
+    rng = np.random.default_rng(3)
+    docs = {a: [_random_tags(rng, n) for n in (3, 5, 2)] for a in "ABC"}
+    docs["B"][1] = None
+    docs["C"][0] = None
+    first = stats.agreement(docs).to_dict()
+    again = stats.agreement({a: docs[a] for a in "CAB"}).to_dict()
+    for key in ("t_units", "missing", "fleiss_kappa"):
+        assert again[key] == first[key], key
+    assert again["krippendorff_alpha"] == pytest.approx(first["krippendorff_alpha"], abs=1e-12)
+    kappas = {frozenset((p["a"], p["b"])): p["kappa"] for p in first["pairs"]}
+    for p in again["pairs"]:
+        assert p["kappa"] == pytest.approx(kappas[frozenset((p["a"], p["b"]))], abs=1e-12)
