@@ -13,7 +13,7 @@ missing values; a pair's kappa is over the t-units both annotated, Fleiss' kappa
 all annotated). So the units are the same whichever annotator comes first. A t-unit's
 category is the label of the span that covers it (a separator is covered when both its
 neighbours are in the span; of two spans of different labels, the later one in the
-report's items), or none; per label, a t-unit is positive when a span of that label covers
+annotation), or none; per label, a t-unit is positive when a span of that label covers
 it, as in the token & separator model. Templates (OBD) have no t-units: only F1.
 
 For CoNLL files (``iescore agree``, `conll_pairs`) the documents and tokens come from
