@@ -61,10 +61,11 @@ Example (two documents, the second one wrong):
 
 from __future__ import annotations
 
-from .agreement import Agreement, agreement, cohen_kappa, fleiss_kappa
+from .agreement import Agreement, agreement, agreement_files, agreement_scored
+from .coefficients import cohen_kappa, fleiss_kappa, krippendorff_alpha
 from .folds import FoldSummary, folds, t_quantile
 from .paired import Comparison, compare, holm
 from .resample import BootstrapResult, all_resamples, bootstrap, bootstrap_counts
 from .table import _point, measure_names, resample_measures
 
-__all__ = ['bootstrap', 'compare', 'BootstrapResult', 'Comparison', 'measure_names', 'resample_measures', 'bootstrap_counts', 'all_resamples', 'holm', 'folds', 'FoldSummary', 't_quantile', 'agreement', 'Agreement', 'cohen_kappa', 'fleiss_kappa']
+__all__ = ['bootstrap', 'compare', 'BootstrapResult', 'Comparison', 'measure_names', 'resample_measures', 'bootstrap_counts', 'all_resamples', 'holm', 'folds', 'FoldSummary', 't_quantile', 'agreement', 'Agreement', 'agreement_files', 'agreement_scored', 'cohen_kappa', 'fleiss_kappa', 'krippendorff_alpha']
