@@ -172,7 +172,7 @@ def jaccard(c: Counts) -> float | None:
     return ratio(c.tp, c.tp + c.fp + c.fn)
 
 
-overlap_ratio = jaccard  # the same measure under its older name
+overlap_ratio = jaccard  # the same function: the definitions call this measure "overlap"
 
 
 def _binary(tp: float, fp: float, fn: float, n: float, beta: float) -> dict[str, float | None]:
