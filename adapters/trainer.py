@@ -10,7 +10,8 @@ Trainer prefixes them with ``eval_``, so ``metric_for_best_model="f1"`` works.
 With ``TrainingArguments(batch_eval_metrics=True)`` the Trainer calls the hook
 once per batch with ``compute_result``: the hook adds each batch's counts to a
 streaming scorer and returns the metrics of all batches on the last one --
-never an average of per-batch F1.
+never an average of per-batch F1. With ``eval_do_concat_batches=False`` it is given a
+list of each batch's arrays, and scores them all.
 
 The rule travels with the numbers as the hook's ``signature`` attribute (the last
 evaluation's) and, with ``log_signature=True``, as one ``logging`` record (INFO, logger
@@ -77,6 +78,11 @@ def _numpy(x: Any) -> Any:
     return x
 
 
+def _per_batch(labels: Any) -> bool:
+    """Whether ``label_ids`` is a list of per-batch 2-D arrays (``eval_do_concat_batches=False``)."""
+    return isinstance(labels, list) and bool(labels) and all(getattr(x, "ndim", 0) == 2 for x in labels)
+
+
 def _parts(eval_pred: Any) -> tuple[Any, Any]:
     """The predictions and the label ids of an ``EvalPrediction``, or of a tuple
     ``(predictions, label_ids)`` as ``predictions, labels = eval_pred`` reads one."""
@@ -119,8 +125,18 @@ class ComputeMetrics:
         self._scorer: Scorer | None = None
         self._seen = 0
 
-    def _batch(self, eval_pred: Any) -> Any:
+    def _add(self, scorer: Scorer, eval_pred: Any) -> None:
         preds, labels = _parts(eval_pred)
+        if _per_batch(labels):  # eval_do_concat_batches=False: a list of each batch's arrays
+            if not isinstance(preds, (list, tuple)) or len(preds) != len(labels):
+                raise InputError(f"label_ids is a list of {len(labels)} batches' arrays but predictions is not a "
+                                 "list of as many")
+            for p, lab in zip(preds, labels):
+                scorer.add_batch(self._batch(p, lab))
+        else:
+            scorer.add_batch(self._batch(preds, labels))
+
+    def _batch(self, preds: Any, labels: Any) -> Any:
         preds, labels = _numpy(preds), _numpy(labels)
         n = len(labels)
         offset, self._seen = self._seen, self._seen + n
@@ -148,13 +164,13 @@ class ComputeMetrics:
         if compute_result is None:  # one call with the whole evaluation set
             self._seen = 0
             scorer = Scorer(**self.options)
-            scorer.add_batch(self._batch(eval_pred))
+            self._add(scorer, eval_pred)
             self._check_all_seen()
             return self._metrics(scorer.report())
         if self._scorer is None:
             self._scorer = Scorer(**self.options)
             self._seen = 0
-        self._scorer.add_batch(self._batch(eval_pred))
+        self._add(self._scorer, eval_pred)
         if not compute_result:
             return {}
         scorer, self._scorer = self._scorer, None

@@ -154,3 +154,30 @@ def test_without_word_ids_the_trainer_scores_sub_tokens(trained):
     sub = [[LABELS[int(np.argmax(z))] for z, t in zip(zs, row) if t != -100]
            for zs, row in zip(pred.predictions, labels)]
     assert m["eval_f1"] == pytest.approx(seqeval.f1_score(gold, sub, zero_division=0))
+
+
+@pytest.mark.parametrize("word_ids", [False, True])
+def test_batches_not_concatenated_are_all_scored(trained, word_ids):
+    """eval_do_concat_batches=False hands the hook a list of each batch's arrays."""
+    trainer, evaluation, _ = trained
+    kw = {"word_ids": evaluation["word_ids"], "subwords": "average"} if word_ids else {}
+    trainer.args.batch_eval_metrics = False
+    trainer.compute_metrics = compute_metrics(LABELS, scheme="IOB2", **kw)
+    whole = trainer.evaluate()
+    seen = []
+
+    def spy(eval_pred):
+        seen.append((type(eval_pred.label_ids), len(eval_pred.label_ids)))
+        return hook(eval_pred)
+
+    hook = compute_metrics(LABELS, scheme="IOB2", **kw)
+    trainer.compute_metrics = spy
+    trainer.args.eval_do_concat_batches = False
+    try:
+        parts = trainer.evaluate()
+    finally:
+        trainer.args.eval_do_concat_batches = True
+    assert seen == [(list, 2)]  # 6 sequences in batches of 4
+    for k in ("eval_precision", "eval_recall", "eval_f1", "eval_accuracy", "eval_PER_number", "eval_LOC_number"):
+        assert parts[k] == whole[k], k
+    assert whole["eval_PER_number"] == 10.0  # the first batch alone holds 7
