@@ -379,7 +379,8 @@ def test_folds_any_measure():
     # mean (2/3 + 2/3 + 1)/3 = 7/9; sd = sqrt((2 (1/9)^2 + (2/9)^2) / 2) = sqrt(1/27)
     assert f["mean"] == pytest.approx(7 / 9) and f["sd"] == pytest.approx(math.sqrt(1 / 27)) and f["n"] == 3
     h = 4.302653 * math.sqrt(1 / 27) / math.sqrt(3)  # t(0.975, 2) = 4.302653
-    assert f["ci"] == pytest.approx([7 / 9 - h, 7 / 9 + h], abs=1e-6)
+    # 7/9 + h = 1.2559 lies past F1's range: the interval is cut at 1 and says so
+    assert f["ci"] == pytest.approx([7 / 9 - h, 1.0], abs=1e-6) and f["clipped"] is True
     assert s.stats["macro_f1"]["mean"] == pytest.approx(2 / 3)  # (1/2 + 1/2 + 1)/3
     assert s.stats["f1[LOC]"]["n"] == 2 and s.stats["f1[LOC]"]["mean"] == 0.0 and s.stats["f1[LOC]"]["ci"] == [0.0, 0.0]
     assert s.stats["f1[PER]"]["ci"] == [1.0, 1.0]  # constant across folds: a point
