@@ -158,3 +158,23 @@ def test_equal_to_seqscore_with_comments_and_indices(data, tmp_path):
     ours = {label: (e["support"], e["predicted"], e["tp"]) for label, e in d["per_label"].items()}
     ours["ALL"] = (d["overall"]["support"], d["overall"]["predicted"], d["overall"]["tp"])
     assert ours == theirs
+
+
+def test_toolbox_columns_and_comments(tmp_path, capsys):
+    path = tmp_path / "x.conllu"
+    path.write_text(CONLLU, encoding="utf-8")
+    opts = ["--token-column", "2", "--gold-column", "4", "--pred-column", "-2", "--comment-lines"]
+    assert main(["validate", str(path), "--scheme", "IOB2", *opts]) == 0
+    assert "8 tokens, 2 sentences, 2 documents, 4 comment lines skipped" in capsys.readouterr().out
+    assert main(["summarize", str(path), "--labels", "pred", "--json", "--strings", *opts]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["mentions"] == {"MISC": 1, "ORG": 1, "PER": 2} and d["comment_lines"] == 4
+    assert d["strings"]["MISC"] == {"#": 1}  # a '#' token inside a sentence
+    out = tmp_path / "o.conllu"
+    assert main(["convert", str(path), "--from", "IOB2", "--to", "IOBES", "--output", str(out), *opts]) == 0
+    # every byte but the tags kept: the comments and the other columns
+    want = (CONLLU.replace("I-PER I-PER", "E-PER E-PER").replace("B-LOC B-ORG", "S-LOC S-ORG")
+            .replace("O B-MISC", "O S-MISC").replace("Bob PROPN B-PER B-PER", "Bob PROPN S-PER S-PER"))
+    assert out.read_text(encoding="utf-8") == want
+    assert main(["validate", str(path), "--scheme", "IOB2"]) == 2
+    assert "x.conllu:2: 4 columns where earlier lines have 2" in capsys.readouterr().err

@@ -49,7 +49,7 @@ def test_each_bash_block_prints_what_the_page_shows(tmp_path, monkeypatch, capsy
         assert shown is not None, body
         assert out.splitlines() == shown.splitlines(), body
         found += 1
-    assert found == 5
+    assert found == 6
 
 
 def test_each_console_block_is_a_transcript(tmp_path, monkeypatch, capsys):

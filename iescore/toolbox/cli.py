@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import IEScoreError
-from ..io.conll import DOC_MODES, check_encoding
+from ..io.conll import DOC_MODES, Columns, check_encoding
 from .columns import LABELS
 from .commands import convert_file, repair_file, summarize_file, summary_text, validate_file
 from .tags import TOOLBOX_REPAIRS, TOOLBOX_SCHEMES, TypeFilter, toolbox_scheme
@@ -52,6 +52,13 @@ def _common(p: argparse.ArgumentParser, labels: Sequence[str], default: str, doc
                    help="only these types (after --type-map): the chunks of any other type are read as O")
     p.add_argument("--remove-types", default="", metavar="A,B",
                    help="the chunks of these types (after --type-map) are read as O; not with --keep-types")
+    p.add_argument("--token-column", type=int, metavar="N", help="the token's column, from 1 (negative: from the end)")
+    p.add_argument("--gold-column", type=int, metavar="N",
+                   help="the gold tag's column, from 1 (negative: from the end; --labels gold, both or last)")
+    p.add_argument("--pred-column", type=int, metavar="N",
+                   help="the predicted tag's column, from 1 (negative: from the end; --labels pred, both or last)")
+    p.add_argument("--comment-lines", action="store_true",
+                   help="lines starting with # before a sentence are comments: skipped, counted, written back as they are")
     if documents:
         p.add_argument("--documents", choices=DOC_MODES, default="auto",
                        help="document boundaries: docstart, sentence or auto (docstart when the file has "
@@ -107,23 +114,24 @@ def main_toolbox(args: argparse.Namespace) -> int:
     try:
         check_encoding(args.encoding)
         types = TypeFilter(args.type_map, args.keep_types, args.remove_types)
+        cols = Columns(args.token_column, args.gold_column, args.pred_column, args.comment_lines)
         if args.command == "validate":
             result = validate_file(args.file, args.scheme, args.labels, encoding=args.encoding,
-                                   documents=args.documents, types=types)
+                                   documents=args.documents, types=types, columns=cols)
             for line in result.lines:
                 print(line)
             print(result.summary)
             return 0 if result.ok else 1
         if args.command == "repair":
             line = repair_file(args.file, args.output, args.scheme, args.repair, args.labels, encoding=args.encoding,
-                               types=types)
+                               types=types, columns=cols)
         elif args.command == "convert":
             line = convert_file(args.file, args.output, args.source, args.target, args.repair, args.labels,
-                                encoding=args.encoding, types=types)
+                                encoding=args.encoding, types=types, columns=cols)
         else:
             summary = summarize_file(args.file, args.labels, scheme=args.scheme, repair=args.repair,
                                      strings=args.strings, encoding=args.encoding, documents=args.documents,
-                                     types=types)
+                                     types=types, columns=cols)
             print(summary_text(args.file, summary, args.json))
             return 0
     except IEScoreError as exc:

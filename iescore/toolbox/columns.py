@@ -16,6 +16,12 @@ neither read nor changed). Which tag columns are read (``labels``):
 A token is the first field when the line has more fields than the columns read as tags
 (at least three for ``both``, ``gold`` and ``pred``, two for ``last``).
 
+Other layouts ([`Columns`][iescore.io.conll.Columns], as ``iescore score`` reads them):
+the token, gold and predicted tag columns by number (from 1, negative from the end;
+``last`` reads the gold column when one is named, else the predicted one), and comment
+lines (``#`` before a sentence), skipped, counted (``comments``) and written back as
+they were.
+
 Example:
     >>> import os, pathlib, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "x.conll")
@@ -35,7 +41,7 @@ import sys
 from dataclasses import dataclass, field
 
 from ..errors import InputError, choices, shown
-from ..io.conll import check_encoding, decode_error, encoding_problem, missing_prediction
+from ..io.conll import Columns, _comment_hint, check_encoding, decode_error, encoding_problem, missing_prediction
 
 __all__ = ["LABELS", "SIDES", "ColumnFile", "read_columns", "same_file"]
 
@@ -69,6 +75,7 @@ class ColumnFile:
     lines: list[int] = field(default_factory=list)
     sentences: list[int] = field(default_factory=list)
     documents: list[int] = field(default_factory=list)
+    comments: int = 0  # comment lines skipped
 
     def where(self, k: int, side: str | None = None) -> str:
         """``FILE:LINE`` of token ``k`` (and the side, when given)."""
@@ -139,9 +146,19 @@ def _check_layout(path: str, labels: str, ncols: int, lineno: int, line: str, en
                              "reads the last two columns as the gold and the predicted tag)")
 
 
-def read_columns(path: str, labels: str = "both", *, encoding: str = "utf-8", documents: str = "auto") -> ColumnFile:
+def _at(cols: Columns, side: str, n: int) -> int:
+    """The index of a side's column (or of the token: -1 when there is none) in lines of ``n`` fields."""
+    c = {"gold": cols.gold, "pred": cols.pred, "last": cols.gold or cols.pred, "token": cols.token}[side]
+    if c is None:
+        return _OFFSET[side] + n if side != "token" else 0
+    return c - 1 if c > 0 else n + c
+
+
+def read_columns(path: str, labels: str = "both", *, encoding: str = "utf-8", documents: str = "auto",
+                 columns: Columns | None = None) -> ColumnFile:
     """Read a CoNLL file's tag columns (see the module's description); every non-blank
-    line must have as many fields as the first."""
+    line must have as many fields as the first (``columns``: other columns, comment lines)."""
+    cols = columns or Columns()
     if labels not in LABELS:
         raise InputError(f"unknown --labels {labels!r}; valid: {choices(LABELS)}")
     if documents not in ("auto", "docstart", "sentence"):
@@ -164,17 +181,27 @@ def read_columns(path: str, labels: str = "both", *, encoding: str = "utf-8", do
     has_docstart = any(m and m[0].group() == DOCSTART for _, m in rows)
     by_docstart = documents == "docstart" or (documents == "auto" and has_docstart)
     new_sentence = True
+    at: dict[str, int] = {}
     for piece, found in rows:
         lineno = piece // 2 + 1
         if not found:
             new_sentence = True
             continue
+        if cols.comments and new_sentence and f.pieces[piece].startswith("#"):
+            f.comments += 1
+            continue
         if ncols is None:
             ncols = f.columns = len(found)
-            _check_layout(shown_path, labels, ncols, lineno, f.pieces[piece], encoding)
+            if cols.default:
+                _check_layout(shown_path, labels, ncols, lineno, f.pieces[piece], encoding)
+            at = {side: _at(cols, side, ncols) for side in (*sides, "token")}
+            for side, i in at.items():
+                if not 0 <= i < ncols and (side != "token" or cols.token is not None):
+                    which = "gold" if side == "last" and cols.gold else "pred" if side == "last" else side
+                    raise cols.too_few(which, ncols, f"{shown_path}:{lineno}", f.pieces[piece])
         elif len(found) != ncols:
             raise InputError(f"{shown_path}:{lineno}: {len(found)} columns where earlier lines have {ncols}: "
-                             f"{shown(f.pieces[piece])}")
+                             f"{shown(f.pieces[piece])}{_comment_hint(f.pieces[piece], cols)}")
         first = found[0].group()
         if first == DOCSTART:
             new_sentence = True
@@ -190,9 +217,9 @@ def read_columns(path: str, labels: str = "both", *, encoding: str = "utf-8", do
                 f.documents.append(len(f.lines))
         new_sentence = False
         for side in sides:
-            m = found[_OFFSET[side]]
+            m = found[at[side]]
             f.spans[side].append((piece, m.start(), m.end()))
             f.tags[side].append(m.group())
-        f.tokens.append(first if ncols > token_after else "")
+        f.tokens.append(found[at["token"]].group() if cols.token is not None else first if ncols > token_after else "")
         f.lines.append(lineno)
     return f

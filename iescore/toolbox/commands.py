@@ -37,6 +37,7 @@ from ..atomic import atomic_write
 from ..decode.detect import detect_scheme
 from ..decode.vocab import TagArrays, Vocabulary
 from ..errors import InputError, choices
+from ..io.conll import Columns
 from ..schemes import O, Scheme
 from .columns import SIDE_NAMES, SIDES, ColumnFile, read_columns, same_file
 from .tags import (
@@ -57,8 +58,9 @@ def _plural(n: int, word: str) -> str:
 
 
 def _extent(f: ColumnFile) -> str:
+    comments = f", {_plural(f.comments, 'comment line')} skipped" if f.comments else ""
     return (f"{_plural(len(f.lines), 'token')}, {_plural(len(f.sentences), 'sentence')}, "
-            f"{_plural(len(f.documents), 'document')}")
+            f"{_plural(len(f.documents), 'document')}{comments}")
 
 
 def _token(f: ColumnFile, k: int, after: bool = False) -> str:
@@ -89,14 +91,15 @@ class Validation:
 
 
 def validate_file(path: str, scheme: str, labels: str = "both", *, encoding: str = "utf-8",
-                  documents: str = "auto", types: TypeFilter | None = None) -> Validation:
+                  documents: str = "auto", types: TypeFilter | None = None,
+                  columns: Columns | None = None) -> Validation:
     """Every invalid transition of the tag columns ``labels`` of a CoNLL file under
     ``scheme`` (see `iescore.toolbox.tags`), and every tag of another scheme. With
     ``types`` (a `TypeFilter`), only the transitions with a tag of a type kept (after the
     type map)."""
     sch = toolbox_scheme(scheme)
     types = types or None
-    f = read_columns(path, labels, encoding=encoding, documents=documents)
+    f = read_columns(path, labels, encoding=encoding, documents=documents, columns=columns)
     found: list[tuple[int, int, int, str]] = []  # (line, side order, position, message)
     counts, foreign = {}, {}
     for order, side in enumerate(SIDES[labels]):
@@ -186,7 +189,7 @@ def _per_side(numbers: dict[str, int]) -> str:
 
 
 def repair_file(path: str, output: str, scheme: str, repair: str = "conlleval", labels: str = "both", *,
-                encoding: str = "utf-8", types: TypeFilter | None = None) -> str:
+                encoding: str = "utf-8", types: TypeFilter | None = None, columns: Columns | None = None) -> str:
     """Write ``path`` to ``output`` with the tag columns ``labels`` repaired to valid tags
     of ``scheme`` (``repair`` ``conlleval`` or ``discard``): the sentences with an invalid
     transition are decoded and written again, every other byte is kept. With ``types``
@@ -196,7 +199,7 @@ def repair_file(path: str, output: str, scheme: str, repair: str = "conlleval", 
         raise InputError(f"unknown repair {repair!r}; valid: {choices(TOOLBOX_REPAIRS[:2])}")
     _check_output(path, output)
     sch = toolbox_scheme(scheme)
-    f = read_columns(path, labels, encoding=encoding)
+    f = read_columns(path, labels, encoding=encoding, columns=columns)
     new: dict[str, list[str]] = {}
     changed: dict[str, int] = {}
     sentences: dict[str, int] = {}
@@ -220,7 +223,7 @@ def _joined(chunks: list[tuple[str, int, int]], starts: set[int]) -> int:
 
 
 def convert_file(path: str, output: str, source: str, target: str, repair: str = "strict", labels: str = "both", *,
-                 encoding: str = "utf-8", types: TypeFilter | None = None) -> str:
+                 encoding: str = "utf-8", types: TypeFilter | None = None, columns: Columns | None = None) -> str:
     """Write ``path`` to ``output`` with the tag columns ``labels`` of scheme ``source``
     written in scheme ``target`` (a chunk ``source`` does not allow: an error under
     ``repair="strict"``, else repaired or dropped), every other byte kept; with ``types``
@@ -229,7 +232,7 @@ def convert_file(path: str, output: str, source: str, target: str, repair: str =
         raise InputError(f"unknown repair {repair!r}; valid: {choices(TOOLBOX_REPAIRS)}")
     _check_output(path, output)
     src, dst = toolbox_scheme(source), toolbox_scheme(target)
-    f = read_columns(path, labels, encoding=encoding)
+    f = read_columns(path, labels, encoding=encoding, columns=columns)
     new, changed, joined = {}, {}, 0
     starts = set(f.sentences)
     for side in SIDES[labels]:
@@ -249,7 +252,7 @@ def convert_file(path: str, output: str, source: str, target: str, repair: str =
 
 def summarize_file(path: str, labels: str = "gold", *, scheme: str = "auto", repair: str = "conlleval",
                    strings: bool = False, encoding: str = "utf-8", documents: str = "auto",
-                   types: TypeFilter | None = None) -> dict[str, Any]:
+                   types: TypeFilter | None = None, columns: Columns | None = None) -> dict[str, Any]:
     """The documents, sentences and tokens (``-DOCSTART-`` lines are none) of a CoNLL file
     and the mentions per type in its tag column ``labels`` (``gold``, ``pred`` or ``last``),
     decoded under ``scheme`` (``auto``: read from the tags) and ``repair``; with
@@ -257,7 +260,7 @@ def summarize_file(path: str, labels: str = "gold", *, scheme: str = "auto", rep
     with ``types`` (a `TypeFilter`), the mentions renamed and filtered."""
     if labels not in ("gold", "pred", "last"):
         raise InputError(f"summarize reads one tag column: --labels {choices(('gold', 'pred', 'last'))}, got {labels!r}")
-    f = read_columns(path, labels, encoding=encoding, documents=documents)
+    f = read_columns(path, labels, encoding=encoding, documents=documents, columns=columns)
     side = SIDES[labels][0]
     tags = f.tags[side]
     if scheme == "auto":
@@ -276,7 +279,7 @@ def summarize_file(path: str, labels: str = "gold", *, scheme: str = "auto", rep
         types.warn()
     out: dict[str, Any] = {"documents": len(f.documents), "sentences": len(f.sentences), "tokens": len(f.lines),
                  "mentions": dict(sorted(Counter(c[0] for c in chunks).items())),
-                 "scheme": sch.name, "labels": labels}
+                 "scheme": sch.name, "labels": labels, **({"comment_lines": f.comments} if f.comments else {})}
     if strings:
         if not any(f.tokens):
             raise InputError(f"{f.path}: no token column (its lines hold tags only), so no surface strings")
