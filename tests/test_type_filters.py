@@ -5,10 +5,10 @@ before matching, as if never annotated; counts computed by hand, and seqscore's
 from __future__ import annotations
 
 import json
-import warnings
 import re
 import subprocess
 import sys
+import warnings
 
 import pytest
 from conftest import require

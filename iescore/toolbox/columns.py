@@ -41,7 +41,14 @@ import sys
 from dataclasses import dataclass, field
 
 from ..errors import InputError, choices, shown
-from ..io.conll import Columns, _comment_hint, check_encoding, decode_error, encoding_problem, missing_prediction
+from ..io.conll import (
+    Columns,
+    _comment_hint,
+    check_encoding,
+    decode_error,
+    encoding_problem,
+    missing_prediction,
+)
 
 __all__ = ["LABELS", "SIDES", "ColumnFile", "read_columns", "same_file"]
 
