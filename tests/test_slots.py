@@ -28,7 +28,7 @@ from iescore.match.rules import Pairs, sequence_match
 from iescore.match.units import _I64, Units
 
 
-def reference_obd_pairs(R: Units, P: Units, rule: Rule) -> Pairs:
+def reference_obd_pairs(R: Units, P: Units, rule: Rule, names: object = None) -> Pairs:
     """Every same-document, same-slot pair, all attributes computed plainly; no shift, so
     counting aligns over all of them (the path before candidates)."""
     assert R.key is not None and P.key is not None
@@ -211,8 +211,8 @@ def _pairs_spy(monkeypatch):
     sizes = []
     real = part.obd_pairs
 
-    def spy(*a):
-        out = real(*a)
+    def spy(*a, **kw):
+        out = real(*a, **kw)
         sizes.append(len(out.r))
         return out
 
@@ -284,7 +284,7 @@ def test_a_slot_of_too_many_pairs_is_refused(monkeypatch):
     pred = tuple(f"the p{k}" for k in range(30)) + tuple(f"p{k}" for k in range(30, 60))
     case = ([Template("doc-7", {"names": ref})], [Template("doc-7", {"names": pred})])
     monkeypatch.setattr(fillers, "_SLOT_PAIRS", 800)
-    with pytest.raises(InputError, match=r"document #0, label #0: .* 60 answers and 60 predictions makes 900 "
+    with pytest.raises(InputError, match=r"document 'doc-7', label 'names': .* 60 answers and 60 predictions makes 900 "
                                          r"candidate pairs .* more than the 800"):
         score_templates(reference=case[0], prediction=case[1])
     R = Units(np.zeros(60, dtype=_I64), np.zeros(60, dtype=_I64), key=[tuple(f.split()) for f in ref])
