@@ -332,7 +332,8 @@ def test_spacy_scorer_config_fails_when_the_pipeline_is_built():
     from spacy.util import registry
 
     message = ("cannot parse matching rule 'X'; valid forms: 'exact', 'E', 'contain(e)', 'C(e)', "
-               "'overlap(e,m)', 'O(e,m)' or 'O(inf,inf)'")
+               "'overlap(e,m)', 'O(e,m)', 'O(inf,inf)', 'IoU(t)', 'cover(t)' or 'sim(t)' "
+               "(e, m: integers or inf; t: a decimal number, 0 < t <= 1)")
     with pytest.raises(ConfigError) as e:
         registry.scorers.get("iescore.spans.v1")(rule="X")
     assert str(e.value) == message
