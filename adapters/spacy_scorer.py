@@ -116,11 +116,13 @@ def _make(setting: Setting, default_suffix: str) -> Callable[..., Callable[..., 
         missing: Missing = "ignore",
         prefix: str | None = None,
         zero_division: float = 0.0,
+        keep_types: list[str] | None = None,
+        remove_types: list[str] | None = None,
     ) -> Callable[..., dict[str, Any]]:
         key_prefix = prefix or ((f"spans_{spans_key}" if spans_key else "ents") + default_suffix)
         options = ScoringOptions(
             setting=setting, rule=rule, counting=counting, mode=mode, average=average, beta=beta,
-            normaliser=normaliser,
+            normaliser=normaliser, keep_types=tuple(keep_types or ()), remove_types=tuple(remove_types or ()),
         )
         # the options checked now, when spaCy builds the pipeline, not at its first evaluation
         Scorer(**options).use(misaligned=misaligned, missing=missing if spans_key is None else None)

@@ -154,8 +154,10 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--setting", type=_setting, choices=SETTINGS, default=_DEFAULT.setting,
                    help="AO (all occurrences: spans at positions) or OBD (one best per document: "
                    "templates of distinct fillers), in any case; default AO")
-    g.add_argument("--rule", type=_rule, default=_DEFAULT.rule, help="matching rule: exact (E), contain(e) (C(e)) or overlap(e,m) (O(e,m)), "
-                   "e.g. 'O(1,1)' or 'O(inf,inf)'; default exact")
+    g.add_argument("--rule", type=_rule, default=_DEFAULT.rule, help="matching rule: exact (E), contain(e) (C(e)), overlap(e,m) (O(e,m)), or by share: "
+                   "IoU(t), cover(t) (0 < t <= 1: at least t of the union / of the answer) or sim(t) (edit "
+                   "similarity of strings; OBD or one-per-string; the fuzzy extra), e.g. 'O(1,1)', 'O(inf,inf)' "
+                   "or 'IoU(0.5)'; default exact")
     g.add_argument("--counting", choices=COUNTINGS, default=_DEFAULT.counting,
                    help="any (De Sitter: every prediction matching some answer is a TP) or one-to-one "
                         "(a largest matching); default any")
@@ -382,7 +384,7 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.command in ("compare", "agree"):
         from .stats.cli import main_stats
 
-        return main_stats(args)
+        return main_stats(args, score_args)
     if args.command in ("score", "report"):
         try:
             cfg = Config(
@@ -402,6 +404,11 @@ def _main(argv: Sequence[str] | None) -> int:
                 write_report_html(args, report, batch)
             elif uses_formats(args):  # character offsets, annotation tools, LLM output
                 report = score_args(cfg, args)
+            elif args.error_counts is not None:  # the errors' strings need every item: read whole
+                scorer = Scorer(cfg)
+                scorer.add_batch(read_conll(args.file, args.pred_file, encoding=args.encoding, documents=args.documents,
+                                            columns=_columns(args)))
+                report = scorer.report()
             else:  # read and scored in batches: memory does not grow with the file
                 report = score_conll(args.file, args.pred_file, config=cfg, encoding=args.encoding,
                                      documents=args.documents, progress=Progress(sys.stderr), columns=_columns(args))
@@ -410,7 +417,8 @@ def _main(argv: Sequence[str] | None) -> int:
             return 2
         try:
             # JSON written as it is made: a large report's text is never held whole
-            write_output(report_pieces(report, output_format(parser, args), confusion=args.confusion), args.output)
+            write_output(report_pieces(report, output_format(parser, args), confusion=args.confusion,
+                                       error_counts=args.error_counts), args.output)
         except IEScoreError as exc:
             print(f"iescore: error: {exc}", file=sys.stderr)
             return 2

@@ -317,6 +317,7 @@ class Config:
         for name, value, valid in checks:
             if value not in valid:
                 raise ConfigError(f"unknown {name} {value!r}{did_you_mean(value, valid)}; valid: {choices(valid)}")
+        self.rule.check_use(self.setting, self.mode)
         for name, value, valid in (
             ("documents", self.documents, DOCUMENTS),
             ("subwords", self.subwords, SUBWORDS),

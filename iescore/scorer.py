@@ -26,13 +26,15 @@ Example (De Sitter et al. 2004, Example 6, with the papers' 1-based positions):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from .config import Config
+from .errors import ConfigError
 from .model import Document, Span, Template
 from .report import Report
 from .scoring.batch import TaggedBatch, tagged_batch
+from .scoring.labelids import label_id_batch
 from .scoring.stream import Scorer
 
 if TYPE_CHECKING:
@@ -57,10 +59,12 @@ def score(
 
 def score_tags(
     *,
-    reference: Sequence[Sequence[str]],
-    prediction: Sequence[Sequence[str]],
+    reference: Sequence[Sequence[str]] | Sequence[Sequence[int]] | Any,
+    prediction: Sequence[Sequence[str]] | Sequence[Sequence[int]] | Any,
     doc_ids: Sequence[str] | None = None,
     tokens: Sequence[Sequence[str]] | None = None,
+    label_names: Mapping[int, str] | Sequence[str] | None = None,
+    word_ids: Sequence[Sequence[int | None]] | None = None,
     config: Config | None = None,
     **options: Unpack[Options],
 ) -> Report:
@@ -73,6 +77,14 @@ def score_tags(
     >>> r = score_tags(reference=[["B-PER", "I-PER", "O"]], prediction=[["I-PER", "I-PER", "O"]])
     >>> r.f, r.signature.split("|")[5]
     (1.0, 'scheme:IOB2')
+
+    With ``label_names`` the tags are label ids (``-100`` on positions not scored; the
+    prediction as ids or logits); with ``word_ids`` words are scored, the prediction read
+    under the ``subwords`` option ([`label_id_batch`][iescore.scoring.labelids.label_id_batch]):
+
+    >>> score_tags(reference=[[-100, 1, 2, 2, -100]], prediction=[[0, 1, 0, 0, 0]],
+    ...            label_names=["O", "B-PER", "I-PER"], word_ids=[[None, 0, 0, 0, None]]).f
+    1.0
     """
     if config is None:
         options.setdefault("scheme", "auto")
@@ -81,7 +93,16 @@ def score_tags(
     # one batch, scored at once: Scorer.add_tags would hold a small one for later calls
     # (copying its tags end to end and checking them per distinct tag), which one call
     # never makes; the numbers are the same (add_tags scores a large batch this way)
-    s.add_batch(tagged_batch(reference, prediction, doc_ids=doc_ids, tokens=tokens))
+    if label_names is not None:
+        if tokens is not None:
+            raise ConfigError("tokens= is not taken with label_names= (label ids carry no tokens)")
+        batch = label_id_batch(reference, prediction, label_names=label_names, word_ids=word_ids,
+                               subwords=cfg.subwords or "first", doc_ids=doc_ids)
+    elif word_ids is not None:
+        raise ConfigError("word_ids= reads label ids: pass label_names= too")
+    else:
+        batch = tagged_batch(reference, prediction, doc_ids=doc_ids, tokens=tokens)
+    s.add_batch(batch)
     return s.report()
 
 

@@ -375,3 +375,11 @@ def test_cover_is_nervaluates_minimum_overlap(ref, pred, percent):
     want = {(i, j) for i, (a, k) in enumerate(ref) for j, (b, n) in enumerate(pred)
             if share(Entity("X", b, b + n - 1), Entity("X", a, a + k - 1)) >= percent}
     assert got == want
+
+
+def test_config_refuses_sim_on_positions():
+    """sim(t) compares strings: spans matched by position (AO, match-all) have none to compare."""
+    with pytest.raises(ConfigError, match="compares strings"):
+        Config(rule="sim(0.8)")
+    Config(rule="sim(0.8)", mode="one-per-string")
+    Config(rule="sim(0.8)", setting="OBD")

@@ -48,6 +48,22 @@ def test_scorers_resolve_through_the_entry_point():
     assert (obd["ents_obd_p"], obd["ents_obd_r"]) == (0.5, 0.5)
 
 
+def test_scorers_keep_or_remove_types():
+    """The same example as above with LOC removed: the Babbage answer (PER) stays, the
+    LOC prediction is gone, so under O(0,1) P = 1/1 (Ada matches Ada Lovelace), R = 1/2."""
+    from spacy.util import registry
+
+    nlp = spacy.blank("en")
+    ref = make_doc(nlp.vocab, "Ada Lovelace met Babbage", [(0, 2, "PER"), (3, 4, "PER")])
+    pred = make_doc(nlp.vocab, "Ada Lovelace met Babbage", [(0, 1, "PER"), (3, 4, "LOC")])
+    out = registry.scorers.get("iescore.spans.v1")(rule="O(0,1)", remove_types=["LOC"])([Example(pred, ref)])
+    assert (out["ents_p"], out["ents_r"]) == (1.0, 0.5)
+    assert set(out["ents_per_type"]) == {"PER"}
+    kept = registry.scorers.get("iescore.spans.v1")(rule="O(0,1)", keep_types=["LOC"])([Example(pred, ref)])
+    # LOC kept: no answer, one prediction: P = 0/1; R = 0/0, undefined, given as zero_division (0.0)
+    assert (kept["ents_p"], kept["ents_r"]) == (0.0, 0.0)
+
+
 def test_error_rates_and_their_higher_is_better_keys():
     from spacy.util import registry
 
