@@ -23,7 +23,7 @@ from .model import Document, Span, Template
 from .render import (
     notebook as _views,  # fills the report's view table (iescore.viewhooks): render sits above report
 )
-from .report import Report, aggregate
+from .report import Report
 from .scorer import (
     Scorer,
     TaggedBatch,
@@ -32,6 +32,7 @@ from .scorer import (
     score_templates,
     tagged_batch,
 )
+from .stats.folds import aggregate  # deprecated: iescore.stats.folds gives every measure
 from .version import __version__
 
 __all__ = [

@@ -46,7 +46,7 @@ from .viewhooks import VIEWS, ReportViews
 if TYPE_CHECKING:
     from .cost import Cost
 
-__all__ = ["Report", "ItemTable", "aggregate"]
+__all__ = ["Report", "ItemTable"]
 
 
 class _Totals(Protocol):
@@ -453,22 +453,3 @@ class Report(ReportViews):
             object.__setattr__(self, "_full", kept := s)
         return copied(kept if only is None else kept[only])
 
-
-def aggregate(reports: Sequence[Report], keys: Sequence[str] = ("precision", "recall", "f1", "ser")) -> dict[str, dict[str, float | None]]:
-    """Deprecated (``iescore.stats.folds``): the mean and sample standard deviation of overall measures."""
-    import warnings
-
-    warnings.warn("iescore.aggregate is deprecated: iescore.stats.folds(reports) gives the mean, the "
-                  "standard deviation ('sd') and a Student-t interval of every measure (micro averages "
-                  "as 'micro_f1', ...)", DeprecationWarning, stacklevel=2)
-    out: dict[str, dict[str, float | None]] = {}
-    for k in keys:
-        vals = [r.to_dict()["overall"][k] for r in reports]
-        defined = [v for v in vals if v is not None]
-        n = len(defined)
-        mean = sum(defined) / n if n else None
-        std = None
-        if n > 1 and mean is not None:
-            std = math.sqrt(sum((v - mean) ** 2 for v in defined) / (n - 1))
-        out[k] = {"mean": mean, "std": std, "n": n}
-    return out

@@ -43,14 +43,14 @@ def test_csv(capsys, path):
     rows = list(csv.reader(io.StringIO(run(capsys, "score", str(path), "--format", "csv").out)))
     signature = json.loads(run(capsys, "score", str(path), "--json").out)["signature"]
     assert rows.pop(0) == [f"# signature: {signature}"]  # a comment line: pandas.read_csv(comment="#") skips it
-    assert rows[0][:9] == ["label", "tp", "fp", "fn", "support", "predicted", "precision", "recall", "f1"]
+    assert rows[0][:10] == ["label", "tp", "fp", "fn", "support", "predicted", "precision", "recall", "f1", "jaccard"]
     body = {r[0]: r[1:] for r in rows[1:]}
     # LOC: no prediction -> precision undefined (empty cell), recall 0/1; wrong label 1
-    assert body["LOC"] == ["0", "0", "1", "1", "0", "", "0.0", "0.0", "0", "1", "0", "0", "0", "0"]
-    assert body["MISC"] == ["0", "0", "1", "1", "0", "", "0.0", "0.0", "0", "0", "0", "0", "1", "0"]
+    assert body["LOC"] == ["0", "0", "1", "1", "0", "", "0.0", "0.0", "0.0", "0", "1", "0", "0", "0", "0"]
+    assert body["MISC"] == ["0", "0", "1", "1", "0", "", "0.0", "0.0", "0.0", "0", "0", "0", "0", "1", "0"]
     # PER: one prediction, no answer -> recall undefined; the prediction is LOC's partner
-    assert body["PER"] == ["0", "1", "0", "0", "1", "0.0", "", "0.0", "0", "0", "0", "0", "0", "0"]
-    assert body["overall"] == ["0", "1", "2", "2", "1", "0.0", "0.0", "0.0", "0", "1", "0", "0", "1", "0"]
+    assert body["PER"] == ["0", "1", "0", "0", "1", "0.0", "", "0.0", "0.0", "0", "0", "0", "0", "0", "0"]
+    assert body["overall"] == ["0", "1", "2", "2", "1", "0.0", "0.0", "0.0", "0.0", "0", "1", "0", "0", "1", "0"]
 
 
 def test_confusion_in_the_table_csv_and_markdown(capsys, path):
@@ -119,7 +119,7 @@ def test_json_alias_and_conflict(capsys, path):
 def test_output_file(capsys, path, tmp_path):
     out = tmp_path / "r.csv"
     assert run(capsys, "score", str(path), "--format", "csv", "--output", str(out)).out == ""
-    assert out.read_text(encoding="utf-8").splitlines()[-1] == "overall,0,1,2,2,1,0.0,0.0,0.0,0,1,0,0,1,0"
+    assert out.read_text(encoding="utf-8").splitlines()[-1] == "overall,0,1,2,2,1,0.0,0.0,0.0,0.0,0,1,0,0,1,0"
     bad = tmp_path / "no-such-dir" / "r.txt"
     err = run(capsys, "score", str(path), "--output", str(bad), code=2).err
     assert str(bad) in err and "cannot write" in err

@@ -12,7 +12,7 @@ Example:
     >>> import iescore
     >>> r = iescore.score_tags(reference=[["B-LOC", "O"]], prediction=[["B-PER", "O"]])
     >>> print(format_report(r, "csv").splitlines()[1])
-    label,tp,fp,fn,support,predicted,precision,recall,f1,correct,wrong_label,wrong_boundary,wrong_label_boundary,missed,spurious
+    label,tp,fp,fn,support,predicted,precision,recall,f1,jaccard,correct,wrong_label,wrong_boundary,wrong_label_boundary,missed,spurious
     >>> print(format_confusion(r))
     confusion (rows: reference, columns: prediction; none = missed or spurious):
                    LOC   PER  none
@@ -50,7 +50,7 @@ __all__ = ["FORMATS", "format_report", "report_pieces", "format_confusion", "con
 
 FORMATS = ("table", "json", "csv", "markdown")
 _COUNTS = ("tp", "fp", "fn", "support", "predicted")
-_MEASURES = ("precision", "recall", "f1")
+_MEASURES = ("precision", "recall", "f1", "jaccard")
 
 
 def format_report(report: Report, fmt: str = "table", *, confusion: bool = False,
@@ -203,7 +203,7 @@ def _markdown(report: Report, confusion: bool, top: int | str | None = None) -> 
         return out + ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in body]
 
     rows = _rows(report)
-    lines = table(["label", *_COUNTS, "precision %", "recall %", "F1 %"],
+    lines = table(["label", *_COUNTS, "precision %", "recall %", "F1 %", "Jaccard %"],
                   [[lab, *(str(e[k]) for k in _COUNTS), *(pct(e[k]) for k in _MEASURES)] for lab, e, _ in rows])
     if report.categories is not None:
         lines += ["", "Error categories (see the manual, Concepts: Error categories):", ""]

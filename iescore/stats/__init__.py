@@ -9,7 +9,7 @@ All resamples at once are one matrix product ``W @ X`` (``W`` the resamples x
 documents matrix of draw counts), and every measure of every resample is
 computed column-wise from those sums with the report's own definitions:
 
-* per-label P/R/F1/F_beta/SER/ERR/E from the label's summed counts;
+* per-label P/R/F1/F_beta/Jaccard/SER/ERR/E from the label's summed counts;
 * micro: counts summed over labels; macro: the mean over the labels whose
   measure is defined *in that resample* (the others are left out, as in the
   report); weighted: per-label measures weighted by the label's reference items
@@ -20,11 +20,11 @@ computed column-wise from those sums with the report's own definitions:
 The resample that takes every document once reproduces ``report.to_dict()``
 exactly (tested). Measure names ([`measure_names`][iescore.stats.table.measure_names]): ``precision``,
 ``recall``, ``f1``, ``f_beta`` (the configured headline average), ``micro_f1``,
-``macro_f1``, ``weighted_f1`` (and ``_precision``, ``_recall``, ``_f_beta``),
+``macro_f1``, ``weighted_f1`` (and ``_precision``, ``_recall``, ``_f_beta``, ``_jaccard``), ``jaccard``,
 ``macro_f1_of_macro_pr``, ``ser``, ``err``, ``e``, ``ser_weighted``,
 ``ts_f1_macro``, ``ts_f1_micro``, ``ts_token_f1_macro`` ... (the keys of the
 report's ``ts`` block with ``ts_`` in front), ``token_accuracy``,
-``token_accuracy_non_o``, and per label ``f1[PER]``, ``precision[PER]`` ...
+``token_accuracy_non_o``, and per label ``f1[PER]``, ``precision[PER]``, ``jaccard[PER]`` ...
 
 Paired tests (systems scored on the same reference documents):
 
