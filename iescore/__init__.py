@@ -23,6 +23,7 @@ from .model import Document, Span, Template
 from .render import (
     notebook as _views,  # fills the report's view table (iescore.viewhooks): render sits above report
 )
+from .render.errorcounts import error_counts
 from .report import Report
 from .scorer import (
     Scorer,
@@ -37,6 +38,7 @@ from .version import __version__
 
 __all__ = [
     "__version__",
+    "error_counts",
     "Config",
     "Rule",
     "get_normaliser",
