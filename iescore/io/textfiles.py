@@ -16,7 +16,7 @@ from typing import IO
 
 from ..errors import ConfigError, InputError, choices
 
-__all__ = ["read_lines", "check_encoding", "encoding_problem", "file_encoding_problem", "decode_error"]
+__all__ = ["read_lines", "read_text", "check_encoding", "encoding_problem", "file_encoding_problem", "decode_error"]
 
 STDIN = "-"
 _LINE_END = re.compile(r"\r\n|\r|\n")
@@ -34,6 +34,21 @@ def read_lines(path: str, encoding: str = "utf-8") -> list[str]:
     >>> read_lines(path)
     ['a O O', 'b O O', '', 'c O O']
     """
+    text = read_text(path, encoding)
+    if text.startswith("\ufeff"):
+        text = text[1:]  # a byte-order mark, not data
+    lines = _LINE_END.split(text)
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+
+def read_text(path: str, encoding: str = "utf-8") -> str:
+    """A text file's whole text as written (line ends and a byte-order mark kept), read
+    with the checks of [`read_lines`][iescore.io.textfiles.read_lines]: a byte-order mark
+    of another encoding, an undecodable byte (named by line and byte). ``-`` reads
+    standard input."""
     check_encoding(encoding)
     try:
         if path == STDIN:
@@ -50,16 +65,9 @@ def read_lines(path: str, encoding: str = "utf-8") -> list[str]:
     if problem is not None:
         raise InputError(f"{shown}:1: {problem}")
     try:
-        text = data.decode(encoding)
+        return data.decode(encoding)
     except UnicodeError as exc:  # UnicodeDecodeError, or a decoder's own (UTF-16 without its mark)
         raise decode_error(shown, data, encoding, exc) from None
-    if text.startswith("\ufeff"):
-        text = text[1:]  # a byte-order mark, not data
-    lines = _LINE_END.split(text)
-    if lines and lines[-1] == "":
-        lines.pop()
-    return lines
-
 
 _HEAD = 4096  # bytes looked at for a byte-order mark or UTF-16/32 without one
 # byte-order marks, longest first (UTF-32 LE begins with UTF-16 LE's): the encoding to pass,

@@ -37,18 +37,15 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 from dataclasses import dataclass, field
 
 from ..errors import InputError, choices, shown
 from ..io.conll import (
     Columns,
     _comment_hint,
-    check_encoding,
-    decode_error,
-    encoding_problem,
     missing_prediction,
 )
+from ..io.textfiles import read_text
 
 __all__ = ["LABELS", "SIDES", "ColumnFile", "read_columns", "same_file"]
 
@@ -120,25 +117,6 @@ def same_file(out: str, inp: str) -> bool:
         return False
 
 
-def _read_text(path: str, encoding: str) -> str:
-    check_encoding(encoding)
-    try:
-        if path == "-":
-            data = sys.stdin.buffer.read()
-        else:
-            with open(path, "rb") as fh:
-                data = fh.read()
-    except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    problem = encoding_problem(data[:4096], encoding)
-    if problem is not None:
-        raise InputError(f"{path}:1: {problem}")
-    try:
-        return data.decode(encoding)
-    except UnicodeError as exc:
-        raise decode_error(path, data, encoding, exc) from None
-
-
 def _check_layout(path: str, labels: str, ncols: int, lineno: int, line: str, encoding: str) -> None:
     """The slips refused before a file's tags are read: too few columns for ``labels``,
     and a gold file alone read as conlleval's input."""
@@ -170,7 +148,7 @@ def read_columns(path: str, labels: str = "both", *, encoding: str = "utf-8", do
         raise InputError(f"unknown --labels {labels!r}; valid: {choices(LABELS)}")
     if documents not in ("auto", "docstart", "sentence"):
         raise InputError(f"unknown documents mode {documents!r}; valid: {choices(('auto', 'docstart', 'sentence'))}")
-    text = _read_text(path, encoding)
+    text = read_text(path, encoding)
     shown_path = "<stdin>" if path == "-" else path
     f = ColumnFile(shown_path, encoding, labels)
     if text.startswith("\ufeff"):
