@@ -21,7 +21,7 @@ def _random_docs(rng: random.Random, n_docs: int, levels: int) -> tuple[list[Doc
         n = rng.randint(1, 12)
         tokens = tuple(rng.choice("abc") for _ in range(n))
 
-        def spans(k: int, scored: bool) -> list[Span]:
+        def spans(k: int, scored: bool, n: int = n) -> list[Span]:
             out = []
             for _ in range(k):
                 s = rng.randrange(n)
