@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 
 import pytest
 from conftest import require
+from seqscore_helpers import phrase_counts, run_seqscore
 
 from iescore import Scorer
 from iescore.cli import main
@@ -144,19 +143,14 @@ def test_equal_to_seqscore_with_comments_and_indices(data, tmp_path):
         pred.append(f"{p.split()[-1]} {f[0]}" if f else "\n# sent")
     (tmp_path / "g.txt").write_text("\n".join(gold) + "\n", encoding="utf-8")
     (tmp_path / "p.txt").write_text("\n".join(pred) + "\n", encoding="utf-8")
-    code = "import sys; from seqscore.scripts.seqscore import cli; sys.argv[0] = 'seqscore'; cli()"
-    run = subprocess.run([sys.executable, "-c", code, "score", "--labels", "IOB", "--repair-method", "conlleval",
-                          "--allow-comment-lines", "--token-index", "1", "--label-index", "0",
-                          "--reference", str(tmp_path / "g.txt"), str(tmp_path / "p.txt")],
-                         capture_output=True, text=True, timeout=120)
-    assert run.returncode == 0, run.stderr
-    theirs = {m.group(1): tuple(map(int, m.groups()[1:])) for m in map(ROW.match, run.stdout.splitlines()) if m}
+    out = run_seqscore("score", "--labels", "IOB", "--repair-method", "conlleval", "--allow-comment-lines",
+                       "--token-index", "1", "--label-index", "0", "--reference", str(tmp_path / "g.txt"),
+                       str(tmp_path / "p.txt"))
+    theirs = {m.group(1): tuple(map(int, m.groups()[1:])) for m in map(ROW.match, out.splitlines()) if m}
     s = Scorer(scheme="IOB1")
     s.add_batch(read_conll(str(tmp_path / "g.txt"), str(tmp_path / "p.txt"),
                            columns=Columns(token=2, gold=1, pred=1, comments=True)))
-    d = s.report().to_dict()
-    ours = {label: (e["support"], e["predicted"], e["tp"]) for label, e in d["per_label"].items()}
-    ours["ALL"] = (d["overall"]["support"], d["overall"]["predicted"], d["overall"]["tp"])
+    ours = phrase_counts(s.report().to_dict())
     assert ours == theirs
 
 

@@ -4,11 +4,9 @@ count for every (error, label, string), under conlleval's repair of IOB1."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 from conftest import require
+from seqscore_helpers import run_seqscore, token_and_tag_files
 from test_conlleval_official import TEAMS
 
 from iescore import Scorer
@@ -19,12 +17,9 @@ from iescore.render.errorcounts import error_counts
 def seqscore_errors(gold, pred) -> dict[tuple[str, str, str], int]:
     """seqscore's error counts, {(FP or FN, type, tokens joined by a space): count}, from
     its tab-separated table."""
-    code = "import sys; from seqscore.scripts.seqscore import cli; sys.argv[0] = 'seqscore'; cli()"
-    run = subprocess.run([sys.executable, "-c", code, "score", "--labels", "IOB", "--repair-method", "conlleval",
-                          "--error-counts", "--score-format", "delim", "--quiet", "--reference", str(gold), str(pred)],
-                         capture_output=True, text=True, timeout=120)
-    assert run.returncode == 0, run.stderr
-    lines = run.stdout.rstrip("\n").split("\n")
+    out = run_seqscore("score", "--labels", "IOB", "--repair-method", "conlleval", "--error-counts",
+                       "--score-format", "delim", "--quiet", "--reference", str(gold), str(pred))
+    lines = out.rstrip("\n").split("\n")
     assert lines[0] == "Count\tError\tType\tTokens"
     out = {}
     for line in lines[1:]:
@@ -32,22 +27,6 @@ def seqscore_errors(gold, pred) -> dict[tuple[str, str, str], int]:
         assert (error, label, text) not in out
         out[error, label, text] = int(count)
     return out
-
-
-def token_and_tag_files(data, team, folder):
-    """The gold file and the team's output as seqscore reads them: a token and a tag per
-    line on both sides (the gold's token beside each predicted tag)."""
-    gold_lines = (data / "conll2003-eng" / "eng.testb").read_text(encoding="utf-8").split("\n")
-    pred_path = data / "conll2003-shared-task-outputs" / "results" / team / "eng.testb"
-    pred_lines = pred_path.read_text(encoding="utf-8").split("\n")
-    gold, pred = [], []
-    for g, p in zip(gold_lines, pred_lines):
-        fields = g.split()
-        gold.append(f"{fields[0]} {fields[-1]}" if fields else "")
-        pred.append(f"{fields[0]} {p.split()[-1]}" if fields else "")
-    (folder / "gold.txt").write_text("\n".join(gold) + "\n", encoding="utf-8")
-    (folder / "pred.txt").write_text("\n".join(pred) + "\n", encoding="utf-8")
-    return folder / "gold.txt", folder / "pred.txt", pred_path
 
 
 @pytest.mark.parametrize("team", TEAMS)

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 import warnings
 
 import pytest
 from conftest import require
+from seqscore_helpers import phrase_counts, run_seqscore, token_and_tag_files
 
 import iescore
 from iescore import Document, Span, Template
@@ -154,13 +153,6 @@ def test_toolbox_by_hand(tmp_path):
 ROW = re.compile(r"^\|\s*(\S+)\s*\|.*\|\s*(\d+)\s*\|\s*(\d+)\s*\|\s*(\d+)\s*\|$")
 
 
-def _seqscore(*args: str) -> str:
-    code = "import sys; from seqscore.scripts.seqscore import cli; sys.argv[0] = 'seqscore'; cli()"
-    run = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120)
-    assert run.returncode == 0, run.stderr
-    return run.stdout
-
-
 @pytest.mark.parametrize("options", [
     {"keep_types": "PER,LOC"},
     {"remove_types": "MISC", "supertags": {"PER": "NE", "ORG": "NE"}},
@@ -168,14 +160,7 @@ def _seqscore(*args: str) -> str:
 def test_equal_to_seqscore_process_then_score(data, tmp_path, options):
     require("seqscore")
     gold_path = data / "conll2003-eng" / "eng.testb"
-    pred_path = data / "conll2003-shared-task-outputs" / "results" / "florian" / "eng.testb"
-    gold_lines = gold_path.read_text(encoding="utf-8").split("\n")
-    pred_lines = pred_path.read_text(encoding="utf-8").split("\n")
-    gold, pred = [], []
-    for g, p in zip(gold_lines, pred_lines):
-        fields = g.split()
-        gold.append(f"{fields[0]} {fields[-1]}" if fields else "")
-        pred.append(f"{fields[0]} {p.split()[-1]}" if fields else "")
+    _, _, pred_path = token_and_tag_files(data, "florian", tmp_path)  # gold.txt, pred.txt: seqscore's input
     args = []
     if "keep_types" in options:
         args += ["--keep-types", options["keep_types"]]
@@ -187,17 +172,14 @@ def test_equal_to_seqscore_process_then_score(data, tmp_path, options):
             inverse.setdefault(b, []).append(a)
         (tmp_path / "map.json").write_text(json.dumps(inverse), encoding="utf-8")
         args += ["--type-map", str(tmp_path / "map.json")]
-    for name, lines in (("gold", gold), ("pred", pred)):
-        (tmp_path / f"{name}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
-        _seqscore("process", "--labels", "IOB", *args, str(tmp_path / f"{name}.txt"), str(tmp_path / f"{name}2.txt"))
-    table = _seqscore("score", "--labels", "IOB", "--repair-method", "conlleval",
+    for name in ("gold", "pred"):
+        run_seqscore("process", "--labels", "IOB", *args, str(tmp_path / f"{name}.txt"), str(tmp_path / f"{name}2.txt"))
+    table = run_seqscore("score", "--labels", "IOB", "--repair-method", "conlleval",
                       "--reference", str(tmp_path / "gold2.txt"), str(tmp_path / "pred2.txt"))
     theirs = {m.group(1): tuple(map(int, m.groups()[1:])) for m in map(ROW.match, table.splitlines()) if m}
     s = iescore.Scorer(scheme="IOB1", **options)
     s.add_batch(iescore.io.conll.read_conll(str(gold_path), str(pred_path)))
-    d = s.report().to_dict()
-    ours = {label: (e["support"], e["predicted"], e["tp"]) for label, e in d["per_label"].items()}
-    ours["ALL"] = (d["overall"]["support"], d["overall"]["predicted"], d["overall"]["tp"])
+    ours = phrase_counts(s.report().to_dict())
     assert ours == theirs
 
 
