@@ -26,7 +26,6 @@ import numpy as np
 
 from ..errors import ConfigError, InputError, choices
 from ..schemes import REPAIRS, B, E, I, L, O, S, Scheme, get_scheme
-
 from .events import (
     _BAD_END,
     _BAD_START,
