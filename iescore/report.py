@@ -36,9 +36,11 @@ from .categories import CATEGORIES, MUC_OF, category_dict
 from .cells import CellTable, column_sums
 from .config import Config
 from .confusion import Confusion
+from .docmacro import DocSums, per_document_rows
 from .items import ItemTable
 from .match.units import STATUS_NAMES
 from .measures import FIELDS, TS_FIELDS, Counts, makhoul_e, muc_err, slot_error_rate, ts_measures
+from .semeval import semeval_overall
 from .summary import LabelSummary, copied, entry, full_summary, mean
 from .summary import averages as summary_averages
 from .viewhooks import VIEWS, ReportViews
@@ -215,6 +217,17 @@ class Report(ReportViews):
         self._documents_kept("per-document counts")
         tot = self.table.doc_totals()
         return {d: self._counts(row) for d, row in zip(self.doc_ids, tot)}
+
+    def per_document_measures(self) -> dict[str, dict[str, Any]]:
+        """Every document's ``{"tp", "fp", "fn", "precision", "recall", "f1"}`` (its counts
+        summed over labels; None where undefined), the values ``to_dict()["doc_macro"]``
+        averages (Concepts: averages)."""
+        self._documents_kept("per-document measures")
+        return per_document_rows(list(self.doc_ids), *self._doc_prf())
+
+    def _doc_prf(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        tot = self.table.doc_totals()
+        return tuple(tot[:, self.fields.index(k)] for k in ("tp", "fp", "fn"))  # type: ignore[return-value]
 
     # --- headline views ------------------------------------------------------------
     @property
@@ -440,6 +453,8 @@ class Report(ReportViews):
             "categories": None if self.categories is None else {
                 "overall": category_dict(self.categories.sum(axis=0).tolist()),
             },
+            "semeval": None if self.categories is None else {**semeval_overall(self.categories), "per_label": None},
+            "doc_macro": None,  # built by _full_summary
         }
 
     def _full_summary(self, only: str | None = None) -> Any:
@@ -448,6 +463,10 @@ class Report(ReportViews):
         kept = self.__dict__.get("_full")
         if kept is None:
             s = full_summary(self._summary, self._labels_summary, self.confusion_table, only)  # type: ignore[attr-defined]
+            if only in (None, "doc_macro"):
+                sums = getattr(self.totals, "doc_sums", None) if self.totals is not None else DocSums.of(*self._doc_prf())
+                macro = None if sums is None else sums.averages()
+                s = macro if only else {**s, "doc_macro": macro}
             if only is not None or len(self.labels) > 1000:
                 return s
             object.__setattr__(self, "_full", kept := s)

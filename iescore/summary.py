@@ -40,6 +40,7 @@ from .measures import (
     ts_arrays,
 )
 from .nogc import no_cycles_collected
+from .semeval import semeval_per_label
 
 __all__ = ["LabelSummary", "ENTRY_KEYS", "MEASURED", "pylist", "records", "entry", "averages"]
 
@@ -309,4 +310,6 @@ def full_summary(light: Mapping[str, Any], per: LabelSummary, confusion: Callabl
             s["confusion"] = confusion()
         if s.get("categories") is not None:
             s["categories"]["per_label"] = per.categories()
+        if s.get("semeval") is not None and per.category_rows is not None:
+            s["semeval"]["per_label"] = semeval_per_label(per.labels, per.category_rows, per.support, per.predicted)
     return s if only is None else s[only]
