@@ -73,13 +73,15 @@ Args:
         (`|zero_division:1` at its end).
     iescore's options:
     repair: "conlleval" (default), "strict" or "discard".
-    rule: "E" (exact, default), "C(e)", "O(e,m)" or "O(inf,inf)".
+    rule: "E" (exact, default), "C(e)", "O(e,m)", "O(inf,inf)", "IoU(t)", "cover(t)" or "sim(t)".
     counting: "any" (default) or "one-to-one".
     setting: "AO" (default) or "OBD" (needs `tokens`).
     tokens: per document, the token strings (OBD and one-per-string compare strings).
     average: the average behind `overall_precision/recall/f1/f_beta`: "micro" (default), "macro", "weighted".
     beta: the beta of `overall_f_beta` (default 1.0); every `*_f1` key stays F1.
     supertags: a dict merging labels before scoring, e.g. {"PER": "NE", "LOC": "NE"}.
+    keep_types, remove_types: the labels scored (the others dropped from both sides), or the
+        labels dropped, e.g. ["MISC"].
     normaliser: string normaliser for OBD, e.g. "lower+whitespace".
     token_weight, separator_weight: t-unit weights of the token & separator model (default 1.0).
     ser_weights: weights of substitutions, deletions and insertions in the weighted slot error
@@ -89,8 +91,9 @@ Returns:
     one dict per label with precision, recall, f1 and number (reference support), and iescore's
     overall_f_beta (F_beta of `beta`), overall_jaccard (the Jaccard overlap TP/(TP+FP+FN) of the
     `average`) and per label `<LABEL>_jaccard`, overall_ser, overall_err, overall_e, overall_ts_f1_macro, overall_ts_f1_micro,
-    overall_token_f1_macro, overall_macro_f1, overall_weighted_f1, overall_C/S/D/I counts, and
-    signature (a string). Every number is a plain Python float or int.
+    overall_token_f1_macro, overall_macro_f1, overall_weighted_f1, overall_C/S/D/I counts,
+    semeval_<scenario>_precision/recall/f1 for the SemEval-2013 scenarios strict, exact, partial
+    and type, and signature (a string). Every number is a plain Python float or int.
 Examples:
     >>> import evaluate, iescore.metric_card
     >>> metric = evaluate.load(iescore.metric_card.PATH)
@@ -119,7 +122,7 @@ _SPANS = datasets.Features(
 
 _CORE_OPTIONS = (
     "scheme", "repair", "rule", "counting", "mode", "setting", "average", "beta", "normaliser",
-    "token_weight", "separator_weight", "ser_weights",
+    "token_weight", "separator_weight", "ser_weights", "keep_types", "remove_types",
 )
 # seqeval's arguments (evaluate's seqeval metric passes them to seqeval.metrics.classification_report)
 _SEQEVAL_ARGS = ("suffix", "sample_weight", "zero_division")
@@ -223,9 +226,15 @@ def _seqeval_view(report: Any, zero_division: float) -> dict[str, Any]:
     (seqeval lists the labels of the chunks it decodes; a label whose chunks were all dropped
     by strict decoding has no counts), then the overall and iescore's keys."""
     out = seqeval_style(report, zero_division=zero_division)
-    for label, e in report.to_dict()["per_label"].items():
+    d = report.to_dict()
+    for label, e in d["per_label"].items():
         if e["support"] == 0 and e["predicted"] == 0:
             del out[label], out[f"{label}_jaccard"]
+    if d["semeval"] is not None:  # not under detail="prf" or match-best (no alignment)
+        for scenario in ("strict", "exact", "partial", "type"):
+            for k in ("precision", "recall", "f1"):
+                v = d["semeval"][scenario][k]
+                out[f"semeval_{scenario}_{k}"] = zero_division if v is None else float(v)
     return out
 
 

@@ -9,13 +9,37 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..semeval import SCENARIOS
 from .categories import category_lines
 from .conlleval import conlleval_lines
 
 if TYPE_CHECKING:
     from ..report import Report
 
-__all__ = ["format_table"]
+__all__ = ["format_table", "semeval_lines"]
+
+
+def semeval_lines(report: Report) -> list[str]:
+    """The SemEval-2013 scenarios, overall (no lines where there is no alignment)::
+
+        semeval-2013:   COR   INC   PAR   MIS   SPU   POS   ACT  precision  recall      F1
+              strict:     1     1     0     1     1     3     3     33.33%  33.33%  33.33%
+    """
+    sem = report._summary["semeval"]
+    if sem is None:
+        return []
+
+    def pct(x: float | None) -> str:
+        return "n/a" if x is None else f"{100 * x:.2f}%"
+
+    codes = ("COR", "INC", "PAR", "MIS", "SPU", "POS", "ACT")
+    head = "".join(f"{c:>6}" for c in codes) + f"{'precision':>11}{'recall':>8}{'F1':>8}"
+    out = [f"{'semeval-2013':>17}:{head}"]
+    for name in SCENARIOS:
+        e = sem[name]
+        out.append(f"{name:>17}:" + "".join(f"{e[c]:>6}" for c in codes)
+                   + f"{pct(e['precision']):>11}{pct(e['recall']):>8}{pct(e['f1']):>8}")
+    return out
 
 
 def format_table(report: Report) -> str:
@@ -23,8 +47,9 @@ def format_table(report: Report) -> str:
     iescore's lines: the headline average's precision, recall and F1 (and F_beta
     when beta != 1), the slot errors (and the weighted SER when S, D and I are
     weighted), the micro/macro/weighted averages of F1 (and
-    of F_beta) and of the Jaccard overlap, the token & separator model, repairs, the
-    extractor's cost when the report has one (`format_cost`) and the signature.
+    of F_beta) and of the Jaccard overlap, the token & separator model, repairs, the error
+    categories, the SemEval-2013 scenarios (`semeval_lines`), the document-macro average,
+    the extractor's cost when the report has one (`format_cost`) and the signature.
     Undefined values print as n/a in iescore's lines."""
     s = report._summary
     cfg = report.config
@@ -70,6 +95,12 @@ def format_table(report: Report) -> str:
             first = f" (the first at {'; '.join(where)})" if where else ""
             lines.append(f"{side}: " + ", ".join(f"{k} {v}" for k, v in rep.items()) + first)
     lines += category_lines(report)
+    lines += semeval_lines(report)
+    dm = report._full_summary("doc_macro") if report.totals is None or getattr(report.totals, "doc_sums", None) else None
+    if dm is not None:
+        lines.append("document macro: " + "; ".join(
+            f"{name} {pct(dm[k]['mean'])}% (sd {pct(dm[k]['sd']).strip()}; documents {dm[k]['documents']}, "
+            f"left out {dm[k]['left_out']})" for k, name in (("precision", "precision"), ("recall", "recall"), ("f1", "F1"))))
     if report.cost is not None:
         from ..cost import format_cost
 
