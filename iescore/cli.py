@@ -357,6 +357,19 @@ def _before_reading(args: argparse.Namespace) -> None:
             raise InputError(problem)
 
 
+def _extra_blocks(args: argparse.Namespace, report: Any) -> dict[str, Any]:
+    """The breakdowns (``--breakdown``) and the precision-recall curve (``--thresholds``) of
+    ``report``, as `report_pieces`' keywords."""
+    from .render.breakdowns import breakdowns
+
+    out: dict[str, Any] = {"breakdowns": breakdowns(report, args.breakdown, encoding=args.encoding)}
+    if args.thresholds:
+        from .stats.thresholds import curve_of_report, files_rescorer
+
+        out["thresholds"] = curve_of_report(report, files_rescorer(report, args), max_thresholds=args.max_thresholds)
+    return out
+
+
 def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -395,6 +408,9 @@ def _main(argv: Sequence[str] | None) -> int:
                 token_weight=args.token_weight, separator_weight=args.separator_weight,
                 ser_weights=args.ser_weights,
             )
+            if args.thresholds and (args.command == "report" or not uses_formats(args)):
+                raise InputError("--thresholds needs a confidence on every prediction, and CoNLL tags carry none: "
+                                 "score files whose spans have one (--input-format jsonl, a \"score\" per span)")
             if args.command == "report":  # the HTML report shows the documents: read whole
                 batch = read_conll(args.file, args.pred_file, encoding=args.encoding, documents=args.documents,
                                    columns=_columns(args))
@@ -404,7 +420,7 @@ def _main(argv: Sequence[str] | None) -> int:
                 write_report_html(args, report, batch)
             elif uses_formats(args):  # character offsets, annotation tools, LLM output
                 report = score_args(cfg, args)
-            elif args.error_counts is not None:  # the errors' strings need every item: read whole
+            elif args.error_counts is not None or args.breakdown:  # every item needed: read whole
                 scorer = Scorer(cfg)
                 scorer.add_batch(read_conll(args.file, args.pred_file, encoding=args.encoding, documents=args.documents,
                                             columns=_columns(args)))
@@ -416,9 +432,10 @@ def _main(argv: Sequence[str] | None) -> int:
             print(f"iescore: error: {exc}{_two_column_hint(args, exc)}", file=sys.stderr)
             return 2
         try:
+            extra = _extra_blocks(args, report)
             # JSON written as it is made: a large report's text is never held whole
             write_output(report_pieces(report, output_format(parser, args), confusion=args.confusion,
-                                       error_counts=args.error_counts), args.output)
+                                       error_counts=args.error_counts, **extra), args.output)
         except IEScoreError as exc:
             print(f"iescore: error: {exc}", file=sys.stderr)
             return 2

@@ -13,7 +13,9 @@ answer for recall in ``1``. In a group:
   ``recall = found / (found + fn)``;
 * ``predicted`` predictions, ``tp`` of them of status ``TP`` and ``fp`` of status ``FP``;
   ``precision = tp / (tp + fp)``;
-* ``f1 = 2PR / (P + R)`` (0 when P = R = 0, ``None`` when P or R is undefined).
+* ``f1 = 2PR / (P + R)`` (0 when P = R = 0, ``None`` when P or R is undefined), computed
+  as ``2·tp·found / (tp·(found + fn) + found·(tp + fp))``: where ``found = tp`` (one-to-one
+  counting, summed over the groups) that is the report's ``2TP / (2TP + FP + FN)``.
 
 Statuses ``ignored`` and ``alternative`` (match-best) count nowhere (a group holding
 nothing else has no row). The groups:
@@ -39,9 +41,9 @@ Example:
     2 1 0 1.0
     >>> print(format_breakdown(by_seen(r, {("LOC", "London")})))
     breakdown by seen (seen: the label and text occur in the training file)
-    group   support  found  fn  predicted  tp  fp  precision  recall     F1
-    seen          1      0   1          0   0   0        n/a    0.00    n/a
-    unseen        1      1   0          1   1   0     100.00  100.00 100.00
+    group   support  found  fn  predicted  tp  fp  precision  recall      F1
+    seen          1      0   1          0   0   0        n/a    0.00     n/a
+    unseen        1      1   0          1   1   0     100.00  100.00  100.00
 """
 
 from __future__ import annotations
@@ -91,7 +93,9 @@ def _row(group: str, ref: np.ndarray, pred: np.ndarray) -> dict[str, Any]:
     found, fn = int((ref == _TP).sum()), int((ref == _FN).sum())
     tp, fp = int((pred == _TP).sum()), int((pred == _FP).sum())
     p, r = _ratio(tp, tp + fp), _ratio(found, found + fn)
-    f1 = None if p is None or r is None else (0.0 if p + r == 0 else 2 * p * r / (p + r))
+    # 2PR / (P + R) as one division of integers: 2 tp found / (tp (found + fn) + found (tp + fp))
+    den = tp * (found + fn) + found * (tp + fp)
+    f1 = None if p is None or r is None else (0.0 if den == 0 else 2 * tp * found / den)
     return {"group": group, "support": found + fn, "found": found, "fn": fn, "predicted": tp + fp, "tp": tp,
             "fp": fp, "precision": p, "recall": r, "f1": f1}
 
@@ -263,11 +267,11 @@ def format_breakdown(b: Breakdown) -> str:
     """One breakdown as a text block: a heading, then one line per group (precision,
     recall and F1 in percent, ``n/a`` where undefined)."""
     w = max([5] + [len(r["group"]) for r in b.rows])
-    head = (f"{'group':<{w}}  support  found  fn  predicted  tp  fp  precision  recall     F1")
+    head = f"{'group':<{w}}  support  found  fn  predicted  tp  fp  precision  recall      F1"
     out = [_heading(b), head]
     for r in b.rows:
         out.append(f"{r['group']:<{w}}  {r['support']:>7}  {r['found']:>5}  {r['fn']:>2}  {r['predicted']:>9}  "
-                   f"{r['tp']:>2}  {r['fp']:>2}  {_pct(r['precision']):>9}  {_pct(r['recall']):>6} {_pct(r['f1']):>6}")
+                   f"{r['tp']:>2}  {r['fp']:>2}  {_pct(r['precision']):>9}  {_pct(r['recall']):>6}  {_pct(r['f1']):>6}")
     return "\n".join(out)
 
 

@@ -1,6 +1,8 @@
 """The views stage of the pipeline: a report in the command line's output formats
-(table, JSON, CSV, Markdown), with the confusion table and the error counts
-(`iescore.render.errorcounts`) on request.
+(table, JSON, CSV, Markdown), with the confusion table, the error counts
+(`iescore.render.errorcounts`), the breakdowns (`iescore.render.breakdowns`) and a
+precision-recall curve over confidence thresholds (`iescore.stats.thresholds`, computed
+by the caller) on request.
 
 Every format reads the report's summary ([`Report.to_dict`][iescore.report.Report.to_dict]) and recomputes nothing.
 Undefined values are empty cells in CSV, ``n/a`` in the table and Markdown, ``null`` in JSON.
@@ -26,12 +28,19 @@ from __future__ import annotations
 import csv
 import io
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..categories import CATEGORIES
+from .breakdowns import (
+    Breakdown,
+    breakdown_csv,
+    breakdown_markdown,
+    format_breakdown,
+    parse_breakdown,
+)
 from .categories import HEADINGS
 from .errorcounts import (
     check_top,
@@ -46,35 +55,75 @@ if TYPE_CHECKING:
     from ..report import Report
 
 __all__ = ["FORMATS", "format_report", "report_pieces", "format_confusion", "confusion_grid", "MAX_CONFUSION_CELLS", "write_output",
-           "add_output_options", "output_format", "error_counts_arg"]
+           "add_output_options", "output_format", "error_counts_arg", "format_thresholds", "THRESHOLD_FIELDS"]
 
 FORMATS = ("table", "json", "csv", "markdown")
 _COUNTS = ("tp", "fp", "fn", "support", "predicted")
 _MEASURES = ("precision", "recall", "f1", "jaccard")
+THRESHOLD_FIELDS = ("threshold", "tp", "fp", "fn", "precision", "recall", "f1", "f_beta")
+
+
+def _pct(x: float | None) -> str:
+    return "n/a" if x is None else f"{100 * x:.2f}"
+
+
+def format_thresholds(curve: Any) -> str:
+    """A precision-recall curve's (`iescore.stats.thresholds.ThresholdCurve`) text block:
+    its best point, how the points were found, and its note."""
+    how = "from the candidate pairs" if curve.method == "pairs" else "each scored again"
+    head = (f"thresholds (predictions of confidence >= t kept): {len(curve):,} points of "
+            f"{curve.distinct:,} distinct confidences, {how}")
+    f = "F1" if curve.beta == 1 else f"F{curve.beta:g}"
+    b = curve.best
+    if b is None:
+        best = f"best {f}: n/a (no F defined at any threshold)"
+    else:
+        best = (f"best {f} {_pct(b.f_beta)} at t = {b.threshold!r}: precision {_pct(b.precision)}, recall "
+                f"{_pct(b.recall)} (tp {b.tp}, fp {b.fp}, fn {b.fn})")
+    return "\n".join([head, best] + ([curve.note] if curve.note else []))
+
+
+def _thresholds_csv(curve: Any) -> list[list[Any]]:
+    rows: list[list[Any]] = [list(THRESHOLD_FIELDS)]
+    for k in range(len(curve)):
+        d = curve.point(k).to_dict()
+        rows.append([("" if d[c] is None else repr(d[c]) if isinstance(d[c], float) else d[c]) for c in THRESHOLD_FIELDS])
+    return rows
 
 
 def format_report(report: Report, fmt: str = "table", *, confusion: bool = False,
-                  error_counts: int | str | None = None) -> str:
+                  error_counts: int | str | None = None, breakdowns: Sequence[Breakdown] = (),
+                  thresholds: Any = None) -> str:
     """The report in ``fmt`` (one of `FORMATS`); ``confusion`` adds the confusion
     table (the text table: before the signature line; CSV and Markdown: after the rest;
     JSON always holds it as ``confusion``). ``error_counts`` (a number of rows, or ``"all"``)
     adds the first rows of [`error_counts`][iescore.render.errorcounts.error_counts]: the
     text table's block before the signature line (after the confusion table), a section
     after the rest in CSV and Markdown, a top-level ``error_counts`` list in JSON; ``None``
-    adds nothing. JSON is ``json.dumps(report.to_dict(), indent=2)``'s
-    text (`jsontext` writes it faster)."""
+    adds nothing. ``breakdowns`` ([`Breakdown`][iescore.render.breakdowns.Breakdown] s) add
+    one block each (the text table's before the signature line, after the error counts; a
+    section each in CSV and Markdown; a top-level ``breakdowns`` list in JSON);
+    ``thresholds`` (a [`ThresholdCurve`][iescore.stats.thresholds.ThresholdCurve]) adds its
+    best point (text table and Markdown: one block), its points (a CSV section) or its
+    ``to_dict()`` (a top-level ``thresholds`` object in JSON). JSON is
+    ``json.dumps(report.to_dict(), indent=2)``'s text (`jsontext` writes it faster)."""
+    extra = (tuple(breakdowns), thresholds)
     if fmt == "json":
-        return json_text(_json_tree(report, error_counts))
+        return json_text(_json_tree(report, error_counts, *extra))
     if fmt == "csv":
-        return _csv(report, confusion, error_counts)
+        return _csv(report, confusion, error_counts, *extra)
     if fmt == "markdown":
-        return _markdown(report, confusion, error_counts)
+        return _markdown(report, confusion, error_counts, *extra)
     if fmt == "table":
         lines = report.format_table().split("\n")
         if confusion:
             lines[-1:-1] = format_confusion(report).split("\n")
         if error_counts is not None:
             lines[-1:-1] = format_error_counts(report, error_counts).split("\n")
+        for b in breakdowns:
+            lines[-1:-1] = format_breakdown(b).split("\n")
+        if thresholds is not None:
+            lines[-1:-1] = format_thresholds(thresholds).split("\n")
         return "\n".join(lines)
     from ..errors import ConfigError, choices
 
@@ -82,20 +131,28 @@ def format_report(report: Report, fmt: str = "table", *, confusion: bool = False
 
 
 def report_pieces(report: Report, fmt: str = "table", *, confusion: bool = False,
-                  error_counts: int | str | None = None) -> Iterator[str]:
+                  error_counts: int | str | None = None, breakdowns: Sequence[Breakdown] = (),
+                  thresholds: Any = None) -> Iterator[str]:
     """`format_report`'s text in pieces: JSON's as it is written (a large report's
     text is never held whole), the other formats' in one piece. Whatever cannot be
     made (error counts of a report without items) raises here, before a piece is written."""
     if fmt == "json":
-        return json_pieces(_json_tree(report, error_counts))
-    return iter((format_report(report, fmt, confusion=confusion, error_counts=error_counts),))
+        return json_pieces(_json_tree(report, error_counts, tuple(breakdowns), thresholds))
+    return iter((format_report(report, fmt, confusion=confusion, error_counts=error_counts, breakdowns=breakdowns,
+                               thresholds=thresholds),))
 
 
-def _json_tree(report: Report, top: int | str | None) -> dict[str, Any]:
-    """``report.to_dict()``, with ``error_counts`` last when asked for."""
+def _json_tree(report: Report, top: int | str | None, breakdowns: Sequence[Breakdown] = (),
+               thresholds: Any = None) -> dict[str, Any]:
+    """``report.to_dict()``, with ``error_counts``, ``breakdowns`` and ``thresholds`` last
+    when asked for."""
     d = report.to_dict()
     if top is not None:
         d["error_counts"] = error_counts(report, top)
+    if breakdowns:
+        d["breakdowns"] = [b.to_dict() for b in breakdowns]
+    if thresholds is not None:
+        d["thresholds"] = thresholds.to_dict()
     return d
 
 
@@ -154,7 +211,8 @@ class _Quoted:
         (self.q if any("#" in str(c) for c in row) else self.w).writerow(row)
 
 
-def _csv(report: Report, confusion: bool, top: int | str | None = None) -> str:
+def _csv(report: Report, confusion: bool, top: int | str | None = None, breakdowns: Sequence[Breakdown] = (),
+         thresholds: Any = None) -> str:
     buf = io.StringIO()
     buf.write(f"# signature: {report.signature}\n")  # pandas.read_csv(..., comment="#") skips it
     w = _Quoted(buf)
@@ -172,6 +230,11 @@ def _csv(report: Report, confusion: bool, top: int | str | None = None) -> str:
     if top is not None:  # a section of its own: its header row, then one row per (error, label, text)
         buf.write("\n")
         for row in error_counts_csv(report, top):
+            w.writerow(row)
+    sections = [breakdown_csv(b) for b in breakdowns] + ([_thresholds_csv(thresholds)] if thresholds is not None else [])
+    for section in sections:  # each its own header row
+        buf.write("\n")
+        for row in section:
             w.writerow(row)
     return buf.getvalue().rstrip("\n")
 
@@ -191,7 +254,8 @@ def _md_cell(text: str) -> str:
     return text.translate(_MD_ESCAPES)
 
 
-def _markdown(report: Report, confusion: bool, top: int | str | None = None) -> str:
+def _markdown(report: Report, confusion: bool, top: int | str | None = None, breakdowns: Sequence[Breakdown] = (),
+              thresholds: Any = None) -> str:
     def pct(x: float | None) -> str:
         return "n/a" if x is None else f"{100 * x:.2f}"
 
@@ -216,6 +280,12 @@ def _markdown(report: Report, confusion: bool, top: int | str | None = None) -> 
     if top is not None:
         heading, body = error_counts_markdown(report, top)
         lines += ["", heading + ":", ""] + table(["count", "error", "label", "text"], body, {0})
+    for b in breakdowns:
+        heading, head, body = breakdown_markdown(b)
+        lines += ["", heading + ":", ""] + table(head, body)
+    if thresholds is not None:
+        text = format_thresholds(thresholds).split("\n")
+        lines += ["", text[0][0].upper() + text[0][1:] + ":", "", *("- " + x for x in text[1:])]
     lines += ["", f"Signature: `{report.signature}`"]
     return "\n".join(lines)
 
@@ -251,9 +321,33 @@ def error_counts_arg(value: str) -> int | str:
                                          "goes before --error-counts, or write --error-counts=N)") from None
 
 
+def breakdown_arg(value: str) -> tuple[str, str | None]:
+    """``--breakdown``'s value: ``length``, ``seen:TRAINFILE`` or ``attr:FILE``."""
+    import argparse
+
+    from ..errors import ConfigError
+
+    try:
+        return parse_breakdown(value)
+    except ConfigError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("--breakdown: ")) from None
+
+
+def _thresholds_arg(value: str) -> int:
+    import argparse
+
+    try:
+        n = int(value)
+    except ValueError:
+        n = 0
+    if n < 2:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 2, got {value!r}")
+    return n
+
+
 def add_output_options(group: Any) -> None:
     """The command line's output options (``--format``, ``--output``, ``--confusion``,
-    ``--error-counts [N]``)."""
+    ``--error-counts [N]``, ``--breakdown SPEC``, ``--thresholds``, ``--max-thresholds N``)."""
     group.add_argument("--format", choices=FORMATS, default=None,
                        help="output format: table (conlleval's lines, then iescore's), json (the report as one "
                             "JSON object), csv (one row per label and overall), markdown (tables); default table")
@@ -266,6 +360,18 @@ def add_output_options(group: Any) -> None:
                        help="add the false positives and false negatives counted by label and string, most "
                             "frequent first (the first N rows; all without N): a block in the table, a section "
                             "in csv and markdown, error_counts in json; needs the tokens (a CoNLL token column)")
+    group.add_argument("--breakdown", metavar="SPEC", action="append", default=[], type=breakdown_arg,
+                       help="add precision, recall and F1 by group (repeatable): length (tokens: 1, 2, 3, 4, 5+), "
+                            "seen:TRAINFILE (is the label and text a mention of the CoNLL training file, its last "
+                            "column the gold tags) or attr:FILE (document-id<TAB>value lines); a block each in the "
+                            "table, a section each in csv and markdown, breakdowns in json")
+    group.add_argument("--thresholds", action="store_true",
+                       help="add precision, recall and F at every confidence threshold of the predictions (those "
+                            "of confidence >= t kept): the best point in the table and markdown, every point in "
+                            "csv, thresholds in json; needs a confidence on every prediction (a JSONL span's score)")
+    group.add_argument("--max-thresholds", metavar="N", type=_thresholds_arg, default=200,
+                       help="with --thresholds under one-to-one counting, match-best, one-per-string or OBD (each "
+                            "threshold scored again): at most N thresholds, taken at quantiles; default 200")
 
 
 def output_format(parser: Any, args: Any) -> str:

@@ -42,6 +42,7 @@ Example:
 
 from __future__ import annotations
 
+from argparse import Namespace
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -60,7 +61,8 @@ from ..scoring.stream import Scorer
 if TYPE_CHECKING:
     from ..options import Options, Unpack
 
-__all__ = ["ThresholdCurve", "ThresholdPoint", "pr_curve", "curve_of_report", "MAX_THRESHOLDS"]
+__all__ = ["ThresholdCurve", "ThresholdPoint", "pr_curve", "curve_of_report", "files_rescorer", "filtered",
+           "MAX_THRESHOLDS"]
 
 MAX_THRESHOLDS = 200  # the most rescorings of one curve (one-to-one counting and the modes)
 _TP = STATUS_NAMES.index("TP")
@@ -268,3 +270,31 @@ def pr_curve(
         return s.report()
 
     return curve_of_report(run(prediction), lambda t: run(filtered(prediction, t)), max_thresholds=max_thresholds)
+
+
+def files_rescorer(report: Report, args: Namespace) -> Callable[[float], Report]:
+    """``rescore(t)`` for [`curve_of_report`][iescore.stats.thresholds.curve_of_report] on the
+    report of ``iescore score GOLD PRED --input-format F ...`` (``args``, as
+    [`iescore.files.score_args`][iescore.files.score_args] reads them): the files read once,
+    on the first call, and the prediction's documents scored again without their spans below
+    ``t``."""
+    from ..io.chars import TextCorpus
+    from ..io.formats import read_input
+    from ..io.textscore import score_text
+
+    read: list[Any] = []
+    cfg = report.config
+
+    def rescore(t: float) -> Report:
+        if not read:
+            gold = read_input(args.file, args.input_format, args)
+            pred = read_input(args.pred_file, args.pred_format or args.input_format, args)
+            if not isinstance(gold, TextCorpus) or not isinstance(pred, TextCorpus):
+                raise ConfigError("a precision-recall curve needs predictions with confidences: LLM extractions "
+                                  "carry none")
+            read.extend((gold.documents, pred.documents))
+        kept = [replace(d, spans=_kept_spans(d.spans, t)) for d in read[1]]
+        return score_text(read[0], kept, level=args.level, tokenizer=args.tokenizer, misaligned=args.misaligned,
+                          config=cfg.with_(level=None, tokenizer=None, misaligned=None))  # type: ignore[no-any-return]
+
+    return rescore
