@@ -1,5 +1,6 @@
 """Views of the pipeline's results as figures (after report and statistics): rank bump
-charts, per-label precision/recall, the confusion heatmap and interval (forest) plots.
+charts, per-label precision/recall, the confusion heatmap, interval (forest) plots and
+the precision-recall curve over confidence thresholds.
 
 matplotlib is the optional extra ``plot`` (``pip install 'iescore[plot]'``), imported
 only when a function here draws. Every function takes plain data (what
@@ -23,7 +24,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["rank_bump", "per_label_pr", "confusion_heatmap", "forest"]
+__all__ = ["rank_bump", "per_label_pr", "confusion_heatmap", "forest", "threshold_curve"]
 
 _HIGHLIGHT = ("#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf")
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
@@ -207,4 +208,30 @@ def forest(comparison: Any, *, ax: Any = None, title: str | None = None, short: 
     ax.set_xlabel(f"{m}: value and {100 * c['level']:g}% interval ({c['resamples']} paired resamples)")
     ax.grid(axis="x", alpha=0.3)
     ax.set_title(title or "groups G1, G2 ... (G1: not significantly different from the best)", fontsize=9)
+    return fig
+
+
+def threshold_curve(curve: Any, *, ax: Any = None, title: str | None = None) -> Any:
+    """A precision-recall curve over confidence thresholds: precision against recall, one
+    point per threshold joined in threshold order, the best point (largest F) marked and
+    labelled with its threshold. ``curve`` is a
+    [`ThresholdCurve`][iescore.stats.thresholds.ThresholdCurve] or its ``to_dict()``;
+    points whose precision or recall is undefined are left out."""
+    d = curve.to_dict() if hasattr(curve, "to_dict") else curve
+    fig, ax = _figure(ax, (6.0, 5.0))
+    pts = [(p["recall"], p["precision"]) for p in d["points"] if p["recall"] is not None and p["precision"] is not None]
+    ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", ms=3, lw=1.2, color=_HIGHLIGHT[1])
+    best = d.get("best")
+    if best is not None and best["recall"] is not None and best["precision"] is not None:
+        f = "F1" if d.get("beta", 1) == 1 else f"F{d['beta']:g}"
+        ax.scatter([best["recall"]], [best["precision"]], s=60, color=_HIGHLIGHT[0], zorder=3)
+        ax.annotate(f"best {f} {best['f_beta']:.3f} at t = {best['threshold']:g}", (best["recall"], best["precision"]),
+                    xytext=(6, 6), textcoords="offset points", fontsize=8, color=_HIGHLIGHT[0])
+    ax.set_xlim(0.0, 1.02)
+    ax.set_ylim(0.0, 1.02)
+    ax.set_xlabel("recall")
+    ax.set_ylabel("precision")
+    ax.grid(alpha=0.3)
+    if title:
+        ax.set_title(title)
     return fig

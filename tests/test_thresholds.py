@@ -169,3 +169,22 @@ def test_one_to_one_needs_the_input():
         curve_of_report(r)
     with pytest.raises(ConfigError, match="max_thresholds"):
         pr_curve(ref, [[Span("X", 0, 1, score=0.5)]], max_thresholds=1)
+
+
+def test_plot_of_the_curve():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    from iescore.plot import threshold_curve
+
+    ref = [Document("d", tuple("abcd"), (Span("X", 0, 1), Span("X", 2, 3)))]
+    pred = [[Span("X", 0, 1, score=0.9), Span("X", 1, 2, score=0.6), Span("X", 2, 3, score=0.3)]]
+    c = pr_curve(ref, pred)
+    fig = threshold_curve(c.to_dict(), title="t")
+    (line,) = fig.axes[0].lines
+    # (recall, precision): 0.3 -> (2/2, 2/3), 0.6 -> (1/2, 1/2), 0.9 -> (1/2, 1/1)
+    assert list(line.get_xdata()) == [1.0, 0.5, 0.5]
+    assert list(line.get_ydata()) == pytest.approx([2 / 3, 0.5, 1.0])
+    assert [t.get_text() for t in fig.axes[0].texts] == ["best F1 0.800 at t = 0.3"]
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
