@@ -360,7 +360,7 @@ def _before_reading(args: argparse.Namespace) -> None:
 def _extra_blocks(args: argparse.Namespace, report: Any) -> dict[str, Any]:
     """The breakdowns (``--breakdown``) and the precision-recall curve (``--thresholds``) of
     ``report``, as `report_pieces`' keywords."""
-    from .render.breakdowns import breakdowns
+    from .render.breakdown_inputs import breakdowns
 
     out: dict[str, Any] = {"breakdowns": breakdowns(report, args.breakdown, encoding=args.encoding)}
     if args.thresholds:

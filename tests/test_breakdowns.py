@@ -10,16 +10,14 @@ import pytest
 import iescore
 from iescore import Document, Span, Template
 from iescore.errors import ConfigError, InputError
+from iescore.render.breakdown_inputs import breakdowns, read_attributes, training_mentions
 from iescore.render.breakdowns import (
     breakdown_csv,
-    breakdowns,
     by_attribute,
     by_length,
     by_seen,
     format_breakdown,
     parse_breakdown,
-    read_attributes,
-    training_mentions,
 )
 
 FIX = Path(__file__).parent / "fixtures" / "breakdowns"
@@ -143,3 +141,19 @@ def test_parse_and_views():
     rows = breakdown_csv(b)
     assert rows[0] == ["breakdown", "group", "support", "found", "fn", "predicted", "tp", "fp", "precision", "recall", "f1"]
     assert rows[3] == ["length", "3", 1, 0, 1, 0, 0, 0, "", "0.0", ""]
+
+
+def test_html_report_shows_the_breakdowns(tmp_path, capsys):
+    pytest.importorskip("jinja2")
+    from iescore.cli import main
+    from iescore.render.html import format_html
+
+    page = format_html(_report(), breakdowns=[by_length(_report())])
+    assert "<h2>Breakdown by length (tokens of each answer and each prediction)</h2>" in page
+    # the group "3": precision n/a, recall 0.00, F1 n/a, support 1, found 0, FN 1, nothing predicted
+    assert ("<tr><td>3</td><td>n/a</td><td>0.00</td><td>n/a</td><td>1</td><td>0</td><td>1</td><td>0</td><td>0</td>"
+            "<td>0</td></tr>") in page
+    out = tmp_path / "r.html"
+    assert main(["report", "--example", "--html", str(out), "--breakdown", "length"]) == 0
+    assert "<h2>Breakdown by length" in out.read_text(encoding="utf-8")
+    assert "breakdown by length" in capsys.readouterr().out

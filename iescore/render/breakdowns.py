@@ -23,12 +23,12 @@ nothing else has no row). The groups:
 * ``length``: a span's tokens (``end - start``; a template filler's whitespace-separated
   tokens), in the groups ``1``, ``2``, ``3``, ``4`` and ``5+``;
 * ``seen``: ``seen`` when the (label, text) pair occurs among the training file's mentions
-  (read as CoNLL, its last column the gold tags: [`training_mentions`][iescore.render.breakdowns.training_mentions]),
+  (read as CoNLL, its last column the gold tags: [`training_mentions`][iescore.render.breakdown_inputs.training_mentions]),
   else ``unseen``; the label counts (a string seen only as another type is unseen), and
   texts are compared with every run of whitespace made one space;
 * ``attribute``: the value a mapping (or a function) gives the item's document id; a
   document without a value is an InputError naming it. On the command line the mapping
-  is a file of ``document-id<TAB>value`` lines ([`read_attributes`][iescore.render.breakdowns.read_attributes]).
+  is a file of ``document-id<TAB>value`` lines ([`read_attributes`][iescore.render.breakdown_inputs.read_attributes]).
 
 Example:
     >>> import iescore
@@ -60,8 +60,8 @@ if TYPE_CHECKING:
     from ..items import ItemTable
     from ..report import Report
 
-__all__ = ["Breakdown", "by_length", "by_seen", "by_attribute", "training_mentions", "read_attributes",
-           "parse_breakdown", "breakdowns", "format_breakdown", "breakdown_csv", "breakdown_markdown",
+__all__ = ["Breakdown", "by_length", "by_seen", "by_attribute",
+           "parse_breakdown", "format_breakdown", "breakdown_heading", "breakdown_csv", "breakdown_markdown",
            "BREAKDOWN_FIELDS", "LENGTHS"]
 
 BREAKDOWN_FIELDS = ("group", "support", "found", "fn", "predicted", "tp", "fp", "precision", "recall", "f1")
@@ -185,45 +185,6 @@ def by_attribute(report: Report, values: Mapping[str, Any] | Callable[[str], Any
     return _grouped(f"attribute:{name}", report, key)
 
 
-def training_mentions(path: str, *, encoding: str = "utf-8") -> set[tuple[str, str]]:
-    """The (label, text) of every mention of a CoNLL training file: its gold tags in the
-    last column (the scheme detected from them), a mention's text its tokens joined by one
-    space."""
-    import warnings
-
-    from ..config import Config
-    from ..errors import IEScoreWarning
-    from ..io.conll import read_conll
-    from ..scoring.stream import Scorer
-
-    s = Scorer(Config(scheme="auto"))
-    with warnings.catch_warnings():  # the gold column read as both sides, on purpose
-        warnings.filterwarnings("ignore", ".*is the same column given twice", IEScoreWarning)
-        s.add_batch(read_conll(path, path, encoding=encoding))
-    return {(it["label"], it["text"]) for it in s.report().items("reference")}
-
-
-def read_attributes(path: str, *, encoding: str = "utf-8") -> dict[str, str]:
-    """A document attribute file: one ``document-id<TAB>value`` line per document (blank
-    lines and lines starting with ``#`` skipped); an InputError names the file and line of a
-    line without a tab or an id given twice."""
-    from ..errors import InputError
-    from ..io.textfiles import read_lines
-
-    out: dict[str, str] = {}
-    for n, line in enumerate(read_lines(path, encoding), 1):
-        line = line.rstrip("\r\n")
-        if not line.strip() or line.startswith("#"):
-            continue
-        if "\t" not in line:
-            raise InputError(f"{path}:{n}: expected 'document-id<TAB>value', got {line[:80]!r}")
-        doc, value = line.split("\t", 1)
-        if doc in out:
-            raise InputError(f"{path}:{n}: document {doc!r} is given a value twice")
-        out[doc] = value.strip()
-    return out
-
-
 def parse_breakdown(text: str) -> tuple[str, str | None]:
     """A command-line breakdown: ``length``, ``seen:TRAINFILE`` or ``attr:FILE`` as (kind, file)."""
     from ..errors import ConfigError
@@ -236,28 +197,12 @@ def parse_breakdown(text: str) -> tuple[str, str | None]:
     raise ConfigError(f"--breakdown: expected length, seen:TRAINFILE or attr:FILE, got {text!r}")
 
 
-def breakdowns(report: Report, specs: Iterable[tuple[str, str | None]], *, encoding: str = "utf-8") -> list[Breakdown]:
-    """The breakdowns of ``specs`` (`parse_breakdown`'s pairs), files read with ``encoding``."""
-    out = []
-    for kind, arg in specs:
-        if kind == "length":
-            out.append(by_length(report))
-        elif kind == "seen":
-            assert arg is not None
-            out.append(by_seen(report, training_mentions(arg, encoding=encoding)))
-        else:
-            assert arg is not None
-            import os
-
-            out.append(by_attribute(report, read_attributes(arg, encoding=encoding), os.path.basename(arg)))
-    return out
-
-
 def _pct(x: float | None) -> str:
     return "n/a" if x is None else f"{100 * x:.2f}"
 
 
-def _heading(b: Breakdown) -> str:
+def breakdown_heading(b: Breakdown) -> str:
+    """The breakdown's heading, e.g. ``breakdown by length (tokens of each answer and each prediction)``."""
     kind, _, name = b.name.partition(":")
     what = _HEADINGS.get(kind) or f"{name} (each item in the group of its document's value)"
     return f"breakdown by {what}"
@@ -268,7 +213,7 @@ def format_breakdown(b: Breakdown) -> str:
     recall and F1 in percent, ``n/a`` where undefined)."""
     w = max([5] + [len(r["group"]) for r in b.rows])
     head = f"{'group':<{w}}  support  found  fn  predicted  tp  fp  precision  recall      F1"
-    out = [_heading(b), head]
+    out = [breakdown_heading(b), head]
     for r in b.rows:
         out.append(f"{r['group']:<{w}}  {r['support']:>7}  {r['found']:>5}  {r['fn']:>2}  {r['predicted']:>9}  "
                    f"{r['tp']:>2}  {r['fp']:>2}  {_pct(r['precision']):>9}  {_pct(r['recall']):>6}  {_pct(r['f1']):>6}")
@@ -287,7 +232,7 @@ def breakdown_csv(b: Breakdown) -> list[list[Any]]:
 
 def breakdown_markdown(b: Breakdown) -> tuple[str, list[str], list[list[str]]]:
     """The Markdown section: its heading line, its table's header and body rows."""
-    heading = _heading(b)
+    heading = breakdown_heading(b)
     head = ["group", "support", "found", "fn", "predicted", "tp", "fp", "precision %", "recall %", "F1 %"]
     body = [[r["group"], *(str(r[k]) for k in BREAKDOWN_FIELDS[1:7]), *(_pct(r[k]) for k in ("precision", "recall", "f1"))]
             for r in b.rows]

@@ -28,6 +28,7 @@ import numpy as np
 from ..categories import CATEGORIES
 from ..errors import ConfigError
 from ..match.units import STATUS_NAMES
+from .breakdowns import breakdown_heading
 from .errorcounts import check_top, ranked_errors
 
 if TYPE_CHECKING:
@@ -105,10 +106,11 @@ def _errors(report: Report, top: int | None) -> dict[str, Any] | None:
 
 
 def format_html(report: Report, tokens: Sequence[Sequence[str]] | None = None, *, title: str = "iescore error report",
-                page_size: int = 20, error_rows: int | str = ERROR_ROWS) -> str:
+                page_size: int = 20, error_rows: int | str = ERROR_ROWS, breakdowns: Sequence[Any] = ()) -> str:
     """The HTML page of ``report``; ``tokens[k]`` are document ``k``'s tokens (without them
     the items are listed per document with their text, as for templates); ``error_rows``
-    error counts are listed (a number, or ``"all"``)."""
+    error counts are listed (a number, or ``"all"``); each of ``breakdowns``
+    ([`Breakdown`][iescore.render.breakdowns.Breakdown] s) is a table."""
     if tokens is not None and len(tokens) != len(report.doc_ids):
         from ..errors import InputError
 
@@ -143,6 +145,7 @@ def format_html(report: Report, tokens: Sequence[Sequence[str]] | None = None, *
         confusion_rows=None if grid is None else [(a, [(b, n, _heat(n, top)) for b, n in zip(names, row)])
                                                   for a, row in zip(names, grid.tolist())],
         page_sizes=PAGE_SIZES, page_size=page_size, data=data, errors=errors,
+        breakdowns=[{"heading": breakdown_heading(b).capitalize(), "rows": b.rows} for b in breakdowns],
         script=jinja2.utils.markupsafe.Markup(script), script_hash=_csp_hash(script),
         css=jinja2.utils.markupsafe.Markup(css), style_hash=_csp_hash(css),
     )

@@ -65,8 +65,10 @@ def write_report_html(args: Any, report: Any, batch: Any) -> None:
     if args.page_size < 1:
         raise ConfigError(f"--page-size must be at least 1, got {args.page_size}; e.g. {choices((10, 20, 50))}")
     rows = ERROR_ROWS if args.error_counts is None else args.error_counts
+    from .breakdown_inputs import breakdowns
+
     size = write_html(report, args.html, batch_tokens(batch), title=args.title, page_size=args.page_size,
-                      error_rows=rows)
+                      error_rows=rows, breakdowns=breakdowns(report, args.breakdown, encoding=args.encoding))
     n = len(report.doc_ids)
     print(f"iescore: wrote {args.html} ({size / 1e6:.2f} MB; {n} document{'' if n == 1 else 's'}, "
           f"{args.page_size} per page)", file=sys.stderr)

@@ -1,5 +1,6 @@
-"""After the report, beside the statistics: precision, recall and F at every confidence
-threshold (a precision-recall curve) and the threshold of the best F.
+"""Stage 8 of the pipeline, after the report, beside the statistics: precision, recall
+and F at every confidence threshold (a precision-recall curve) and the threshold of the
+best F.
 
 A prediction is *kept* at threshold ``t`` when its confidence is at least ``t``; the
 curve has one point per distinct confidence of the predictions as scored (the items of
