@@ -81,3 +81,11 @@ def test_sums_of_shards_give_the_numbers_of_the_whole() -> None:
     assert got["documents"] == len(prec) and got["left_out"] == 60 - len(prec)
     assert got["mean"] == pytest.approx(statistics.fmean(prec), rel=1e-15)
     assert got["sd"] == pytest.approx(statistics.stdev(prec), rel=1e-13)
+
+
+def test_document_rows() -> None:
+    from iescore.render.flat import document_rows
+
+    rows = document_rows(_report())
+    assert rows[0] == ["doc", "tp", "fp", "fn", "precision", "recall", "f1"]
+    assert rows[3] == ["d3", 0, 1, 0, 0.0, "", 0.0]

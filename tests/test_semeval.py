@@ -130,3 +130,16 @@ def test_partial_precision_by_hand() -> None:
 def test_no_alignment_no_scenarios() -> None:
     r = iescore.score_tags(reference=[["B-PER", "O"]], prediction=[["B-PER", "O"]], detail="prf")
     assert r.to_dict()["semeval"] is None
+
+
+def test_semeval_rows_by_hand() -> None:
+    """The tabular view: the partial case above, overall then per label."""
+    from iescore.render.flat import semeval_rows
+
+    tokens = list("abcd")
+    ref = [Document(id="d", tokens=tokens, spans=[Span("PER", 0, 2), Span("LOC", 3, 4)])]
+    pred = [Document(id="d", tokens=tokens, spans=[Span("ORG", 1, 2), Span("LOC", 3, 4)])]
+    rows = semeval_rows(iescore.score(reference=ref, prediction=pred))
+    assert rows[0][:3] == ["scenario", "label", "COR"] and len(rows) == 1 + 4 * 4  # overall + 3 labels
+    assert rows[1 + 2 * 4] == ["partial", "overall", 1, 0, 1, 0, 0, 2, 2, 0.75, 0.75, 0.75]
+    assert rows[1 + 2 * 4 + 2] == ["partial", "ORG", 0, 0, 0, 0, 1, 0, 1, 0.0, "", 0.0]

@@ -1,5 +1,6 @@
 """The views stage of the pipeline: flat, float-only views of a report for integrations
-(evaluate, Trainer, spaCy).
+(evaluate, Trainer, spaCy), and the rows of the SemEval-2013 scenarios and of the
+per-document scores (a header row, then plain values) for the tabular outputs.
 
 Integrations that must return floats map undefined values (``None``) through an
 explicit ``zero_division`` (default 0.0, as seqeval does). Keys named ``f1`` hold
@@ -19,7 +20,7 @@ from typing import Any
 
 from ..report import Report
 
-__all__ = ["as_float", "seqeval_style", "flat_metrics"]
+__all__ = ["as_float", "seqeval_style", "flat_metrics", "semeval_rows", "document_rows"]
 
 
 def as_float(x: Any, zero_division: float) -> float:
@@ -91,3 +92,40 @@ def flat_metrics(report: Report, *, zero_division: float = 0.0, per_label: bool 
                 out[f"{label}_{k}"] = as_float(e[k], zero_division)
             out[f"{label}_number"] = float(e["support"])
     return out
+
+
+SEMEVAL_HEADER = ("scenario", "label", "COR", "INC", "PAR", "MIS", "SPU", "POS", "ACT", "precision", "recall", "f1")
+
+
+def semeval_rows(report: Report) -> list[list[Any]]:
+    """The SemEval-2013 scenarios as rows: the header, then per scenario the ``overall`` row
+    and a row per label (each label on its own items); measures as floats, ``""`` where
+    undefined. No rows where there is no alignment (match-best, ``detail="prf"``).
+
+    >>> import iescore
+    >>> r = iescore.score_tags(reference=[["B-PER", "I-PER"]], prediction=[["B-PER", "O"]])
+    >>> semeval_rows(r)[1], semeval_rows(r)[5]
+    (['strict', 'overall', 0, 1, 0, 0, 0, 1, 1, 0.0, 0.0, 0.0], ['partial', 'overall', 0, 0, 1, 0, 0, 1, 1, 0.5, 0.5, 0.5])
+    """
+    sem = report._full_summary("semeval")
+    if sem is None:
+        return []
+    rows: list[list[Any]] = [list(SEMEVAL_HEADER)]
+    for scenario in ("strict", "exact", "partial", "type"):
+        for label, e in [("overall", sem[scenario]), *((lab, v[scenario]) for lab, v in sem["per_label"].items())]:
+            rows.append([scenario, label, *(e[k] for k in SEMEVAL_HEADER[2:9]),
+                         *("" if e[k] is None else e[k] for k in SEMEVAL_HEADER[9:])])
+    return rows
+
+
+def document_rows(report: Report) -> list[list[Any]]:
+    """Every document's scores as rows: the header ``doc, tp, fp, fn, precision, recall,
+    f1``, then a row per document (``""`` where undefined; `Report.per_document_measures`).
+
+    >>> import iescore
+    >>> document_rows(iescore.score_tags(reference=[["B-PER"], ["O"]], prediction=[["B-PER"], ["B-LOC"]]))
+    [['doc', 'tp', 'fp', 'fn', 'precision', 'recall', 'f1'], ['0', 1, 0, 0, 1.0, 1.0, 1.0], ['1', 0, 1, 0, 0.0, '', 0.0]]
+    """
+    keys = ("tp", "fp", "fn", "precision", "recall", "f1")
+    return [["doc", *keys], *([doc, *("" if e[k] is None else e[k] for k in keys)]
+                              for doc, e in report.per_document_measures().items())]
