@@ -363,7 +363,7 @@ def add_output_options(group: Any) -> None:
     group.add_argument("--breakdown", metavar="SPEC", action="append", default=[], type=breakdown_arg,
                        help="add precision, recall and F1 by group (repeatable): length (tokens: 1, 2, 3, 4, 5+), "
                             "seen:TRAINFILE (is the label and text a mention of the CoNLL training file, its last "
-                            "column the gold tags) or attr:FILE (document-id<TAB>value lines); a block each in the "
+                            "column the gold tags) or attr:FILE (lines of a document id, a tab and its value); a block each in the "
                             "table, a section each in csv and markdown, breakdowns in json")
     group.add_argument("--thresholds", action="store_true",
                        help="add precision, recall and F at every confidence threshold of the predictions (those "
