@@ -295,7 +295,8 @@ def files_rescorer(report: Report, args: Namespace) -> Callable[[float], Report]
                                   "carry none")
             read.extend((gold.documents, pred.documents))
         kept = [replace(d, spans=_kept_spans(d.spans, t)) for d in read[1]]
-        return score_text(read[0], kept, level=args.level, tokenizer=args.tokenizer, misaligned=args.misaligned,
-                          config=cfg.with_(level=None, tokenizer=None, misaligned=None))  # type: ignore[no-any-return]
+        r: Report = score_text(read[0], kept, level=args.level, tokenizer=args.tokenizer, misaligned=args.misaligned,
+                               config=cfg.with_(level=None, tokenizer=None, misaligned=None))
+        return r
 
     return rescore
