@@ -26,7 +26,7 @@ from __future__ import annotations
 import copy
 import json
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -40,7 +40,7 @@ from .docmacro import DocSums, per_document_rows
 from .items import ItemTable
 from .match.units import STATUS_NAMES
 from .measures import FIELDS, TS_FIELDS, Counts, makhoul_e, muc_err, slot_error_rate, ts_measures
-from .semeval import semeval_overall
+from .semeval import semeval_overall, semeval_per_label
 from .summary import LabelSummary, copied, entry, full_summary, mean
 from .summary import averages as summary_averages
 from .viewhooks import VIEWS, ReportViews
@@ -457,16 +457,30 @@ class Report(ReportViews):
             "doc_macro": None,  # built by _full_summary
         }
 
+    def _fills(self) -> dict[str, Callable[[Any], Any]]:
+        """The parts built when a view asks: SemEval per label, the document-macro average
+        (from the kept totals' sums when only totals were kept: None without them)."""
+        per: LabelSummary = self._labels_summary  # type: ignore[attr-defined]
+
+        def semeval(v: Any) -> Any:
+            return None if v is None else {**v, "per_label": semeval_per_label(
+                per.labels, per.category_rows, per.support, per.predicted)}  # type: ignore[arg-type]
+
+        def doc_macro(_: Any) -> Any:
+            sums = self.__dict__.get("_doc_sums", False)  # summed once
+            if sums is False:
+                sums = getattr(self.totals, "doc_sums", None) if self.totals is not None else DocSums.of(*self._doc_prf())
+                object.__setattr__(self, "_doc_sums", sums)
+            return None if sums is None else sums.averages()
+
+        return {"semeval": semeval, "doc_macro": doc_macro}
+
     def _full_summary(self, only: str | None = None) -> Any:
         """The whole summary as fresh plain values (``to_dict()``), or its part ``only``
         (kept and copied for a report of at most 1,000 labels: a copy is faster than a rebuild)."""
         kept = self.__dict__.get("_full")
         if kept is None:
-            s = full_summary(self._summary, self._labels_summary, self.confusion_table, only)  # type: ignore[attr-defined]
-            if only in (None, "doc_macro"):
-                sums = getattr(self.totals, "doc_sums", None) if self.totals is not None else DocSums.of(*self._doc_prf())
-                macro = None if sums is None else sums.averages()
-                s = macro if only else {**s, "doc_macro": macro}
+            s = full_summary(self._summary, self._labels_summary, self.confusion_table, only, self._fills())  # type: ignore[attr-defined]
             if only is not None or len(self.labels) > 1000:
                 return s
             object.__setattr__(self, "_full", kept := s)

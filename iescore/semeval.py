@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from .categories import CORRECT, MISSED, SPURIOUS, WRONG_BOTH, WRONG_BOUNDARY, WRONG_LABEL
+from .summary import copies, distinct_rows, records
 
 __all__ = ["SCENARIOS", "SEMEVAL_KEYS", "scenario_entry", "semeval_overall", "semeval_per_label"]
 
@@ -102,15 +103,19 @@ def _label_codes(category_rows: np.ndarray, support: np.ndarray, predicted: np.n
 def semeval_per_label(labels: tuple[str, ...], category_rows: np.ndarray, support: np.ndarray,
                       predicted: np.ndarray) -> dict[str, dict[str, dict[str, Any]]]:
     """``{label: {scenario: entry}}``, each label scored on its own answers and predictions
-    (``support``/``predicted``: the answers and predictions of each label). Labels of equal
-    counts share the work: one entry per distinct row, copied."""
-    codes = _label_codes(category_rows, support, predicted)
-    flat = [a for name in SCENARIOS for a in codes[name]]
+    (``support``/``predicted``: the answers and predictions of each label). Each entry is
+    computed once per distinct row of counts and copied for the labels of that row."""
     if not labels:
         return {}
-    stacked = np.stack(flat, axis=1)
-    distinct, at = np.unique(stacked, axis=0, return_inverse=True)
-    protos = [{name: scenario_entry(*row[5 * k:5 * k + 5]) for k, name in enumerate(SCENARIOS)}
-              for row in distinct.tolist()]
-    return {lab: {name: dict(protos[i][name]) for name in SCENARIOS}
-            for lab, i in zip(labels, np.asarray(at).reshape(-1).tolist())}
+    codes = _label_codes(category_rows, support, predicted)
+    base = [codes["strict"][k] for k in (0, 1, 3, 4)]  # same label and extent, same label, MIS, SPU
+    distinct, at = distinct_rows(base)
+    same, bound, mis, spu = (c.tolist() for c in distinct)
+    per = {
+        "strict": [scenario_entry(c, b, 0, m, s) for c, b, m, s in zip(same, bound, mis, spu)],
+        "exact": [scenario_entry(c, b, 0, m, s) for c, b, m, s in zip(same, bound, mis, spu)],
+        "partial": [scenario_entry(c, 0, b, m, s) for c, b, m, s in zip(same, bound, mis, spu)],
+        "type": [scenario_entry(c + b, 0, 0, m, s) for c, b, m, s in zip(same, bound, mis, spu)],
+    }
+    cols = [copies(per[name], at) for name in SCENARIOS]
+    return dict(zip(labels, records(SCENARIOS, cols)))

@@ -40,7 +40,6 @@ from .measures import (
     ts_arrays,
 )
 from .nogc import no_cycles_collected
-from .semeval import semeval_per_label
 
 __all__ = ["LabelSummary", "ENTRY_KEYS", "MEASURED", "pylist", "records", "entry", "averages"]
 
@@ -297,9 +296,10 @@ def copied(tree: Any) -> Any:
 
 
 def full_summary(light: Mapping[str, Any], per: LabelSummary, confusion: Callable[[], dict[str, dict[str, int]]],
-                 only: str | None = None) -> Any:
+                 only: str | None = None, fills: Mapping[str, Callable[[Any], Any]] | None = None) -> Any:
     """The report's summary ``light`` (its per-label parts left out) completed by the
-    per-label dicts of ``per`` and the ``confusion`` table, as a fresh tree; or its part ``only``."""
+    per-label dicts of ``per``, the ``confusion`` table and ``fills`` (key -> a function of
+    the light value giving the full one), as a fresh tree; or its part ``only``."""
     with no_cycles_collected():
         s = copied(dict(light) if only is None else {only: light[only]})
         if "per_label" in s:
@@ -310,6 +310,7 @@ def full_summary(light: Mapping[str, Any], per: LabelSummary, confusion: Callabl
             s["confusion"] = confusion()
         if s.get("categories") is not None:
             s["categories"]["per_label"] = per.categories()
-        if s.get("semeval") is not None and per.category_rows is not None:
-            s["semeval"]["per_label"] = semeval_per_label(per.labels, per.category_rows, per.support, per.predicted)
+        for key, fill in (fills or {}).items():
+            if key in s:
+                s[key] = fill(s[key])
     return s if only is None else s[only]
