@@ -70,8 +70,9 @@ def test_curve_equals_rescoring_filtered_input(options, seed):
     distinct = sorted({it["score"] for it in full.items("prediction")})
     assert list(c.thresholds) == distinct
     assert list(zip(c.tp, c.fp, c.fn)) == _reference_curve(ref, pred, distinct, **options)
-    any_match = options.get("counting", "any") == "any" and options.get("mode", "match-all") == "match-all"
-    assert c.method == ("pairs" if any_match else "rescored")
+    match_all = options.get("mode", "match-all") == "match-all"
+    one_to_one = options.get("counting") == "one-to-one"
+    assert c.method == ("rescored" if not match_all else "matching" if one_to_one else "pairs")
     for k in range(len(c)):
         tp, fp, fn = c.tp[k], c.fp[k], c.fn[k]
         assert c.precision[k] == ratio(tp, tp + fp)
@@ -137,14 +138,14 @@ def test_quantile_thresholds_when_too_many():
     rng = random.Random(3)
     ref, pred = _random_docs(rng, 10, levels=1000)
     pred[0] = [*pred[0], Span("X", 0, 1, score=0.0001)]
-    c = pr_curve(ref, pred, counting="one-to-one", max_thresholds=5)
+    c = pr_curve(ref, pred, mode="match-best", max_thresholds=5)
     full = iescore.score(reference=ref, prediction=pred)
     distinct = sorted({it["score"] for it in full.items("prediction")})
     assert len(distinct) > 5 and len(c) == 5
     assert c.thresholds[0] == distinct[0] and c.thresholds[-1] == distinct[-1]
     assert set(c.thresholds) <= set(distinct)
     assert "5 of the" in c.note and "quantiles" in c.note
-    assert list(zip(c.tp, c.fp, c.fn)) == _reference_curve(ref, pred, c.thresholds, counting="one-to-one")
+    assert list(zip(c.tp, c.fp, c.fn)) == _reference_curve(ref, pred, c.thresholds, mode="match-best")
 
 
 def test_templates_rescored():
@@ -164,7 +165,7 @@ def test_missing_confidence_is_named():
 
 def test_one_to_one_needs_the_input():
     ref = [Document("d", tuple("ab"), (Span("X", 0, 1),))]
-    r = iescore.score(reference=ref, prediction=[[Span("X", 0, 1, score=0.5)]], counting="one-to-one")
+    r = iescore.score(reference=ref, prediction=[[Span("X", 0, 1, score=0.5)]], mode="one-per-string")
     with pytest.raises(ConfigError, match="scores the input again"):
         curve_of_report(r)
     with pytest.raises(ConfigError, match="max_thresholds"):
@@ -188,3 +189,51 @@ def test_plot_of_the_curve():
     import matplotlib.pyplot as plt
 
     plt.close(fig)
+
+
+def _crossing(rng: random.Random, n_answers: int, n_predictions: int) -> tuple[list[Document], list[list[Span]]]:
+    """One document of overlapping answers and predictions (long chains of crossing pairs)."""
+    n = 3 * n_answers
+    answers = []
+    for _ in range(n_answers):
+        s = rng.randrange(n - 4)
+        answers.append(Span("X", s, s + rng.randint(1, 4)))
+    preds = []
+    for _ in range(n_predictions):
+        s = rng.randrange(n - 4)
+        preds.append(Span("X", s, s + rng.randint(1, 4), score=rng.randint(1, 20) / 20))
+    return [Document("d", ("w",) * n, tuple(answers))], [preds]
+
+
+@pytest.mark.parametrize("rule", ["O(inf,inf)", "O(2,2)", "IoU(0.3)"])
+@pytest.mark.parametrize("seed", range(4))
+def test_one_to_one_matching_curve_on_crossing_chains(rule, seed):
+    ref, pred = _crossing(random.Random(seed), 40, 60)
+    c = pr_curve(ref, pred, counting="one-to-one", rule=rule)
+    assert c.method == "matching"
+    assert list(zip(c.tp, c.fp, c.fn)) == _reference_curve(ref, pred, c.thresholds, counting="one-to-one", rule=rule)
+
+
+def test_one_to_one_past_the_bound_is_scored_again(monkeypatch):
+    import iescore.stats.thresholds as th
+
+    ref, pred = _crossing(random.Random(7), 30, 40)
+    monkeypatch.setattr(th, "_WORK", (0, 0))
+    c = pr_curve(ref, pred, counting="one-to-one", rule="O(inf,inf)")
+    assert c.method == "rescored"
+    assert list(zip(c.tp, c.fp, c.fn)) == _reference_curve(ref, pred, c.thresholds, counting="one-to-one",
+                                                           rule="O(inf,inf)")
+
+
+def test_one_to_one_by_hand():
+    # answers A[0,2) and B[2,4) of one label; predictions P[1,3) 0.9 (overlaps both), Q[0,2)
+    # 0.5 (exact on A), O(inf,inf) one-to-one: at 0.9 P takes one answer (TP 1, FN 1); at
+    # 0.5 P and Q both match (Q to A, P to B): TP 2, FP 0, FN 0
+    ref = [Document("d", tuple("abcd"), (Span("X", 0, 2), Span("X", 2, 4)))]
+    pred = [[Span("X", 1, 3, score=0.9), Span("X", 0, 2, score=0.5)]]
+    c = pr_curve(ref, pred, counting="one-to-one", rule="O(inf,inf)")
+    assert c.method == "matching"
+    assert list(zip(c.thresholds, c.tp, c.fp, c.fn)) == [(0.5, 2, 0, 0), (0.9, 1, 0, 1)]
+    # the same under any-match: at 0.5 both predictions are TPs and both answers found
+    c = pr_curve(ref, pred, rule="O(inf,inf)")
+    assert list(zip(c.thresholds, c.tp, c.fp, c.fn)) == [(0.5, 2, 0, 0), (0.9, 1, 0, 0)]

@@ -28,14 +28,22 @@ def _json(capsys, *argv):
 HAND = [(0.3, 4, 2, 1), (0.4, 4, 1, 1), (0.6, 3, 1, 2), (0.7, 3, 0, 2), (0.8, 2, 0, 3), (0.9, 1, 0, 4)]
 
 
-@pytest.mark.parametrize("counting", ["any", "one-to-one"])
+@pytest.mark.parametrize("counting", ["any", "one-to-one", "match-best"])
 def test_curve_by_hand_and_against_filtered_files(tmp_path, capsys, counting):
-    d = _json(capsys, GOLD, PRED, *JSONL, "--thresholds", "--counting", counting)["thresholds"]
-    assert d["method"] == ("pairs" if counting == "any" else "rescored")
-    assert [(p["threshold"], p["tp"], p["fp"], p["fn"]) for p in d["points"]] == HAND
-    # F1 = 2TP / (2TP + FP + FN) at 0.4: 8/10, the largest (0.3: 8/11, 0.7: 6/8)
-    assert d["best"] == {"threshold": 0.4, "tp": 4, "fp": 1, "fn": 1, "precision": 0.8, "recall": 0.8,
-                         "f1": 0.8, "f_beta": 0.8}
+    # match-best is scored again at each threshold, through the files
+    mode = ["--mode", "match-best"] if counting == "match-best" else ["--counting", counting]
+    d = _json(capsys, GOLD, PRED, *JSONL, "--thresholds", *mode)["thresholds"]
+    assert d["method"] == {"any": "pairs", "one-to-one": "matching", "match-best": "rescored"}[counting]
+    points = [(p["threshold"], p["tp"], p["fp"], p["fn"]) for p in d["points"]]
+    if counting == "match-best":
+        # the most confident prediction of each document and label: n1 PER "Ada Lovelace" (TP),
+        # n1 LOC "London" (TP), n1 ORG "met" (FP, down to 0.3), w1 LOC "Paris" (TP, down to 0.7)
+        assert points[:4] == [(0.3, 3, 1, 0), (0.4, 3, 0, 0), (0.6, 3, 0, 0), (0.7, 3, 0, 0)]
+    else:
+        assert points == HAND
+        # F1 = 2TP / (2TP + FP + FN) at 0.4: 8/10, the largest (0.3: 8/11, 0.7: 6/8)
+        assert d["best"] == {"threshold": 0.4, "tp": 4, "fp": 1, "fn": 1, "precision": 0.8, "recall": 0.8,
+                             "f1": 0.8, "f_beta": 0.8}
     for t, *_ in HAND:  # the reference: the command on the prediction file without the spans below t
         lines = []
         for line in Path(PRED).read_text(encoding="utf-8").splitlines():
@@ -44,7 +52,7 @@ def test_curve_by_hand_and_against_filtered_files(tmp_path, capsys, counting):
             lines.append(json.dumps(rec))
         kept = tmp_path / f"pred_{t}.jsonl"
         kept.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        o = _json(capsys, GOLD, str(kept), *JSONL, "--counting", counting)["overall"]
+        o = _json(capsys, GOLD, str(kept), *JSONL, *mode)["overall"]
         point = next(p for p in d["points"] if p["threshold"] == t)
         assert (o["tp"], o["fp"], o["fn"]) == (point["tp"], point["fp"], point["fn"])
 
@@ -68,7 +76,7 @@ def test_table_csv_markdown(capsys):
 
 
 def test_quantiles_on_the_command_line(capsys):
-    d = _json(capsys, GOLD, PRED, *JSONL, "--thresholds", "--counting", "one-to-one", "--max-thresholds", "3")
+    d = _json(capsys, GOLD, PRED, *JSONL, "--thresholds", "--mode", "match-best", "--max-thresholds", "3")
     t = d["thresholds"]
     # 3 of the 6 distinct confidences at positions 0, round(2.5) = 2, 5: 0.3, 0.6, 0.9
     assert [p["threshold"] for p in t["points"]] == [0.3, 0.6, 0.9]

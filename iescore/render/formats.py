@@ -70,7 +70,8 @@ def _pct(x: float | None) -> str:
 def format_thresholds(curve: Any) -> str:
     """A precision-recall curve's (`iescore.stats.thresholds.ThresholdCurve`) text block:
     its best point, how the points were found, and its note."""
-    how = "from the candidate pairs" if curve.method == "pairs" else "each scored again"
+    how = {"pairs": "from the candidate pairs", "matching": "from a largest matching grown over the thresholds"}.get(
+        curve.method, "each scored again")
     head = (f"thresholds (predictions of confidence >= t kept): {len(curve):,} points of "
             f"{curve.distinct:,} distinct confidences, {how}")
     f = "F1" if curve.beta == 1 else f"F{curve.beta:g}"
@@ -370,8 +371,8 @@ def add_output_options(group: Any) -> None:
                             "of confidence >= t kept): the best point in the table and markdown, every point in "
                             "csv, thresholds in json; needs a confidence on every prediction (a JSONL span's score)")
     group.add_argument("--max-thresholds", metavar="N", type=_thresholds_arg, default=200,
-                       help="with --thresholds under one-to-one counting, match-best, one-per-string or OBD (each "
-                            "threshold scored again): at most N thresholds, taken at quantiles; default 200")
+                       help="with --thresholds under match-best, one-per-string or OBD (each threshold scored "
+                            "again): at most N thresholds, taken at quantiles; default 200")
 
 
 def output_format(parser: Any, args: Any) -> str:

@@ -19,8 +19,14 @@ How each point is found:
   predictions of confidence at least ``t``, ``FN(t)`` the answers whose best matching
   confidence is below ``t``; one sort, whatever the number of thresholds
   (``method="pairs"``).
-* otherwise (one-to-one counting, match-best, one-per-string, OBD templates) dropping a
-  prediction can change which others match, so the input is scored again at each
+* **one-to-one counting** (``setting="AO"``, ``mode="match-all"``): dropping a
+  prediction can change which others match, but not the rule the counts follow: TP is the
+  size of a largest matching of the kept predictions to the answers (whichever largest
+  matching the tie rule picks). The predictions are added in decreasing confidence, each
+  by one search for an augmenting path from it, which keeps the matching largest; one
+  scoring again, every threshold (``method="matching"``). Should the searches pass a bound
+  of work (long chains of crossing pairs), the curve is scored again as below.
+* otherwise (match-best, one-per-string, OBD templates) the input is scored again at each
   threshold (``method="rescored"``), at most ``max_thresholds`` times: with more distinct
   confidences than that, the thresholds are ``max_thresholds`` of them taken at evenly
   spaced quantiles (the lowest and the highest among them), each point still exact at its
@@ -67,6 +73,8 @@ __all__ = ["ThresholdCurve", "ThresholdPoint", "pr_curve", "curve_of_report", "f
 
 MAX_THRESHOLDS = 200  # the most rescorings of one curve (one-to-one counting and the modes)
 _TP = STATUS_NAMES.index("TP")
+# the bound of a one-to-one curve's searches, in edges looked at: a * (pairs + items) + b
+_WORK = (64, 100_000)
 
 
 @dataclass(frozen=True)
@@ -101,7 +109,7 @@ class ThresholdCurve:
     f_beta: tuple[float | None, ...]
     beta: float
     best: ThresholdPoint | None
-    method: str  # "pairs" or "rescored"
+    method: str  # "pairs", "matching" or "rescored"
     distinct: int  # distinct confidences of the predictions
     note: str | None = None
 
@@ -156,36 +164,100 @@ def _missing(report: Report) -> None:
                      "Template.scores, a JSONL span's \"score\")")
 
 
-def _pairs_curve(report: Report) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
-    """(thresholds, tp, fp, fn) from one scoring's candidate pairs under any-match counting,
-    or None where that does not hold (or the pairs disagree with the report's statuses)."""
+def _rule_pairs(report: Report) -> tuple[np.ndarray, np.ndarray] | None:
+    """The (answer, prediction) pairs of the report's items that match under its rule (AO,
+    match-all, items at positions), or None where the curve is not read from them."""
     cfg = report.config
     R, P = report.reference, report.prediction
-    if (cfg.counting != "any" or cfg.setting != "AO" or cfg.mode != "match-all" or cfg.detail != "full"
+    if (cfg.setting != "AO" or cfg.mode != "match-all" or cfg.detail != "full"
             or (len(R) and R.start.min() < 0) or (len(P) and P.start.min() < 0)):
         return None
     UR = Units(np.asarray(R.doc), np.asarray(R.label), np.asarray(R.start), np.asarray(R.end))
     UP = Units(np.asarray(P.doc), np.asarray(P.label), np.asarray(P.start), np.asarray(P.end))
     pairs = ao_pairs(UR, UP, cfg.rule)
-    r, p = pairs.r[pairs.ok], pairs.p[pairs.ok]
+    return pairs.r[pairs.ok].astype(np.int64), pairs.p[pairs.ok].astype(np.int64)
+
+
+def _at_least(values: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
+    """How many of ``values`` are >= each threshold."""
+    return len(values) - np.searchsorted(np.sort(values), thresholds, "left")
+
+
+def _any_curve(report: Report, r: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, ...] | None:
+    """(thresholds, tp, fp, fn) under any-match counting, or None when the pairs disagree
+    with the report's statuses."""
+    R, P = report.reference, report.prediction
     hit_p = np.zeros(len(P), dtype=bool)
     hit_p[p] = True
     hit_r = np.zeros(len(R), dtype=bool)
     hit_r[r] = True
     if not (np.array_equal(hit_p, P.status == _TP) and np.array_equal(hit_r, R.status == _TP)):
-        return None  # not the scorer's matching: score again instead
+        return None  # not the scorer's pairs: score again instead
     s = np.asarray(P.score, dtype=float)
     thresholds = np.unique(s)
     best = np.full(len(R), -np.inf)  # each answer's best matching confidence
     np.maximum.at(best, r, s[p])
+    return (thresholds, _at_least(s[hit_p], thresholds), _at_least(s[~hit_p], thresholds),
+            len(R) - _at_least(best, thresholds))
 
-    def at_least(values: np.ndarray) -> np.ndarray:  # how many of values are >= each threshold
-        return len(values) - np.searchsorted(np.sort(values), thresholds, "left")
 
-    tp = at_least(s[hit_p])
-    fp = at_least(s[~hit_p])
-    fn = len(R) - at_least(best)
-    return thresholds, tp, fp, fn
+def _matching_curve(report: Report, r: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, ...] | None:
+    """(thresholds, tp, fp, fn) under one-to-one counting: TP is the size of a largest
+    matching of the kept predictions (the counts do not depend on which largest matching is
+    taken), grown one prediction at a time in decreasing confidence by one search for an
+    augmenting path from it (a largest matching of a graph plus a vertex is the old one, or
+    the old one with a path from the new vertex). None when the searches pass a bound of
+    work (long crossing chains: score again instead) or the sizes disagree with the report."""
+    R, P = report.reference, report.prediction
+    nR, nP = len(R), len(P)
+    s = np.asarray(P.score, dtype=float)
+    o = np.argsort(p, kind="stable")
+    adj = r[o].tolist()  # each prediction's answers, prediction by prediction
+    starts = np.searchsorted(p[o], np.arange(nP + 1)).tolist()
+    match_r = [-1] * nR
+    stamp = [-1] * nR
+    budget = _WORK[0] * (len(adj) + nP + nR) + _WORK[1]
+    size = 0
+    order = np.argsort(-s, kind="stable").tolist()
+    thresholds = np.unique(s)
+    sizes = np.zeros(len(thresholds), dtype=np.int64)  # the matching's size at each threshold
+    level = len(thresholds) - 1
+    for n, q0 in enumerate(order):
+        # iterative depth-first search for an augmenting path from q0; ``via`` holds the
+        # answers through which each prediction on the stack was reached
+        stack, at, via = [q0], [starts[q0]], []  # type: list[int], list[int], list[int]
+        while stack:
+            q, k = stack[-1], at[-1]
+            if k == starts[q + 1]:
+                stack.pop()
+                at.pop()
+                if via:
+                    via.pop()
+                continue
+            at[-1] = k + 1
+            budget -= 1
+            a = adj[k]
+            if stamp[a] == n:
+                continue
+            stamp[a] = n
+            w = match_r[a]
+            if w < 0:
+                for qq, aa in zip(stack, [*via, a]):
+                    match_r[aa] = qq
+                size += 1
+                break
+            via.append(a)
+            stack.append(w)
+            at.append(starts[w])
+        if budget < 0:
+            return None
+        if n + 1 == nP or s[order[n + 1]] != s[q0]:  # every prediction of this confidence is in
+            sizes[level] = size
+            level -= 1
+    if nP and not (size == int((P.status == _TP).sum()) == int((R.status == _TP).sum())):
+        return None
+    kept = _at_least(s, thresholds)
+    return thresholds, sizes, kept - sizes, nR - sizes
 
 
 def _chosen(distinct: np.ndarray, most: int) -> np.ndarray:
@@ -197,21 +269,24 @@ def _chosen(distinct: np.ndarray, most: int) -> np.ndarray:
 def curve_of_report(report: Report, rescore: Callable[[float], Report] | None = None, *,
                     max_thresholds: int = MAX_THRESHOLDS) -> ThresholdCurve:
     """The curve of ``report`` (every prediction kept, items kept): from its candidate pairs
-    under any-match counting, else ``rescore(t)`` (the report of the input without the
-    predictions below ``t``) at each threshold; a ConfigError when the curve needs
-    ``rescore`` and none is given."""
+    under any-match and one-to-one counting, else ``rescore(t)`` (the report of the input
+    without the predictions below ``t``) at each threshold; a ConfigError when the curve
+    needs ``rescore`` and none is given."""
     if isinstance(max_thresholds, bool) or not isinstance(max_thresholds, int) or max_thresholds < 2:
         raise ConfigError(f"max_thresholds must be a whole number of at least 2, got {max_thresholds!r}")
     report.items("prediction")  # a report of totals keeps no items: its ConfigError says so
     _missing(report)
     beta = report.config.beta
-    found = _pairs_curve(report)
     distinct = np.unique(np.asarray(report.prediction.score, dtype=float))
-    if found is not None:
-        return _curve(*found, beta, "pairs", len(distinct), None)
+    pairs = _rule_pairs(report)
+    if pairs is not None:
+        any_match = report.config.counting == "any"
+        found = (_any_curve if any_match else _matching_curve)(report, *pairs)
+        if found is not None:
+            return _curve(*found, beta, "pairs" if any_match else "matching", len(distinct), None)
     if rescore is None:
-        raise ConfigError("this curve scores the input again at each threshold (one-to-one counting, match-best, "
-                          "one-per-string or OBD): use iescore.stats.pr_curve(reference, prediction, ...)")
+        raise ConfigError("this curve scores the input again at each threshold (match-best, one-per-string or "
+                          "OBD): use iescore.stats.thresholds.pr_curve(reference, prediction, ...)")
     note = None
     thresholds = distinct
     if len(distinct) > max_thresholds:
