@@ -351,7 +351,7 @@ def pr_curve(
 def files_rescorer(report: Report, args: Namespace) -> Callable[[float], Report]:
     """``rescore(t)`` for [`curve_of_report`][iescore.stats.thresholds.curve_of_report] on the
     report of ``iescore score GOLD PRED --input-format F ...`` (``args``, as
-    [`iescore.files.score_args`][iescore.files.score_args] reads them): the files read once,
+    `iescore.files.score_args` reads them): the files read once,
     on the first call, and the prediction's documents scored again without their spans below
     ``t``."""
     from ..io.chars import TextCorpus
