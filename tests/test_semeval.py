@@ -78,6 +78,33 @@ def test_equal_to_nervaluate_where_no_item_overlaps_two(seed: int) -> None:
             _same(ours["per_label"][label][scen], per[name])
 
 
+def _flat_side(rng: random.Random, n: int) -> list[tuple[str, int, int]]:
+    """Items of one side that never overlap one another (as tags give them)."""
+    out, i = [], 0
+    while i < n:
+        if rng.random() < 0.4:
+            end = min(n, i + rng.randint(1, 4))
+            out.append((rng.choice(LABELS), i, end))
+            i = end + (rng.random() < 0.5)
+        else:
+            i += 1
+    return out
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_flat_sides_strict_exact_partial_equal_everywhere(seed: int) -> None:
+    """Where neither side has overlapping items, the overall strict, exact and partial
+    counts equal nervaluate's even where an item overlaps two of the other side (both
+    pair as many overlapping items as can be paired); type and the per-label counts may
+    differ there (Concepts: measures)."""
+    rng = random.Random(seed)
+    docs = [(n, _flat_side(rng, n), _flat_side(rng, n)) for n in (rng.randint(1, 25) for _ in range(30))]
+    refs, preds = [(n, r) for n, r, _ in docs], [(n, p) for n, _, p in docs]
+    ours, theirs = _iescore(refs, preds), _nervaluate(refs, preds)
+    for scen in ("strict", "exact", "partial"):
+        _same(ours[scen], theirs["overall"][scen])
+
+
 def test_random_cases_hold_every_kind_of_pair() -> None:
     """The random documents do reach wrong labels, wrong boundaries and both."""
     refs, preds = _documents(0, 200)
