@@ -51,11 +51,19 @@ def test_one_defined_document_has_no_sd_and_an_empty_one_is_left_out() -> None:
     assert m["recall"] == {"mean": 0.0, "sd": None, "documents": 1, "left_out": 1}
 
 
-def test_a_report_of_totals_has_no_documents_to_average() -> None:
+def test_a_report_of_totals_averages_its_documents_sums_or_has_none() -> None:
+    """Kept totals carry the documents' sums (then the numbers of the full report) or
+    none (then ``doc_macro`` is None); the per-document values need the documents."""
+    ref, pred = [["B-PER", "O"], ["B-LOC"]], [["B-PER", "O"], ["O"]]
     s = iescore.Scorer(totals_only=True)
-    s.add_tags(reference=[["B-PER", "O"]], prediction=[["B-PER", "O"]])
+    s.add_tags(reference=ref, prediction=pred)
     r = s.report()
-    assert r.to_dict()["doc_macro"] is None
+    # document 0: P = R = F1 = 1; document 1: TP 0, FN 1 -> precision undefined, R = F1 = 0
+    full = iescore.score_tags(reference=ref, prediction=pred).to_dict()["doc_macro"]
+    assert full["precision"] == {"mean": 1.0, "sd": None, "documents": 1, "left_out": 1}
+    assert full["f1"] == {"mean": 0.5, "sd": pytest.approx(math.sqrt(0.5), rel=1e-15), "documents": 2, "left_out": 0}
+    kept = getattr(r.totals, "doc_sums", None)
+    assert r.to_dict()["doc_macro"] == (None if kept is None else full)
     with pytest.raises(ConfigError, match="per-document measures"):
         r.per_document_measures()
 
