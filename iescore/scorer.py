@@ -27,7 +27,7 @@ Example (De Sitter et al. 2004, Example 6, with the papers' 1-based positions):
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from .config import Config
 from .errors import ConfigError
@@ -101,7 +101,8 @@ def score_tags(
     elif word_ids is not None:
         raise ConfigError("word_ids= reads label ids: pass label_names= too")
     else:
-        batch = tagged_batch(reference, prediction, doc_ids=doc_ids, tokens=tokens)
+        batch = tagged_batch(cast("Sequence[Sequence[str]]", reference), cast("Sequence[Sequence[str]]", prediction),
+                             doc_ids=doc_ids, tokens=tokens)
     s.add_batch(batch)
     return s.report()
 
