@@ -52,6 +52,7 @@ def _outcome(ref, pred, **opts):
     r = score_templates(reference=ref, prediction=pred, **opts)
     d = r.to_dict()
     d.pop("categories", None)
+    d.pop("semeval", None)  # read from the categories
     return d, {side: [i["status"] for i in r.items(side)] for side in ("reference", "prediction")}
 
 

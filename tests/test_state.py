@@ -273,13 +273,30 @@ def test_states_written_before_load_and_are_written_again_byte_for_byte(keep):
     assert d["repairs"]["adapter"] == {"dropped": 2}
 
 
+
+def test_a_counts_state_written_before_document_sums_loads_without_them():
+    """A counts state from before the document-macro sums were kept: its counts load
+    unchanged, its document-macro average is unknown (None), and merged with a state
+    that has them the sums stay unknown rather than counting some documents only."""
+    old = load_state(_as_this_version((FIXTURES / "state_v1_counts_without_doc_sums.bin").read_bytes()))
+    new = load_state(_fixture_scorer().to_state(keep="counts"))
+    a, b = old.report().to_dict(), new.report().to_dict()
+    assert a["doc_macro"] is None and b["doc_macro"] is not None
+    assert {k: v for k, v in a.items() if k != "doc_macro"} == {k: v for k, v in b.items() if k != "doc_macro"}
+    other = Scorer(scheme="IOB2")
+    other.add_tags(reference=[["B-PER"]], prediction=[["B-PER"]], doc_ids=["x"])
+    other_counts = load_state(other.to_state(keep="counts"))
+    assert iescore.scoring.state.merge_states([other_counts, new]).report().to_dict()["doc_macro"] is not None
+    assert iescore.scoring.state.merge_states([other_counts, old]).report().to_dict()["doc_macro"] is None
+
 def test_the_counts_header_holds_the_documented_fields():
     data = _fixture_scorer().to_state(keep="counts")
     magic, version, header, array = _split(data)
     assert (magic, version, header["kind"], header["iescore"]) == (b"IESCORE\x00", 1, "counts", iescore.__version__)
     t = header["totals"]
     assert list(t) == ["head", "n_parts", "labels", "fields", "values", "units", "confusion", "categories",
-                       "repair_sites", "tokens", "repairs", "ts_error", "n_docs", "digest", "runs", "hashes"]
+                       "repair_sites", "tokens", "repairs", "ts_error", "n_docs", "digest", "runs", "hashes",
+                       "doc_sums"]
     assert list(t["head"]) == ["config", "detail", "auto", "fixed", "batches", "notes", "unit"]
     assert t["head"]["notes"] == {"dropped": 2} and t["head"]["batches"] == 2
     assert (t["n_parts"], t["labels"], t["n_docs"]) == (2, ["LOC", "MISC", "ORG", "PER"], 4)

@@ -81,7 +81,18 @@ def test_paris_iescore_lines(capsys, tmp_path):
         "              PER:       0            0            0           0       0         0  |     0     0     0     0     0",
         "          overall:       0            1            0           0       0         0  |     0     1     0     0     0",
     ]
-    assert out[9].startswith("signature: iescore|")
+    # SemEval-2013: the pair has the same extent and another label -> strict INC, exact COR,
+    # partial COR, type INC (P = R = F1 = 0 or 1); one document: P = R = F1 = 0, no sd
+    assert out[9:15] == [
+        "     semeval-2013:   COR   INC   PAR   MIS   SPU   POS   ACT  precision  recall      F1",
+        "           strict:     0     1     0     0     0     1     1      0.00%   0.00%   0.00%",
+        "            exact:     1     0     0     0     0     1     1    100.00% 100.00% 100.00%",
+        "          partial:     1     0     0     0     0     1     1    100.00% 100.00% 100.00%",
+        "             type:     0     1     0     0     0     1     1      0.00%   0.00%   0.00%",
+        "document macro: precision   0.00% (sd n/a; documents 1, left out 0); recall   0.00% "
+        "(sd n/a; documents 1, left out 0); F1   0.00% (sd n/a; documents 1, left out 0)",
+    ]
+    assert out[15].startswith("signature: iescore|")
 
 
 def test_paris_to_dict():
@@ -233,7 +244,16 @@ def test_six_beta_2_by_hand(capsys, tmp_path):
         "              PER:       1            0            0           0       0         0  |     1     0     0     0     0",
         "          overall:       2            0            0           0       2         1  |     2     0     0     2     1",
     ]
-    assert out[19].startswith("signature: ") and "|beta:2|" in out[19]
+    # SemEval-2013: no pair but the two correct ones -> every scenario COR 2, MIS 2, SPU 1:
+    # P 2/3, R 2/4, F1 4/7; the one document the same
+    assert out[19:25] == [
+        "     semeval-2013:   COR   INC   PAR   MIS   SPU   POS   ACT  precision  recall      F1",
+        *(f"{s:>17}:     2     0     0     2     1     4     3     66.67%  50.00%  57.14%"
+          for s in ("strict", "exact", "partial", "type")),
+        "document macro: precision  66.67% (sd n/a; documents 1, left out 0); recall  50.00% "
+        "(sd n/a; documents 1, left out 0); F1  57.14% (sd n/a; documents 1, left out 0)",
+    ]
+    assert out[25].startswith("signature: ") and "|beta:2|" in out[25]
 
 
 def test_headline_names_the_average_and_a_fractional_beta(capsys, tmp_path):

@@ -41,6 +41,7 @@ import numpy as np
 
 from ..cells import CellTable
 from ..confusion import Confusion
+from ..docmacro import DocSums
 from ..errors import ConfigError, InputError, choices
 from ..ids import NumberedIds
 from ..report import ItemTable
@@ -129,6 +130,13 @@ def _load_part(r: Reader, h: dict[str, Any]) -> _Part:
 
 
 def _dump_totals(w: Writer, t: Totals) -> dict[str, Any]:
+    out = _dump_counts(w, t)
+    if t.doc_sums is not None:  # (a state loaded without them is written again without them)
+        out["doc_sums"] = t.doc_sums.dump()
+    return out
+
+
+def _dump_counts(w: Writer, t: Totals) -> dict[str, Any]:
     return {"head": t.head, "n_parts": t.n_parts, "labels": list(t.labels), "fields": list(t.fields),
             "values": w.array(t.values), "units": w.array(t.units), "confusion": _dump_confusion(w, t.confusion),
             "categories": w.array(t.categories), "repair_sites": t.repair_sites,
@@ -149,7 +157,18 @@ def _load_totals(r: Reader, h: dict[str, Any]) -> Totals:
     return Totals(h["head"], int(h["n_parts"]), labels, fields, values, r.array(h["units"]), confusion,  # type: ignore[arg-type]
                   r.array(h["tokens"]), {s: {k: int(v) for k, v in d.items()} for s, d in h["repairs"].items()},
                   h["ts_error"], int(h["n_docs"]), int(h["digest"]), runs, hashes,
-                  r.array(h["categories"]), {side: [str(x) for x in where] for side, where in h["repair_sites"].items()})
+                  r.array(h["categories"]), {side: [str(x) for x in where] for side, where in h["repair_sites"].items()},
+                  _load_doc_sums(h.get("doc_sums")))
+
+
+def _load_doc_sums(values: Any) -> DocSums | None:
+    """The document-macro sums of a state (None in a state written without them)."""
+    if values is None:
+        return None
+    try:
+        return DocSums.load(values)
+    except (TypeError, ValueError) as e:
+        raise InputError(f"corrupt scorer state: document sums {values!r:.80} ({e})") from None
 
 
 # --- entry points -----------------------------------------------------------------------

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cached_property, lru_cache
+from functools import cached_property, lru_cache, reduce
 from itertools import chain
 from typing import Any
 
@@ -33,6 +33,7 @@ from ..categories import CATEGORIES
 from ..cells import UNIT_FIELDS, CellTable, column_sums
 from ..config import Config
 from ..confusion import Confusion
+from ..docmacro import DocSums
 from ..errors import ConfigError, InputError
 from ..ids import NumberedIds, UnkeptIds, decimal_values, reference_digest, string_hashes
 from ..report import Report
@@ -114,6 +115,7 @@ class Totals:
     hashes: np.ndarray = field(repr=False)  # uint64: a hash of every other document id, sorted
     categories: np.ndarray | None = None  # (labels, 6) error-category totals, None without alignment
     repair_sites: dict[str, list[str]] = field(default_factory=dict)  # side -> the first repairs
+    doc_sums: DocSums | None = field(default_factory=DocSums)  # the document-macro average's sums (None: unknown)
 
     @classmethod
     def empty(cls, head: dict[str, Any] | None = None) -> Totals:
@@ -134,7 +136,8 @@ class Totals:
                 None if p.token_counts is None else column_sums(p.token_counts),
                 {}, p.ts_error, len(p.doc_ids), reference_digest(_PartData(p, zero_tokens)),
                 np.zeros((0, 2), _I64), np.zeros(0, np.uint64),
-                None if p.categories is None else np.asarray(p.categories, dtype=_I64), {})
+                None if p.categories is None else np.asarray(p.categories, dtype=_I64), {},
+                DocSums.of(*(p.table.doc_totals()[:, fields.index(k)] for k in ("tp", "fp", "fn"))))
         _add_repairs(t.repairs, t.repair_sites, p.repairs, p.repair_sites)
         return t if list(t.labels) == sorted(t.labels) else _sum([t], t.head)
 
@@ -250,7 +253,8 @@ def _sum(ts: Sequence[Totals], head: dict[str, Any]) -> Totals:
                   _rows(tokens) if len(tokens) == len(ts) else None, repairs,
                   next((t.ts_error for t in ts if t.ts_error), None), sum(t.n_docs for t in ts),
                   sum(t.digest for t in ts) % 2**64, np.concatenate([t.runs for t in ts]),
-                  np.sort(np.concatenate([t.hashes for t in ts])), categories, sites)
+                  np.sort(np.concatenate([t.hashes for t in ts])), categories, sites,
+                  None if any(t.doc_sums is None for t in ts) else reduce(DocSums.plus, [t.doc_sums for t in ts]))
     out.__dict__["_index"] = index  # (cached_property's own store: the label numbers, for the next batch)
     return out
 
