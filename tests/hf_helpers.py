@@ -11,12 +11,12 @@ WORDS = [
 LABELS = ["O", "B-PER", "I-PER", "B-LOC", "I-LOC", "B-ORG", "I-ORG"]
 
 
-def fast_tokenizer():
+def fast_tokenizer(words: list[str] | None = None):
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
     from transformers import PreTrainedTokenizerFast
 
     specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-    vocab = {w: i for i, w in enumerate(specials + WORDS)}
+    vocab = {w: i for i, w in enumerate(specials + (WORDS if words is None else words))}
     tok = Tokenizer(models.WordPiece(vocab=vocab, unk_token="[UNK]"))
     tok.normalizer = normalizers.Lowercase()
     tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()

@@ -16,6 +16,7 @@ require("accelerate")
 datasets = require("datasets")
 seqeval = require("seqeval.metrics")
 
+from hf_helpers import fast_tokenizer
 from iescore.adapters.trainer import compute_metrics
 
 LABELS = ["O", "B-PER", "I-PER", "B-LOC", "I-LOC"]
@@ -27,21 +28,6 @@ SENTS = [
     (["Hopper", "went", "to", "London", "."], ["B-PER", "O", "O", "B-LOC", "O"]),
     (["Washington", "met", "Lovelace", "in", "London", "."], ["B-PER", "O", "B-PER", "O", "B-LOC", "O"]),
 ]
-
-
-def _tokenizer():
-    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
-    from transformers import PreTrainedTokenizerFast
-
-    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-    vocab = {w: i for i, w in enumerate(specials + WORDS)}
-    tok = Tokenizer(models.WordPiece(vocab=vocab, unk_token="[UNK]"))
-    tok.normalizer = normalizers.Lowercase()
-    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    tok.post_processor = processors.TemplateProcessing(
-        single="[CLS] $A [SEP]", special_tokens=[("[CLS]", vocab["[CLS]"]), ("[SEP]", vocab["[SEP]"])])
-    return PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="[UNK]", pad_token="[PAD]", cls_token="[CLS]",
-                                   sep_token="[SEP]", mask_token="[MASK]")
 
 
 def _model():
@@ -98,7 +84,7 @@ def _word_tags(logits, word_ids, policy):
 def trained(tmp_path_factory):
     from transformers import DataCollatorForTokenClassification, Trainer, TrainingArguments
 
-    tok = _tokenizer()
+    tok = fast_tokenizer(WORDS)
     assert tok.tokenize("Washington London Lovelace") == ["wash", "##ing", "##ton", "lon", "##d", "##on", "love",
                                                           "##lace"]
     train, evaluation = _dataset(tok, 4), _dataset(tok, 2)
