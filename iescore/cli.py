@@ -420,7 +420,7 @@ def _main(argv: Sequence[str] | None) -> int:
                 write_report_html(args, report, batch)
             elif uses_formats(args):  # character offsets, annotation tools, LLM output
                 report = score_args(cfg, args)
-            elif args.error_counts is not None or args.breakdown:  # every item needed: read whole
+            elif args.error_counts is not None or args.breakdown or args.per_document:  # every item needed: read whole
                 scorer = Scorer(cfg)
                 scorer.add_batch(read_conll(args.file, args.pred_file, encoding=args.encoding, documents=args.documents,
                                             columns=_columns(args)))
@@ -435,7 +435,8 @@ def _main(argv: Sequence[str] | None) -> int:
             extra = _extra_blocks(args, report)
             # JSON written as it is made: a large report's text is never held whole
             write_output(report_pieces(report, output_format(parser, args), confusion=args.confusion,
-                                       error_counts=args.error_counts, **extra), args.output)
+                                       error_counts=args.error_counts, semeval=args.semeval,
+                                       per_document=args.per_document, **extra), args.output)
         except IEScoreError as exc:
             print(f"iescore: error: {exc}", file=sys.stderr)
             return 2

@@ -49,6 +49,7 @@ from .errorcounts import (
     error_counts_markdown,
     format_error_counts,
 )
+from .flat import document_rows, semeval_rows
 from .jsontext import json_pieces, json_text, write_pieces
 
 if TYPE_CHECKING:
@@ -94,7 +95,7 @@ def _thresholds_csv(curve: Any) -> list[list[Any]]:
 
 def format_report(report: Report, fmt: str = "table", *, confusion: bool = False,
                   error_counts: int | str | None = None, breakdowns: Sequence[Breakdown] = (),
-                  thresholds: Any = None) -> str:
+                  thresholds: Any = None, semeval: bool = False, per_document: bool = False) -> str:
     """The report in ``fmt`` (one of `FORMATS`); ``confusion`` adds the confusion
     table (the text table: before the signature line; CSV and Markdown: after the rest;
     JSON always holds it as ``confusion``). ``error_counts`` (a number of rows, or ``"all"``)
@@ -106,15 +107,20 @@ def format_report(report: Report, fmt: str = "table", *, confusion: bool = False
     section each in CSV and Markdown; a top-level ``breakdowns`` list in JSON);
     ``thresholds`` (a [`ThresholdCurve`][iescore.stats.thresholds.ThresholdCurve]) adds its
     best point (text table and Markdown: one block), its points (a CSV section) or its
-    ``to_dict()`` (a top-level ``thresholds`` object in JSON). JSON is
+    ``to_dict()`` (a top-level ``thresholds`` object in JSON). ``semeval`` adds the
+    SemEval-2013 scenarios per label (`semeval_rows`), a section in CSV and a table in
+    Markdown; ``per_document`` the per-document precision, recall and F1
+    (`document_rows`; the report must keep its documents), a section in CSV and a table in
+    Markdown; the text table always has the overall scenarios and the document-macro line,
+    JSON ``semeval`` and ``doc_macro``. JSON is
     ``json.dumps(report.to_dict(), indent=2)``'s text (`jsontext` writes it faster)."""
     extra = (tuple(breakdowns), thresholds)
     if fmt == "json":
         return json_text(_json_tree(report, error_counts, *extra))
     if fmt == "csv":
-        return _csv(report, confusion, error_counts, *extra)
+        return _csv(report, confusion, error_counts, *extra, semeval=semeval, per_document=per_document)
     if fmt == "markdown":
-        return _markdown(report, confusion, error_counts, *extra)
+        return _markdown(report, confusion, error_counts, *extra, semeval=semeval, per_document=per_document)
     if fmt == "table":
         lines = report.format_table().split("\n")
         if confusion:
@@ -133,14 +139,14 @@ def format_report(report: Report, fmt: str = "table", *, confusion: bool = False
 
 def report_pieces(report: Report, fmt: str = "table", *, confusion: bool = False,
                   error_counts: int | str | None = None, breakdowns: Sequence[Breakdown] = (),
-                  thresholds: Any = None) -> Iterator[str]:
+                  thresholds: Any = None, semeval: bool = False, per_document: bool = False) -> Iterator[str]:
     """`format_report`'s text in pieces: JSON's as it is written (a large report's
     text is never held whole), the other formats' in one piece. Whatever cannot be
     made (error counts of a report without items) raises here, before a piece is written."""
     if fmt == "json":
         return json_pieces(_json_tree(report, error_counts, tuple(breakdowns), thresholds))
     return iter((format_report(report, fmt, confusion=confusion, error_counts=error_counts, breakdowns=breakdowns,
-                               thresholds=thresholds),))
+                               thresholds=thresholds, semeval=semeval, per_document=per_document),))
 
 
 def _json_tree(report: Report, top: int | str | None, breakdowns: Sequence[Breakdown] = (),
@@ -213,7 +219,7 @@ class _Quoted:
 
 
 def _csv(report: Report, confusion: bool, top: int | str | None = None, breakdowns: Sequence[Breakdown] = (),
-         thresholds: Any = None) -> str:
+         thresholds: Any = None, *, semeval: bool = False, per_document: bool = False) -> str:
     buf = io.StringIO()
     buf.write(f"# signature: {report.signature}\n")  # pandas.read_csv(..., comment="#") skips it
     w = _Quoted(buf)
@@ -228,6 +234,11 @@ def _csv(report: Report, confusion: bool, top: int | str | None = None, breakdow
         w.writerow(["reference\\prediction", *names])
         for a, row in zip(names, confusion_grid(report).tolist()):
             w.writerow([a, *row])
+    for section in ((semeval_rows(report) if semeval else []), (document_rows(report) if per_document else [])):
+        if section:  # each its own header row
+            buf.write("\n")
+            for row in section:
+                w.writerow(row)
     if top is not None:  # a section of its own: its header row, then one row per (error, label, text)
         buf.write("\n")
         for row in error_counts_csv(report, top):
@@ -256,7 +267,7 @@ def _md_cell(text: str) -> str:
 
 
 def _markdown(report: Report, confusion: bool, top: int | str | None = None, breakdowns: Sequence[Breakdown] = (),
-              thresholds: Any = None) -> str:
+              thresholds: Any = None, *, semeval: bool = False, per_document: bool = False) -> str:
     def pct(x: float | None) -> str:
         return "n/a" if x is None else f"{100 * x:.2f}"
 
@@ -273,6 +284,16 @@ def _markdown(report: Report, confusion: bool, top: int | str | None = None, bre
     if report.categories is not None:
         lines += ["", "Error categories (see the manual, Concepts: Error categories):", ""]
         lines += table(["label", *HEADINGS], [[lab, *(str(c[k]) for k in CATEGORIES)] for lab, _, c in rows if c])
+    if semeval and (sem := semeval_rows(report)):
+        lines += ["", "SemEval-2013 scenarios (see the manual, Concepts: Measures and averages):", ""]
+        lines += table(sem[0][:9] + ["precision %", "recall %", "F1 %"],
+                       [[*map(str, r[:9]), *(pct(None if x == "" else x) for x in r[9:])] for r in sem[1:]],
+                       set(range(2, 12)))
+    if per_document:
+        docs = document_rows(report)
+        lines += ["", "Documents:", ""]
+        lines += table(["doc", "tp", "fp", "fn", "precision %", "recall %", "F1 %"],
+                       [[str(r[0]), *map(str, r[1:4]), *(pct(None if x == "" else x) for x in r[4:])] for r in docs[1:]])
     if confusion:
         names = _names(report)
         lines += ["", "Confusion (rows: reference, columns: prediction; none = missed or spurious):", ""]
@@ -348,7 +369,8 @@ def _thresholds_arg(value: str) -> int:
 
 def add_output_options(group: Any) -> None:
     """The command line's output options (``--format``, ``--output``, ``--confusion``,
-    ``--error-counts [N]``, ``--breakdown SPEC``, ``--thresholds``, ``--max-thresholds N``)."""
+    ``--error-counts [N]``, ``--semeval``, ``--per-document``, ``--breakdown SPEC``, ``--thresholds``,
+    ``--max-thresholds N``)."""
     group.add_argument("--format", choices=FORMATS, default=None,
                        help="output format: table (conlleval's lines, then iescore's), json (the report as one "
                             "JSON object), csv (one row per label and overall), markdown (tables); default table")
@@ -366,6 +388,12 @@ def add_output_options(group: Any) -> None:
                             "seen:TRAINFILE (is the label and text a mention of the CoNLL training file, its last "
                             "column the gold tags) or attr:FILE (lines of a document id, a tab and its value); a block each in the "
                             "table, a section each in csv and markdown, breakdowns in json")
+    group.add_argument("--semeval", action="store_true",
+                       help="add the SemEval-2013 scenarios (strict, exact, partial, type) per label: a section in "
+                            "csv, a table in markdown (the table shows them overall, json always holds them)")
+    group.add_argument("--per-document", action="store_true",
+                       help="add precision, recall and F1 of every document: a section in csv, a table in markdown "
+                            "(the table and json hold their document-macro average); needs the documents kept")
     group.add_argument("--thresholds", action="store_true",
                        help="add precision, recall and F at every confidence threshold of the predictions (those "
                             "of confidence >= t kept): the best point in the table and markdown, every point in "

@@ -2,7 +2,8 @@
 
 `format_html` fills a Jinja2 template (package data, autoescaping on) with the
 signature, the per-label table, the error categories (Concepts: error
-categories), the confusion heatmap, the most frequent errors by label and string
+categories), the SemEval-2013 scenarios and the document-macro average (Concepts:
+measures and averages), the confusion heatmap, the most frequent errors by label and string
 (`iescore.render.errorcounts`) and a JSON data block of every document's tokens and
 items; the page's own script (also package data) renders the documents a page at a
 time, with filters by label, category, status and document, from a confusion cell
@@ -39,6 +40,9 @@ __all__ = ["format_html", "write_html", "PAGE_SIZES", "ERROR_ROWS"]
 PAGE_SIZES = (10, 20, 50, 100)
 # the error rows (error, label, string) listed by default, most frequent first
 ERROR_ROWS = 50
+# the SemEval-2013 scenarios and their counts, as the page's table shows them
+SEMEVAL_SCENARIOS = ("strict", "exact", "partial", "type")
+SEMEVAL_COUNTS = ("COR", "INC", "PAR", "MIS", "SPU", "POS", "ACT")
 # the largest confusion heatmap drawn, in cells ("none" included): 315 labels
 HEATMAP_CELLS = 100_000
 
@@ -141,6 +145,8 @@ def format_html(report: Report, tokens: Sequence[Sequence[str]] | None = None, *
         n_ref=len(report.reference), n_pred=len(report.prediction),
         rows=[*summary["per_label"].items(), ("overall", summary["overall"])],
         categories=cats is not None, category_names=CATEGORIES, category_rows=category_rows,
+        semeval_rows=[] if summary["semeval"] is None else [(k, summary["semeval"][k]) for k in SEMEVAL_SCENARIOS],
+        semeval_counts=SEMEVAL_COUNTS, doc_macro=summary["doc_macro"],
         confusion_names=names, heatmap_cells=HEATMAP_CELLS,
         confusion_rows=None if grid is None else [(a, [(b, n, _heat(n, top)) for b, n in zip(names, row)])
                                                   for a, row in zip(names, grid.tolist())],
