@@ -254,7 +254,7 @@ def _sum(ts: Sequence[Totals], head: dict[str, Any]) -> Totals:
                   next((t.ts_error for t in ts if t.ts_error), None), sum(t.n_docs for t in ts),
                   sum(t.digest for t in ts) % 2**64, np.concatenate([t.runs for t in ts]),
                   np.sort(np.concatenate([t.hashes for t in ts])), categories, sites,
-                  None if any(t.doc_sums is None for t in ts) else reduce(DocSums.plus, [t.doc_sums for t in ts]))
+                  _doc_sums([t.doc_sums for t in ts]))
     out.__dict__["_index"] = index  # (cached_property's own store: the label numbers, for the next batch)
     return out
 
@@ -310,3 +310,9 @@ def _check_ids(runs: np.ndarray, hashes: np.ndarray) -> None:
         inside = (at >= 0) & (decimal < r[np.maximum(at, 0), 1])
         if inside.any():
             raise InputError(f"duplicate document id {str(int(decimal[inside][0]))!r} (in two merged states)")
+
+
+def _doc_sums(parts: list[DocSums | None]) -> DocSums | None:
+    """The document-macro sums of merged totals: unknown (None) when one part's are."""
+    known = [d for d in parts if d is not None]
+    return reduce(DocSums.plus, known) if known and len(known) == len(parts) else None

@@ -130,6 +130,9 @@ class ThresholdCurve:
                 "points": [self.point(k).to_dict() for k in range(len(self))]}
 
 
+_Counts = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # thresholds, tp, fp, fn
+
+
 def _curve(thresholds: np.ndarray, tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, beta: float, method: str,
            distinct: int, note: str | None) -> ThresholdCurve:
     tps, fps, fns = (tuple(int(x) for x in a.tolist()) for a in (tp, fp, fn))
@@ -183,7 +186,7 @@ def _at_least(values: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
     return len(values) - np.searchsorted(np.sort(values), thresholds, "left")
 
 
-def _any_curve(report: Report, r: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, ...] | None:
+def _any_curve(report: Report, r: np.ndarray, p: np.ndarray) -> _Counts | None:
     """(thresholds, tp, fp, fn) under any-match counting, or None when the pairs disagree
     with the report's statuses."""
     R, P = report.reference, report.prediction
@@ -201,7 +204,7 @@ def _any_curve(report: Report, r: np.ndarray, p: np.ndarray) -> tuple[np.ndarray
             len(R) - _at_least(best, thresholds))
 
 
-def _matching_curve(report: Report, r: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, ...] | None:
+def _matching_curve(report: Report, r: np.ndarray, p: np.ndarray) -> _Counts | None:
     """(thresholds, tp, fp, fn) under one-to-one counting: TP is the size of a largest
     matching of the kept predictions (the counts do not depend on which largest matching is
     taken), grown one prediction at a time in decreasing confidence by one search for an
