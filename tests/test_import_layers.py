@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 import sys
-from functools import cache, lru_cache
+from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]

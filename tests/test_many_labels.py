@@ -355,10 +355,10 @@ def test_binary_measures_over_arrays_match_the_scalar_ones_for_big_counts(rows, 
 
 # --- the vocabulary's whole-list passes == the tag-by-tag reading -------------------------------
 
-from iescore.schemes import I as ROLE_I
-from iescore.schemes import Scheme, get_scheme
 from iescore.decode.vocab import Vocabulary
 from iescore.errors import InputError
+from iescore.schemes import I as ROLE_I
+from iescore.schemes import Scheme, get_scheme
 
 _VALID = ["O", "B-A", "I-A", "B-B", "I-B", "B-a b", "I-C-D", "B-C-D"] + [f"{p}-T{k}" for p in "BI" for k in range(300)]
 _ODD = ["E-A", "S-B", "B-", "B", "I", "A", "", "X-A", "B-A\u200b", "B-\ufeffA", "-A"]  # invalid in some schemes

@@ -15,9 +15,9 @@ from iescore import InputError, Scorer, Span
 from iescore.errors import ConfigError
 from iescore.io.brat import read_brat, write_brat
 from iescore.io.chars import TextDocument
-from iescore.io.textscore import score_text
 from iescore.io.conll import read_conll
 from iescore.io.jsonl import read_jsonl, write_jsonl
+from iescore.io.textscore import score_text
 
 FIX = Path(__file__).parent / "fixtures" / "readers"
 T1 = "Al Roth met Ido Erev in Haifa ."

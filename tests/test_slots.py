@@ -21,11 +21,10 @@ from iescore import Template, score_templates
 from iescore.config import Rule
 from iescore.errors import InputError
 from iescore.match import fillers
-from iescore.match.units import cell_index
 from iescore.match.count import count
 from iescore.match.fillers import obd_pairs
 from iescore.match.rules import Pairs, sequence_match
-from iescore.match.units import _I64, Units
+from iescore.match.units import _I64, Units, cell_index
 
 
 def reference_obd_pairs(R: Units, P: Units, rule: Rule, names: object = None) -> Pairs:
