@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, cast, get_args
 
-from .errors import ConfigError, choices, did_you_mean, warn
+from .errors import ConfigError, InputError, choices, did_you_mean, warn
 from .options import (
     MISALIGNED,
     Align,
@@ -221,12 +221,16 @@ def warn_unknown_types(cfg: Config, present: Iterable[str], removed: Iterable[st
     shown, gone = sorted(set(present) | set(removed)), set(removed)
     option, names = ("keep_types", cfg.keep_types) if cfg.keep_types else ("remove_types", cfg.remove_types)
     found = set(shown) - gone if cfg.keep_types else gone
-    for name in (n for n in names if n not in found):
+    missing = [n for n in names if n not in found]
+    for name in missing:
         near = [p for p in shown if p.casefold() == name.casefold()]
         hint = f" (did you mean {near[0]!r}?)" if near else did_you_mean(name, shown)
         after = " after the type map (supertags)" if cfg.supertags else ""
-        warn(f"{option}: type {name!r} is not in the input{after}{hint}; the types present: "
-             f"{', '.join(map(repr, shown)) if shown else 'none'}")
+        message = (f"{option}: type {name!r} is not in the input{after}{hint}; the types present: "
+                   f"{', '.join(map(repr, shown)) if shown else 'none'}")
+        if cfg.keep_types and shown and len(missing) == len(names):  # nothing kept: nothing would be scored
+            raise InputError(message + "; none of the types to keep is in the input")
+        warn(message)
 
 
 @dataclass(frozen=True)

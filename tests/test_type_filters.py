@@ -16,7 +16,7 @@ import iescore
 from iescore import Document, Span, Template
 from iescore.cli import main
 from iescore.config import Config
-from iescore.errors import ConfigError, IEScoreWarning
+from iescore.errors import ConfigError, IEScoreWarning, InputError
 from iescore.toolbox.commands import convert_file, summarize_file, validate_file
 from iescore.toolbox.tags import TypeFilter
 
@@ -73,11 +73,15 @@ def test_a_continuation_is_never_orphaned():
 
 def test_unknown_types_warn_with_the_types_present():
     with pytest.warns(IEScoreWarning) as caught:
-        iescore.score_tags(reference=REF, prediction=PRED, keep_types="per,LOCC")
+        iescore.score_tags(reference=REF, prediction=PRED, keep_types="per,LOCC,MISC")
     messages = sorted(str(w.message) for w in caught)
     assert "type 'LOCC' is not in the input (did you mean 'LOC'?)" in messages[0]
     assert "type 'per' is not in the input (did you mean 'PER'?)" in messages[1]
     assert "the types present: 'LOC', 'MISC', 'ORG', 'PER'" in messages[0]
+    # none of the types to keep in the input: nothing would be scored, an error
+    with pytest.raises(InputError, match=r"keep_types: type 'LOCC' is not in the input \(did you mean 'LOC'\?\).*"
+                                         r"; none of the types to keep is in the input"):
+        iescore.score_tags(reference=REF, prediction=PRED, keep_types="per,LOCC")
     with pytest.warns(IEScoreWarning, match="'PER' is not in the input after the type map"):
         iescore.score_tags(reference=REF, prediction=PRED, supertags="PER=NE", remove_types="PER")
 
