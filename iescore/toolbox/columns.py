@@ -128,7 +128,7 @@ def _check_layout(path: str, labels: str, ncols: int, lineno: int, line: str, en
         if problem is not None:
             raise InputError(problem.split(" give ", 1)[0].rstrip("; ") +
                              f"; pass --labels last to read the last column alone (--labels {labels} "
-                             "reads the last two columns as the gold and the predicted tag)")
+                             "reads the last two columns: the gold tag, then the predicted one)")
 
 
 def _at(cols: Columns, side: str, n: int) -> int:
