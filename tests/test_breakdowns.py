@@ -136,8 +136,8 @@ def test_parse_and_views():
     (b,) = breakdowns(_report(), [("length", None)])
     text = format_breakdown(b).splitlines()
     assert text[0] == "breakdown by length (tokens of each answer and each prediction)"
-    assert text[2].split() == ["1", "1", "1", "0", "2", "0", "2", "0.00", "100.00", "0.00"]
-    assert text[4].split() == ["3", "1", "0", "1", "0", "0", "0", "n/a", "0.00", "n/a"]
+    assert text[2].split() == ["1", "1", "1", "0", "2", "0", "2", "0.00%", "100.00%", "0.00%"]
+    assert text[4].split() == ["3", "1", "0", "1", "0", "0", "0", "n/a", "0.00%", "n/a"]
     rows = breakdown_csv(b)
     assert rows[0] == ["breakdown", "group", "support", "found", "fn", "predicted", "tp", "fp", "precision", "recall", "f1"]
     assert rows[3] == ["length", "3", 1, 0, 1, 0, 0, 0, "", "0.0", ""]

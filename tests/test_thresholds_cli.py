@@ -63,7 +63,7 @@ def test_table_csv_markdown(capsys):
     i = next(k for k, x in enumerate(out) if x.startswith("thresholds ("))
     assert out[i] == ("thresholds (predictions of confidence >= t kept): 6 points of 6 distinct confidences, "
                       "from the candidate pairs")
-    assert out[i + 1] == "best F1 80.00 at t = 0.4: precision 80.00, recall 80.00 (tp 4, fp 1, fn 1)"
+    assert out[i + 1] == "best F1 80.00% at t = 0.4: precision 80.00%, recall 80.00% (tp 4, fp 1, fn 1)"
     assert out[i + 2].startswith("signature: ")
     assert main(["score", GOLD, PRED, *JSONL, "--thresholds", "--format", "csv"]) == 0
     csv = capsys.readouterr().out.split("\n\n")[-1].splitlines()
@@ -72,7 +72,7 @@ def test_table_csv_markdown(capsys):
     assert len(csv) == 7
     assert main(["score", GOLD, PRED, *JSONL, "--thresholds", "--format", "markdown"]) == 0
     md = capsys.readouterr().out
-    assert "- best F1 80.00 at t = 0.4" in md
+    assert "- best F1 80.00% at t = 0.4" in md
 
 
 def test_quantiles_on_the_command_line(capsys):

@@ -210,14 +210,17 @@ def breakdown_heading(b: Breakdown) -> str:
 
 def format_breakdown(b: Breakdown) -> str:
     """One breakdown as a text block: a heading, then one line per group (precision,
-    recall and F1 in percent, ``n/a`` where undefined)."""
-    w = max([5] + [len(r["group"]) for r in b.rows])
-    head = f"{'group':<{w}}  support  found  fn  predicted  tp  fp  precision  recall      F1"
-    out = [breakdown_heading(b), head]
-    for r in b.rows:
-        out.append(f"{r['group']:<{w}}  {r['support']:>7}  {r['found']:>5}  {r['fn']:>2}  {r['predicted']:>9}  "
-                   f"{r['tp']:>2}  {r['fp']:>2}  {_pct(r['precision']):>9}  {_pct(r['recall']):>6}  {_pct(r['f1']):>6}")
-    return "\n".join(out)
+    recall and F1 in percent, ``n/a`` where undefined), each column as wide as its
+    widest cell."""
+    head = ["group", "support", "found", "fn", "predicted", "tp", "fp", "precision", "recall", "F1"]
+    rows = [[r["group"], *(str(r[k]) for k in ("support", "found", "fn", "predicted", "tp", "fp")),
+             *(_pct(r[k]) + ("" if r[k] is None else "%") for k in ("precision", "recall", "f1"))] for r in b.rows]
+    widths = [max(len(x) for x in col) for col in zip(head, *rows)]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(c.ljust(w) if k == 0 else c.rjust(w) for k, (c, w) in enumerate(zip(cells, widths))).rstrip()
+
+    return "\n".join([breakdown_heading(b), line(head), *(line(r) for r in rows)])
 
 
 def breakdown_csv(b: Breakdown) -> list[list[Any]]:

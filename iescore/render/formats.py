@@ -68,6 +68,10 @@ def _pct(x: float | None) -> str:
     return "n/a" if x is None else f"{100 * x:.2f}"
 
 
+def _pct_sign(x: float | None) -> str:
+    return "n/a" if x is None else f"{100 * x:.2f}%"
+
+
 def format_thresholds(curve: Any) -> str:
     """A precision-recall curve's (`iescore.stats.thresholds.ThresholdCurve`) text block:
     its best point, how the points were found, and its note."""
@@ -80,8 +84,8 @@ def format_thresholds(curve: Any) -> str:
     if b is None:
         best = f"best {f}: n/a (no F defined at any threshold)"
     else:
-        best = (f"best {f} {_pct(b.f_beta)} at t = {b.threshold!r}: precision {_pct(b.precision)}, recall "
-                f"{_pct(b.recall)} (tp {b.tp}, fp {b.fp}, fn {b.fn})")
+        best = (f"best {f} {_pct_sign(b.f_beta)} at t = {b.threshold!r}: precision {_pct_sign(b.precision)}, recall "
+                f"{_pct_sign(b.recall)} (tp {b.tp}, fp {b.fp}, fn {b.fn})")
     return "\n".join([head, best] + ([curve.note] if curve.note else []))
 
 
