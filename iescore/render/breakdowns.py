@@ -41,9 +41,9 @@ Example:
     2 1 0 1.0
     >>> print(format_breakdown(by_seen(r, {("LOC", "London")})))
     breakdown by seen (seen: the label and text occur in the training file)
-    group   support  found  fn  predicted  tp  fp  precision  recall      F1
-    seen          1      0   1          0   0   0        n/a    0.00     n/a
-    unseen        1      1   0          1   1   0     100.00  100.00  100.00
+    group   support  found  fn  predicted  tp  fp  precision   recall       F1
+    seen          1      0   1          0   0   0        n/a    0.00%      n/a
+    unseen        1      1   0          1   1   0    100.00%  100.00%  100.00%
 """
 
 from __future__ import annotations
