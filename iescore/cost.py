@@ -52,7 +52,7 @@ from typing import Any
 
 from .errors import IEScoreError
 
-__all__ = ["Phase", "Cost", "ExtractorError", "phase", "measure", "measure_command", "format_cost"]
+__all__ = ["Phase", "Cost", "ExtractorError", "phase", "measure", "measure_command", "format_cost", "status_mb"]
 
 
 class ExtractorError(IEScoreError):
@@ -135,10 +135,10 @@ def format_cost(cost: Cost) -> str:
 
 # --- memory readings ---------------------------------------------------------------------
 
-def _status_mb(field: str) -> float | None:
-    """A memory line of ``/proc/self/status`` (``VmRSS``, ``VmHWM``) in MB; None without /proc."""
+def status_mb(field: str, pid: int | str = "self") -> float | None:
+    """A memory line of ``/proc/<pid>/status`` (``VmRSS``, ``VmHWM``) in MB; None without /proc."""
     try:
-        with open("/proc/self/status") as fh:
+        with open(f"/proc/{pid}/status") as fh:
             for line in fh:
                 if line.startswith(field + ":"):
                     return int(line.split()[1]) / 1024  # the kernel writes kB
@@ -162,7 +162,7 @@ def _reset_peak() -> bool:
 
 
 def _peak_mb() -> float:
-    peak = _status_mb("VmHWM")
+    peak = status_mb("VmHWM")
     return peak if peak is not None else _maxrss_mb(resource.getrusage(resource.RUSAGE_SELF))
 
 
@@ -194,7 +194,7 @@ def phase(name: str) -> Iterator[None]:
 
 def _start() -> tuple[float | None, float, float, str]:
     scope = "phase" if _reset_peak() else "process"
-    return _status_mb("VmRSS"), time.process_time(), time.perf_counter(), scope
+    return status_mb("VmRSS"), time.process_time(), time.perf_counter(), scope
 
 
 def _finish(name: str, start: float | None, cpu0: float, wall0: float, scope: str) -> Phase:

@@ -19,6 +19,8 @@ from typing import Any
 import numpy as np
 import scipy.stats
 
+from iescore.cost import status_mb
+
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
@@ -145,21 +147,9 @@ PHASE_MEASURES = (
 )
 
 
-def _status_mb(pid: int | str, field: str) -> float | None:
-    """A memory line of ``/proc/<pid>/status`` (``VmRSS``, ``VmHWM``) in MB; None without /proc."""
-    try:
-        with open(f"/proc/{pid}/status") as fh:
-            for line in fh:
-                if line.startswith(field + ":"):
-                    return int(line.split()[1]) / 1024  # the kernel writes kB
-    except OSError:
-        pass
-    return None
-
-
 def _rss_mb(pid: int) -> float | None:
     """The resident set of a process in MB (``/proc``, else psutil when installed, else None)."""
-    rss = _status_mb(pid, "VmRSS")
+    rss = status_mb("VmRSS", pid)
     if rss is None:
         try:
             import psutil
@@ -177,7 +167,7 @@ def _peak_rss_mb() -> float:
     ``ru_maxrss`` on Linux: a spawned child inherits there the resident set of the parent it
     was forked from before its ``exec`` (a child of a 500 MB parent reports 500 MB).
     """
-    peak = _status_mb("self", "VmHWM")
+    peak = status_mb("VmHWM")
     if peak is None:
         maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         peak = maxrss / 2**20 if sys.platform == "darwin" else maxrss / 1024  # bytes on macOS, else kB
