@@ -19,7 +19,8 @@ from .errors import ConfigError, IEScoreError, InputError
 from .files import score_files
 from .io.conll import example_path
 from .measures import Counts
-from .model import Document, Span, Template
+from .model import Document, Link, Relation, Span, Template, TextRelation
+from .options import LINK_SETTINGS, RELATION_SETTINGS
 from .render import (
     notebook as _views,  # fills the report's view table (iescore.viewhooks): render sits above report
 )
@@ -49,6 +50,11 @@ __all__ = [
     "Document",
     "Span",
     "Template",
+    "Relation",
+    "Link",
+    "TextRelation",
+    "RELATION_SETTINGS",
+    "LINK_SETTINGS",
     "Report",
     "aggregate",
     "Scorer",

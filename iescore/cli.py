@@ -33,9 +33,11 @@ from .config import (
     AVERAGES,
     COUNTINGS,
     MODES,
+    NILS,
     NORMALISERS,
     REPAIRS_CHOICES,
     SETTINGS,
+    TASKS,
     Config,
     Rule,
     parse_supertags,
@@ -189,6 +191,17 @@ def build_parser() -> argparse.ArgumentParser:
                    help="weight of a separator in the token & separator model; default 1")
     g.add_argument("--ser-weights", type=_three_floats, default=_DEFAULT.ser_weights,
                    help="weights of S,D,I in the weighted SER, e.g. 1,0.5,0.5")
+    g.add_argument("--task", choices=TASKS, default=_DEFAULT.task,
+                   help="what is scored: entities (spans), relations (between spans) or links (spans with "
+                        "knowledge-base ids); default entities")
+    g.add_argument("--no-arg-labels", dest="arg_labels", action="store_false",
+                   help="relations: do not compare the arguments' entity labels (with --rule E: the boundaries setting)")
+    g.add_argument("--symmetric", type=_types, default=(), metavar="A,B",
+                   help="relations: the relation labels that match in either argument order")
+    g.add_argument("--nil", choices=NILS, default=_DEFAULT.nil,
+                   help="links: keep (NIL is an id like any other) or ignore (NIL answers and predictions left out); default keep")
+    g.add_argument("--link-types", action="store_true",
+                   help="links: compare the mentions' entity types too")
     f = sc.add_argument_group("input and output")
     f.add_argument("--encoding", default="utf-8", help="file encoding (utf-8, latin-1, ...)")
     f.add_argument("--documents", choices=DOC_MODES, default="auto",

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, cast, get_args
+from typing import Any, get_args
 
-from .errors import ConfigError, InputError, choices, did_you_mean, warn
+from .errors import ConfigError, choices, did_you_mean
+from .normalise import NORMALISERS, get_normaliser
 from .options import (
     MISALIGNED,
     Align,
@@ -35,13 +35,16 @@ from .options import (
     Misaligned,
     Missing,
     Mode,
+    Nil,
     Repair,
     Rule,
     Setting,
     Subwords,
+    Task,
     TokenizerName,
 )
 from .schemes import SCHEMES, get_scheme
+from .typemaps import parse_supertags, parse_types, warn_unknown_types
 from .version import __version__
 
 __all__ = [
@@ -61,6 +64,8 @@ SUBWORDS: tuple[Subwords, ...] = get_args(Subwords)
 MISSING: tuple[Missing, ...] = get_args(Missing)
 LEVELS: tuple[Level, ...] = get_args(Level)  # what character-offset input is scored on (iescore.io.chars)
 TOKENIZER_NAMES: tuple[TokenizerName, ...] = get_args(TokenizerName)  # the tokens of level="tokens"
+TASKS: tuple[Task, ...] = get_args(Task)
+NILS: tuple[Nil, ...] = get_args(Nil)
 PREPARATION = ("documents", "subwords", "misaligned", "missing", "level", "tokenizer", "align",
                "discontinuous")  # how the input was prepared
 _PREPARATION_KEYS = tuple((f, "docs" if f == "documents" else f) for f in PREPARATION)  # (Config field, signature key)
@@ -112,126 +117,6 @@ def canonical_scheme(name: str) -> str:
         ) from None
 
 
-# --- normalisers (OBD string comparison, one-per-string) -------------------------
-
-def _whitespace(s: str) -> str:
-    return " ".join(s.split())
-
-
-_BASE_NORMALISERS: dict[str, Callable[[str], str]] = {
-    "identity": lambda s: s,
-    "lower": str.lower,
-    "casefold": str.casefold,
-    "whitespace": _whitespace,
-    "nfkc": lambda s: unicodedata.normalize("NFKC", s),
-    "strip-punct": lambda s: "".join(ch for ch in s if not unicodedata.category(ch).startswith("P")),
-}
-NORMALISERS = tuple(_BASE_NORMALISERS)
-
-
-def get_normaliser(name: str) -> Callable[[str], str]:
-    """A normaliser by name; names compose with ``+`` (``lower+whitespace``).
-
-    Normalisers apply to each token of a filler; tokens that normalise to the
-    empty string are dropped.
-
-    >>> get_normaliser("lower+whitespace")("  Al   ROTH ")
-    'al roth'
-    """
-    funcs = []
-    for part in name.split("+"):
-        f = _BASE_NORMALISERS.get(part.strip())
-        if f is None:
-            raise ConfigError(
-                f"unknown normaliser {part!r} in {name!r}; valid: {choices(NORMALISERS)} "
-                "(combine with '+')"
-            )
-        funcs.append(f)
-
-    def apply(s: str) -> str:
-        for f in funcs:
-            s = f(s)
-        return s
-
-    return apply
-
-
-def parse_supertags(value: object) -> tuple[tuple[str, str], ...]:
-    """Label merges as sorted ``(label, supertag)`` pairs, from a mapping, pairs, or a string
-    ``"PER=NE,LOC=NE"`` (the CLI's form).
-
-    >>> parse_supertags("PER=NE, LOC=NE")
-    (('LOC', 'NE'), ('PER', 'NE'))
-    >>> parse_supertags({"PER": "NE"})
-    (('PER', 'NE'),)
-    """
-    if isinstance(value, str):
-        pairs: list[tuple[object, object]] = []
-        for item in value.split(","):
-            if not item.strip():
-                continue
-            if "=" not in item:
-                raise ConfigError(f"supertag {item.strip()!r} in {value!r} must look like LABEL=SUPERTAG")
-            a, b = item.split("=", 1)
-            pairs.append((a.strip(), b.strip()))
-    elif isinstance(value, Mapping):
-        pairs = list(value.items())
-    else:
-        try:
-            pairs = [tuple(p) for p in value]  # type: ignore[attr-defined]
-        except TypeError:
-            raise ConfigError(
-                f"supertags must be a mapping {{label: supertag}}, (label, supertag) pairs or 'A=X,B=Y', got {value!r}"
-            ) from None
-    out: dict[str, str] = {}
-    for p in pairs:
-        if len(p) != 2 or not all(isinstance(x, str) for x in p):
-            raise ConfigError(f"a supertag must be a pair of label strings (label, supertag), got {p!r}")
-        a, b = cast("tuple[str, str]", p)
-        if out.get(a, b) != b:
-            raise ConfigError(f"label {a!r} is merged into two supertags: {out[a]!r} and {b!r}")
-        out[a] = b
-    return tuple(sorted(out.items()))
-
-
-def parse_types(value: object, name: str = "types") -> tuple[str, ...]:
-    """Type names as a sorted tuple without repeats, from a string ``"PER,LOC"`` (the CLI's
-    form) or an iterable of strings.
-
-    >>> parse_types("PER, LOC,PER"), parse_types(["MISC"])
-    (('LOC', 'PER'), ('MISC',))
-    """
-    if isinstance(value, str):
-        items: list[object] = [x.strip() for x in value.split(",") if x.strip()]
-    else:
-        try:
-            items = list(value)  # type: ignore[call-overload]
-        except TypeError:
-            raise ConfigError(f"{name} must be type names, as a list or 'A,B', got {value!r}") from None
-    for x in items:
-        if not isinstance(x, str) or not x.strip():
-            raise ConfigError(f"{name}: a type name must be a non-empty string, got {x!r}")
-    return tuple(sorted(set(cast("list[str]", items))))
-
-
-def warn_unknown_types(cfg: Config, present: Iterable[str], removed: Iterable[str]) -> None:
-    """Warn for each type of ``cfg.keep_types`` or ``cfg.remove_types`` not in the input
-    (``present``: its types after the type map; ``removed``: those left out), naming the
-    nearest type present (in any case) and the types present."""
-    shown, gone = sorted(set(present) | set(removed)), set(removed)
-    option, names = ("keep_types", cfg.keep_types) if cfg.keep_types else ("remove_types", cfg.remove_types)
-    found = set(shown) - gone if cfg.keep_types else gone
-    missing = [n for n in names if n not in found]
-    for name in missing:
-        near = [p for p in shown if p.casefold() == name.casefold()]
-        hint = f" (did you mean {near[0]!r}?)" if near else did_you_mean(name, shown)
-        after = " after the type map (supertags)" if cfg.supertags else ""
-        message = (f"{option}: type {name!r} is not in the input{after}{hint}; the types present: "
-                   f"{', '.join(map(repr, shown)) if shown else 'none'}")
-        if cfg.keep_types and shown and len(missing) == len(names):  # nothing kept: nothing would be scored
-            raise InputError(message + "; none of the types to keep is in the input")
-        warn(message)
-
 
 @dataclass(frozen=True)
 class Config:
@@ -273,6 +158,17 @@ class Config:
             fragment a span, ``"cover"``: one span over them), when the input had one, else None.
         ser_weights: weights of substitutions, deletions and insertions in the
             weighted slot error rate ``(wS*S + wD*D + wI*I) / N`` (Makhoul et al.).
+        task: what is scored: ``"entities"`` (spans), ``"relations"`` (a document's
+            `Relation`s, whose head and tail spans match under ``rule``) or ``"links"`` (a
+            document's `Link`s: a mention span matched under ``rule`` and the same
+            knowledge-base id); Concepts: relations and links.
+        arg_labels: relations: are the arguments' entity labels compared (``False``: the
+            "boundaries" setting)?
+        symmetric: relations: the relation labels that match in either argument order.
+        nil: links: ``"keep"`` (``NIL`` is an id like any other) or ``"ignore"`` (answers
+            and predictions whose id is ``NIL`` are left out).
+        link_types: links: are the mentions' entity types compared? Links are counted per
+            entity type either way.
         detail: ``"full"`` (everything), or ``"prf"``: exact-match TP/FP/FN only, for
             speed inside training loops (same numbers; no slot errors, TS model,
             confusion table or alignment). Not part of the signature: it changes
@@ -304,6 +200,11 @@ class Config:
     align: Align | None = None
     discontinuous: Discontinuous | None = None
     detail: Detail = "full"
+    task: Task = "entities"
+    arg_labels: bool = True
+    symmetric: tuple[str, ...] = ()
+    nil: Nil = "keep"
+    link_types: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "rule", Rule.parse(self.rule))
@@ -317,6 +218,8 @@ class Config:
             ("average", self.average, AVERAGES),
             ("repair", self.repair, REPAIRS_CHOICES),
             ("detail", self.detail, DETAILS),
+            ("task", self.task, TASKS),
+            ("nil", self.nil, NILS),
         )
         for name, value, valid in checks:
             if value not in valid:
@@ -353,11 +256,27 @@ class Config:
         object.__setattr__(self, "supertags", parse_supertags(self.supertags))
         for name in ("keep_types", "remove_types"):
             object.__setattr__(self, name, parse_types(getattr(self, name), name))
+        object.__setattr__(self, "symmetric", parse_types(self.symmetric, "symmetric"))
+        self._check_task()
         if self.keep_types and self.remove_types:
             raise ConfigError(
                 f"keep_types={','.join(self.keep_types)!r} and remove_types={','.join(self.remove_types)!r} "
                 "cannot be combined: give the types to keep, or the types to remove"
             )
+
+    def _check_task(self) -> None:
+        """A task's options are refused with another task (set, they would change nothing)."""
+        for name in ("arg_labels", "link_types"):
+            if not isinstance(getattr(self, name), bool):
+                raise ConfigError(f"{name} must be True or False, got {getattr(self, name)!r}")
+        for name, value, default, task in (("arg_labels", self.arg_labels, True, "relations"),
+                                           ("symmetric", self.symmetric, (), "relations"),
+                                           ("nil", self.nil, "keep", "links"),
+                                           ("link_types", self.link_types, False, "links")):
+            if value != default and self.task != task:
+                raise ConfigError(f"{name}={value!r} applies to task={task!r}; this is task={self.task!r}")
+        if self.task == "links" and self.setting == "OBD":
+            raise ConfigError("task='links' scores mentions by position: use setting='AO'")
 
     @property
     def alpha(self) -> float:
@@ -431,6 +350,16 @@ class Config:
         for name, key in _PREPARATION_KEYS:
             if getattr(self, name) is not None:
                 parts.append(f"{key}:{getattr(self, name)}")
+        if self.task != "entities":
+            parts.append(f"task:{self.task}")
+        if not self.arg_labels:
+            parts.append("args:unlabelled")
+        if self.symmetric:
+            parts.append("sym:" + ",".join(map(_escape, self.symmetric)))
+        if self.nil != "keep":
+            parts.append(f"nil:{self.nil}")
+        if self.link_types:
+            parts.append("linktypes:compared")
         parts.append(f"v:{__version__}")
         if data is not None:
             from .ids import reference_digest
@@ -467,6 +396,8 @@ class Config:
                 if any(len(p) != 2 for p in pairs):
                     raise ValueError(fields["super"])
                 kw["supertags"] = tuple((_unescape(a), _unescape(b)) for a, b in pairs)
+            if "sym" in fields:
+                kw["symmetric"] = tuple(map(_unescape, fields["sym"].split(",")))
             for key in ("keep", "remove"):
                 if key in fields:
                     kw[f"{key}_types"] = tuple(map(_unescape, fields[key].split(",")))
@@ -484,6 +415,10 @@ class Config:
         for name, key in _PREPARATION_KEYS:
             if key in fields:
                 kw[name] = fields[key]
+        kw["task"] = fields.get("task", "entities")
+        kw["arg_labels"] = fields.get("args") != "unlabelled"
+        kw["nil"] = fields.get("nil", "keep")
+        kw["link_types"] = "linktypes" in fields
         return cls(**kw)  # type: ignore[arg-type]
 
 

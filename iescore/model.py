@@ -16,10 +16,11 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from .errors import InputError
 
-__all__ = ["Span", "Document", "Template"]
+__all__ = ["Span", "Relation", "Link", "TextRelation", "Document", "Template"]
 
 
 def _confidence(value: object, what: str) -> float:
@@ -76,6 +77,90 @@ class Span:
         return self.start + 1, self.end
 
 
+def _span(value: object, what: str) -> Span:
+    """A Span, or a ``(label, start, end[, score])`` tuple made one (else an InputError naming ``what``)."""
+    if isinstance(value, Span):
+        return value
+    try:
+        return Span(*value)  # type: ignore[misc]
+    except TypeError:
+        raise InputError(f"{what} must be a Span or (label, start, end), got {value!r}") from None
+
+
+def _label(value: object, what: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise InputError(f"{what} must be a non-empty string, got {value!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class Relation:
+    """A relation ``(label, head, tail)`` between two labelled spans of one document
+    (Concepts: relations); ``head`` is the first argument (brat's ``Arg1``).
+
+    >>> Relation("works_for", Span("PER", 0, 2), ("ORG", 5, 6)).tail
+    Span(label='ORG', start=5, end=6, score=None)
+    """
+
+    label: str
+    head: Span
+    tail: Span
+    score: float | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        _label(self.label, "a relation label")
+        object.__setattr__(self, "head", _span(self.head, f"relation {self.label!r}: the head"))
+        object.__setattr__(self, "tail", _span(self.tail, f"relation {self.label!r}: the tail"))
+        if self.score is not None:
+            object.__setattr__(self, "score", _confidence(self.score, f"relation {self.label!r}"))
+
+
+@dataclass(frozen=True)
+class Link:
+    """A mention span linked to a knowledge-base ``id`` (Concepts: links); the span's label
+    is the mention's entity type.
+
+    >>> Link(("PER", 0, 2), "Q42").span.label
+    'PER'
+    """
+
+    span: Span
+    id: str
+    score: float | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "span", _span(self.span, "a link's span"))
+        _label(self.id, f"link of span ({self.span.label!r}, {self.span.start}, {self.span.end}): the id")
+        if self.score is not None:
+            object.__setattr__(self, "score", _confidence(self.score, f"link {self.id!r}"))
+
+
+@dataclass(frozen=True)
+class TextRelation:
+    """A relation between two strings without positions (OBD; an LLM's ``{"label", "head",
+    "tail"}``): the arguments are token sequences, strings split on whitespace.
+
+    >>> TextRelation("works_for", "Al Roth", "IBM").head
+    ('Al', 'Roth')
+    """
+
+    label: str
+    head: tuple[str, ...]
+    tail: tuple[str, ...]
+    score: float | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        _label(self.label, "a relation label")
+        for name in ("head", "tail"):
+            v: Any = getattr(self, name)
+            seq = tuple(v.split()) if isinstance(v, str) else tuple(v)
+            if not seq or not all(isinstance(t, str) for t in seq):
+                raise InputError(f"relation {self.label!r}: the {name} must be a non-empty string or token sequence, got {v!r}")
+            object.__setattr__(self, name, seq)
+        if self.score is not None:
+            object.__setattr__(self, "score", _confidence(self.score, f"relation {self.label!r}"))
+
+
 @dataclass(frozen=True)
 class Document:
     """A tokenised document with its labelled spans.
@@ -92,6 +177,9 @@ class Document:
             configured scalar ``token_weight``.
         separator_weights: per-separator weights (``len(tokens) - 1`` non-negative
             numbers), likewise.
+        relations: relations between spans of the document (``task="relations"``); their
+            arguments need not be among ``spans``.
+        links: mention spans with knowledge-base ids (``task="links"``).
     """
 
     id: str
@@ -101,6 +189,8 @@ class Document:
     char_offsets: tuple[tuple[int, int], ...] | None = None
     token_weights: tuple[float, ...] | None = None
     separator_weights: tuple[float, ...] | None = None
+    relations: tuple[Relation, ...] = ()
+    links: tuple[Link, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "id", str(self.id))
@@ -121,6 +211,7 @@ class Document:
             if sp.score is not None and math.isnan(sp.score):
                 raise InputError(f"document {self.id!r}: span #{k} has a NaN confidence")
         object.__setattr__(self, "spans", tuple(s if isinstance(s, Span) else Span(*s) for s in spans))
+        self._check_records(n)
         if self.separators is not None:
             seps = tuple(self.separators)
             if len(seps) != max(n - 1, 0):
@@ -144,6 +235,18 @@ class Document:
             if len(offs) != n:
                 raise InputError(f"document {self.id!r}: {len(offs)} character offsets for {n} tokens")
             object.__setattr__(self, "char_offsets", offs)
+
+    def _check_records(self, n: int) -> None:
+        """Relations and links as such (tuples made them), their spans inside the document."""
+        rels = tuple(r if isinstance(r, Relation) else Relation(*r) for r in self.relations)
+        links = tuple(x if isinstance(x, Link) else Link(*x) for x in self.links)
+        for what, k, sp in [*((f"relation #{k} {r.label!r}", k, s) for k, r in enumerate(rels) for s in (r.head, r.tail)),
+                            *((f"link #{k} {x.id!r}", k, x.span) for k, x in enumerate(links))]:
+            if sp.end > n:
+                raise InputError(f"document {self.id!r}: {what}: span ({sp.label!r}, {sp.start}, {sp.end}) "
+                                 f"is outside the document's {n} tokens")
+        object.__setattr__(self, "relations", rels)
+        object.__setattr__(self, "links", links)
 
     @property
     def text(self) -> str:
@@ -187,15 +290,20 @@ class Template:
 
     Fillers may be given as token tuples or as strings (split on whitespace).
     ``scores`` optionally gives a confidence per filler (same shape as ``slots``).
+    ``relations`` are relations between strings ([`TextRelation`][iescore.model.TextRelation],
+    or ``(label, head, tail)`` tuples), scored with ``task="relations"``.
     """
 
     id: str
     # as given: token sequences or strings (a str is a Sequence[str]); stored as token tuples
     slots: Mapping[str, Sequence[Sequence[str]]]
     scores: Mapping[str, tuple[float, ...]] | None = None
+    relations: tuple[TextRelation, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "id", str(self.id))
+        object.__setattr__(self, "relations",
+                           tuple(r if isinstance(r, TextRelation) else TextRelation(*r) for r in self.relations))
         norm: dict[str, tuple[tuple[str, ...], ...]] = {}
         for label, fillers in dict(self.slots).items():
             if isinstance(fillers, str):

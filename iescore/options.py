@@ -19,7 +19,7 @@ Example:
     >>> get_args(Counting)
     ('any', 'one-to-one')
     >>> sorted(ScoringOptions.__optional_keys__)[:4]
-    ['average', 'beta', 'counting', 'detail']
+    ['arg_labels', 'average', 'beta', 'counting']
 
 ``Unpack`` comes from `typing` on Python 3.11 and later; on Python 3.10 type
 checkers take it from ``typing_extensions``, which their own stubs bundle (nothing is
@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Options", "ScoringOptions", "Setting", "Counting", "Mode", "Average", "Repair", "Detail",
     "Documents", "Subwords", "Misaligned", "Missing", "Level", "TokenizerName", "Align", "Discontinuous",
-    "SchemeName", "Rule",
+    "SchemeName", "Rule", "Task", "Nil", "RELATION_SETTINGS", "LINK_SETTINGS",
 ]
 
 Setting = Literal["AO", "OBD"]
@@ -69,6 +69,8 @@ TokenizerName = Literal["spacy", "regex", "whitespace", "given", "custom"]
 Align = Literal["first", "every", "unique"]  # where LLM strings without offsets are placed in the text (AO)
 # brat's discontinuous spans: each fragment a span, or one span from the first to the last
 Discontinuous = Literal["split", "cover"]
+Task = Literal["entities", "relations", "links"]  # what is scored: spans, relations between spans, links of spans
+Nil = Literal["keep", "ignore"]  # links: a NIL id is an id like any other, or NIL answers and predictions are left out
 # tag schemes: the canonical names, their aliases (case does not matter at run time),
 # "auto" (detected from the reference tags) and "spans" (the input is not tags)
 SchemeName = Literal[
@@ -239,6 +241,16 @@ class Rule:
         return f"Rule(kind={self.kind!r}, e={self.e!r}, m={self.m!r})"
 
 
+# the field's named settings for relations (Bekoulis et al. 2018; Taillé et al. 2020) and links
+# (Cornolti et al. 2013), as the options they stand for: ``iescore.score(..., **RELATION_SETTINGS["strict"])``
+RELATION_SETTINGS: dict[str, dict[str, object]] = {
+    "strict": {"rule": "E", "arg_labels": True},
+    "boundaries": {"rule": "E", "arg_labels": False},
+    "relaxed": {"rule": "O(inf,inf)", "arg_labels": True},
+}
+LINK_SETTINGS: dict[str, dict[str, object]] = {"strong": {"rule": "E"}, "weak": {"rule": "O(inf,inf)"}}
+
+
 class ScoringOptions(TypedDict, total=False):
     """The options a user sets ([`Config`][iescore.config.Config]'s fields, see there),
     all optional."""
@@ -259,6 +271,11 @@ class ScoringOptions(TypedDict, total=False):
     separator_weight: float
     ser_weights: tuple[float, float, float]
     detail: Detail
+    task: Task
+    arg_labels: bool
+    symmetric: Iterable[str] | str
+    nil: Nil
+    link_types: bool
 
 
 class Options(ScoringOptions, total=False):
