@@ -92,3 +92,10 @@ class ItemTable:
 
     def __len__(self) -> int:
         return len(self.doc)
+
+    def extra(self, k: int) -> dict[str, Any]:
+        """Item ``k``'s relation arguments (``head``, ``tail``) or link ``id``; ``{}`` for an entity."""
+        out: dict[str, Any] = {} if self.args is None else self.args.row(k)
+        if self.ids is not None:
+            out["id"] = self.ids[k]
+        return out

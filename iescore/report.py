@@ -306,6 +306,8 @@ class Report(ReportViews):
         (``{"index", "label", "start", "end", "text"}``, ``index`` counting the other
         side's items in this same order; ``None`` when unaligned). Category, code and
         partner are ``None`` where there is no alignment (match-best, ``detail="prf"``).
+        A relation's item also has ``head`` and ``tail`` (each ``{"label", "start", "end",
+        "text"}``), a link's its knowledge-base ``id``.
 
         >>> import iescore
         >>> r = iescore.score_tags(reference=[["B-LOC", "O"]], prediction=[["B-ORG", "O"]])
@@ -336,7 +338,7 @@ class Report(ReportViews):
             partner = None
             if t.partner is not None and t.partner[k] >= 0:
                 j = int(t.partner[k])
-                partner = {"index": j, **where(other, j)}
+                partner = {"index": j, **where(other, j), **other.extra(j)}
             yield {
                 "doc": self.doc_ids[int(t.doc[k])],
                 **where(t, k),
@@ -345,6 +347,7 @@ class Report(ReportViews):
                 "category": cat,
                 "muc": None if t.category is None else MUC_OF[int(t.category[k])],
                 "partner": partner,
+                **t.extra(k),
             }
 
     @property

@@ -13,6 +13,7 @@ from __future__ import annotations
 import operator
 import unicodedata
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from itertools import islice
 
 import numpy as np
@@ -23,7 +24,7 @@ from ..config import Config, warn_unknown_types
 from ..confusion import Confusion
 from ..errors import choices, warn
 from ..ids import concat_ids
-from ..items import ItemTable
+from ..items import Arguments, ItemTable
 from ..measures import FIELDS, TS_FIELDS
 from ..report import Report
 from .partdata import _I64, _PRF_FIELDS, REPAIR_SITES, _empty_items, _Part, _scaled_ts
@@ -153,8 +154,8 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
                 dest.append(tab)  # already in the report's numbering
             else:  # partners are indices into the other side's items: shifted by its items so far
                 partner = None if tab.partner is None else np.where(tab.partner < 0, -1, tab.partner + other)
-                dest.append(ItemTable(tab.doc + off, m[tab.label] if len(tab.label) else tab.label,
-                                      tab.start, tab.end, tab.status, tab.score, tab.text, tab.category, partner))
+                dest.append(replace(tab, doc=tab.doc + off, label=m[tab.label] if len(tab.label) else tab.label,
+                                    partner=partner))
         n_items = (n_items[0] + len(p.ref), n_items[1] + len(p.pred))
         if cats is not None and p.categories is not None:
             cats[m] += p.categories
@@ -199,8 +200,10 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
         def optional(f: str) -> np.ndarray | None:  # None unless every table has the column
             return None if any(getattr(t, f) is None for t in tabs) else col(f)
 
+        args = None if any(t.args is None for t in tabs) else Arguments.concat([t.args for t in tabs if t.args is not None])
+        ids = None if any(t.ids is None for t in tabs) else tuple(x for t in tabs for x in (t.ids or ()))
         return ItemTable(col("doc"), col("label"), col("start"), col("end"), col("status"), col("score"),
-                         text=texts, category=optional("category"), partner=optional("partner"))
+                         text=texts, category=optional("category"), partner=optional("partner"), args=args, ids=ids)
 
     return Report(
         config=cfg,

@@ -44,6 +44,7 @@ from ..confusion import Confusion
 from ..docmacro import DocSums
 from ..errors import ConfigError, InputError, choices
 from ..ids import NumberedIds
+from ..items import Arguments
 from ..report import ItemTable
 from .partdata import _Part
 from .totals import Totals, _empty_scorer, _head, _Scorer, _value_columns
@@ -75,6 +76,13 @@ def _dump_items(w: Writer, t: ItemTable) -> dict[str, Any]:
     out["score"] = {"nan": len(t.score)} if nan else w.array(t.score)
     out["text"] = None if t.text is None else w.strings(t.text)
     out["category"], out["partner"] = w.array(t.category), w.array(t.partner)
+    if t.args is not None:  # relation items (keys absent in the states of entities)
+        a = t.args
+        out["args"] = {**{f: w.array(getattr(a, f)) for f in ("head_start", "head_end", "tail_start", "tail_end")},
+                       **{f: None if getattr(a, f) is None else w.strings(getattr(a, f))
+                          for f in ("head_label", "tail_label", "head_text", "tail_text")}}
+    if t.ids is not None:  # link items
+        out["ids"] = w.strings(t.ids)
     return out
 
 
@@ -82,8 +90,15 @@ def _load_items(r: Reader, ref: dict[str, Any]) -> ItemTable:
     cols = {f: r.array(ref[f]) for f in ("doc", "label", "start", "end", "status")}
     score = np.broadcast_to(np.nan, int(ref["score"]["nan"])) if "nan" in ref["score"] else r.array(ref["score"])
     text = None if ref["text"] is None else r.strings(ref["text"])
+    args = None
+    if ref.get("args") is not None:
+        h = ref["args"]
+        args = Arguments(**{f: r.array(h[f]) for f in ("head_start", "head_end", "tail_start", "tail_end")},
+                         **{f: None if h[f] is None else r.strings(h[f])
+                            for f in ("head_label", "tail_label", "head_text", "tail_text")})
+    ids = None if ref.get("ids") is None else r.strings(ref["ids"])
     return ItemTable(**cols, score=score, text=text,  # type: ignore[arg-type]
-                     category=r.array(ref["category"]), partner=r.array(ref["partner"]))
+                     category=r.array(ref["category"]), partner=r.array(ref["partner"]), args=args, ids=ids)
 
 
 def _dump_confusion(w: Writer, c: Confusion) -> dict[str, Any]:
