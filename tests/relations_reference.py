@@ -1,0 +1,331 @@
+"""A plain, slow reference implementation of relation and link scoring, for the tests only.
+
+Written from the definitions (relations: a labelled pair of argument spans; links: a
+mention span with a knowledge-base id; the span rules E, C(e), O(e,m), IoU(t) and
+cover(t) on the arguments, the OBD sequence rules on position-free records; any-match
+and one-to-one counting; Makhoul's slot alignment) with no code shared with the
+library: loops over Python tuples, exact fractions for the rules by share, and a
+search over every one-to-one matching. It is meant for a few records per document.
+
+AO records are tuples: an argument or a mention is ``(label, start, end)`` (half-open
+token offsets), a relation ``(label, head, tail)``, a link ``(mention, id)``. A
+corpus is a list of ``(reference records, predicted records)`` per document. OBD
+relation records are ``(label, head tokens, tail tokens)``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+Arg = tuple[str, int, int]
+Rel = tuple[str, Arg, Arg]
+Lnk = tuple[Arg, str]
+TRel = tuple[str, tuple[str, ...], tuple[str, ...]]
+
+INF = math.inf
+NIL = "NIL"
+
+
+# --- the span rule -------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Rule:
+    kind: str  # exact | contain | overlap | iou | cover
+    e: float = 0
+    m: float = 0
+    t: Fraction | None = None
+
+
+def parse_rule(text: str) -> Rule:
+    """``E``, ``C(e)``, ``O(e,m)`` (``inf`` allowed), ``IoU(t)``, ``cover(t)``."""
+    s = text.replace(" ", "")
+    if s == "E":
+        return Rule("exact")
+    name, inner = s[:-1].split("(")
+    if name in ("IoU", "cover"):
+        return Rule(name.lower(), t=Fraction(inner))
+    nums = [INF if x == "inf" else int(x) for x in inner.split(",")]
+    if name == "C":
+        return Rule("contain", nums[0])
+    return Rule("overlap", nums[0], nums[1])
+
+
+def common(a: tuple[int, int], p: tuple[int, int]) -> int:
+    """Tokens the two half-open intervals share."""
+    return max(0, min(a[1], p[1]) - max(a[0], p[0]))
+
+
+def span_ok(rule: Rule, ans: tuple[int, int], pred: tuple[int, int]) -> bool:
+    """Does the predicted interval match the answer's under ``rule``? (De Sitter Def. 6-8 in
+    1-based inclusive positions ``i..j``, ``ik..jk``; the arithmetic is the same on
+    half-open offsets; the rules by share compare token counts as fractions.)"""
+    i, j = ans[0] + 1, ans[1]  # 1-based inclusive
+    ik, jk = pred[0] + 1, pred[1]
+    el, er = max(0, i - ik), max(0, jk - j)
+    ml, mr = max(0, ik - i), max(0, j - jk)
+    inter = common(ans, pred)
+    if rule.kind == "exact":
+        return ik == i and jk == j
+    if rule.kind == "contain":
+        return ik <= i and j <= jk and (jk - ik) - (j - i) <= rule.e
+    if rule.kind == "overlap":
+        return inter > 0 and el + er <= rule.e and ml + mr <= rule.m
+    assert rule.t is not None
+    if inter == 0:
+        return False
+    if rule.kind == "iou":
+        union = len(set(range(ans[0], ans[1])) | set(range(pred[0], pred[1])))
+        return Fraction(inter, union) >= rule.t
+    return Fraction(inter, ans[1] - ans[0]) >= rule.t  # cover: the share of the answer covered
+
+
+def span_err(ans: tuple[int, int], pred: tuple[int, int]) -> int:
+    """Boundary error ``el + er + ml + mr``."""
+    return abs(ans[0] - pred[0]) + abs(ans[1] - pred[1])
+
+
+def arg_ok(rule: Rule, arg_labels: bool, a: Arg, p: Arg) -> bool:
+    return (not arg_labels or a[0] == p[0]) and span_ok(rule, a[1:], p[1:])
+
+
+def arg_exact(arg_labels: bool, a: Arg, p: Arg) -> bool:
+    return (not arg_labels or a[0] == p[0]) and a[1:] == p[1:]
+
+
+# --- relations (AO) -------------------------------------------------------------------------
+
+def orientations(a: Rel, p: Rel, symmetric: Iterable[str], swap_when: str = "either") -> list[tuple[Arg, Arg]]:
+    """The prediction's (head, tail) read against the answer's (head, tail): as given, and
+    swapped when the relation labels allow it (``swap_when``: ``either`` label symmetric,
+    ``both``, or the ``reference``'s; for a pair with equal labels these agree)."""
+    sym = set(symmetric)
+    swap = {"either": a[0] in sym or p[0] in sym, "both": a[0] in sym and p[0] in sym,
+            "reference": a[0] in sym}[swap_when]
+    out = [(p[1], p[2])]
+    if swap:
+        out.append((p[2], p[1]))
+    return out
+
+
+def rel_ok(rule: Rule, arg_labels: bool, symmetric: Iterable[str], a: Rel, p: Rel) -> bool:
+    """Equal relation labels and both arguments within the rule (in either order for a
+    symmetric label)."""
+    if a[0] != p[0]:
+        return False
+    return any(arg_ok(rule, arg_labels, a[1], h) and arg_ok(rule, arg_labels, a[2], t)
+               for h, t in orientations(a, p, symmetric))
+
+
+def rel_quality(rule: Rule, arg_labels: bool, symmetric: Iterable[str], a: Rel, p: Rel) -> tuple[int, int]:
+    """(exact, -error) of the best orientation in which the pair is within the rule (a pair
+    within the rule only): exact when both arguments equal."""
+    best: tuple[int, int] | None = None
+    for h, t in orientations(a, p, symmetric):
+        if arg_ok(rule, arg_labels, a[1], h) and arg_ok(rule, arg_labels, a[2], t):
+            q = (int(arg_exact(arg_labels, a[1], h) and arg_exact(arg_labels, a[2], t)),
+                 -(span_err(a[1][1:], h[1:]) + span_err(a[2][1:], t[1:])))
+            best = q if best is None or q > best else best
+    assert best is not None
+    return best
+
+
+def rel_aligned(symmetric: Iterable[str], a: Rel, p: Rel, swap_when: str = "either") -> bool:
+    """Slot alignment: the arguments overlap pairwise (any relation label)."""
+    return any(common(a[1][1:], h[1:]) > 0 and common(a[2][1:], t[1:]) > 0
+               for h, t in orientations(a, p, symmetric, swap_when))
+
+
+# --- matchings ------------------------------------------------------------------------------
+
+def best_matchings(n_a: int, n_p: int, can: Callable[[int, int], bool],
+                   weight: Callable[[int, int], tuple[int, ...]]) -> tuple[tuple[int, ...], list[frozenset[tuple[int, int]]]]:
+    """Every one-to-one matching of pairs where ``can``, searched in full: the greatest
+    summed ``weight`` (compared as tuples) and every matching that reaches it."""
+    can_ = {(i, j): weight(i, j) for i in range(n_a) for j in range(n_p) if can(i, j)}
+    zero = tuple(0 for _ in next(iter(can_.values()), ()))
+    best: list = [None, []]
+
+    def go(i: int, used: frozenset[int], w: tuple[int, ...], pairs: tuple[tuple[int, int], ...]) -> None:
+        if i == n_a:
+            if best[0] is None or w > best[0]:
+                best[0], best[1] = w, [frozenset(pairs)]
+            elif w == best[0]:
+                best[1].append(frozenset(pairs))
+            return
+        go(i + 1, used, w, pairs)
+        for j in range(n_p):
+            if j not in used and (i, j) in can_:
+                go(i + 1, used | {j}, tuple(x + y for x, y in zip(w, can_[(i, j)])) if w else can_[(i, j)],
+                   pairs + ((i, j),))
+
+    go(0, frozenset(), zero, ())
+    return best[0], best[1]
+
+
+def count_cell(n_a: int, n_p: int, ok: Callable[[int, int], bool], counting: str,
+               quality: Callable[[int, int], tuple[int, int]] | None = None) -> tuple[int, int, int]:
+    """(tp, fp, fn) of one cell: any-match (De Sitter Fig. 4) or one-to-one (the most
+    pairs within the rule, then the most exact, then the least boundary error)."""
+    if counting == "any":
+        tp = sum(any(ok(i, j) for i in range(n_a)) for j in range(n_p))
+        hit = sum(any(ok(i, j) for j in range(n_p)) for i in range(n_a))
+        return tp, n_p - tp, n_a - hit
+    q = quality or (lambda i, j: (0, 0))
+    w, _ = best_matchings(n_a, n_p, ok, lambda i, j: (1, *q(i, j)))
+    k = w[0] if w else 0
+    return k, n_p - k, n_a - k
+
+
+def slot_errors(n_a: int, n_p: int, aligned: Callable[[int, int], bool],
+                correct: Callable[[int, int], bool]) -> tuple[int, int, int, int]:
+    """Makhoul's C, S, D, I: the one-to-one alignment with the most correct pairs, then the
+    most pairs."""
+    w, _ = best_matchings(n_a, n_p, lambda i, j: aligned(i, j) or correct(i, j),
+                          lambda i, j: (int(correct(i, j)), 1))
+    c, pairs = (w[0], w[1]) if w else (0, 0)
+    return c, pairs - c, n_a - pairs, n_p - pairs
+
+
+@dataclass
+class Result:
+    per_label: dict[str, tuple[int, int, int]]  # tp, fp, fn
+    overall: tuple[int, int, int]
+    slot: tuple[int, int, int, int] | None  # C, S, D, I
+    # label -> the rows that do not depend on ties: names among tp, fp, fn
+    defined: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+def _total(per: dict[str, list[int]]) -> tuple[int, int, int]:
+    return tuple(sum(v[k] for v in per.values()) for k in range(3))  # type: ignore[return-value]
+
+
+def evaluate_relations(corpus: Sequence[tuple[Sequence[Rel], Sequence[Rel]]], *, rule: str = "E",
+                       counting: str = "any", arg_labels: bool = True, symmetric: Sequence[str] = (),
+                       swap_when: str = "either") -> Result:
+    """Counts of AO relations per relation label, and the slot errors."""
+    R = parse_rule(rule)
+    labels = sorted({r[0] for ref, pred in corpus for r in [*ref, *pred]})
+    per = {lab: [0, 0, 0] for lab in labels}
+    slot = [0, 0, 0, 0]
+    for ref, pred in corpus:
+        for lab in labels:
+            a = [r for r in ref if r[0] == lab]
+            p = [r for r in pred if r[0] == lab]
+            cell = count_cell(len(a), len(p), lambda i, j: rel_ok(R, arg_labels, symmetric, a[i], p[j]), counting,
+                              lambda i, j: rel_quality(R, arg_labels, symmetric, a[i], p[j]))
+            for k in range(3):
+                per[lab][k] += cell[k]
+        se = slot_errors(len(ref), len(pred), lambda i, j: rel_aligned(symmetric, ref[i], pred[j], swap_when),
+                         lambda i, j: rel_ok(R, arg_labels, symmetric, ref[i], pred[j]))
+        for k in range(4):
+            slot[k] += se[k]
+    return Result({k: tuple(v) for k, v in per.items()}, _total(per), tuple(slot),  # type: ignore[arg-type]
+                  {lab: ("tp", "fp", "fn") for lab in labels})
+
+
+# --- links ----------------------------------------------------------------------------------
+
+def link_ok(rule: Rule, link_types: bool, a: Lnk, p: Lnk) -> bool:
+    return a[1] == p[1] and (not link_types or a[0][0] == p[0][0]) and span_ok(rule, a[0][1:], p[0][1:])
+
+
+def evaluate_links(corpus: Sequence[tuple[Sequence[Lnk], Sequence[Lnk]]], *, rule: str = "E",
+                   counting: str = "any", link_types: bool = False, nil: str = "keep") -> Result:
+    """Counts of entity links; rows per mention entity type. Without ``link_types`` a
+    prediction may match an answer of another type, so only the rows that cannot depend
+    on the choice are defined (any-match: a type's fp and fn)."""
+    R = parse_rule(rule)
+    keep = (lambda x: x[1] != NIL) if nil == "ignore" else (lambda x: True)
+    docs = [([x for x in ref if keep(x)], [x for x in pred if keep(x)]) for ref, pred in corpus]
+    types = sorted({x[0][0] for ref, pred in docs for x in [*ref, *pred]})
+    per = {t: [0, 0, 0] for t in types}
+    overall = [0, 0, 0]
+    slot = [0, 0, 0, 0]
+    for ref, pred in docs:
+        def ok(i: int, j: int, a: Sequence[Lnk] = ref, p: Sequence[Lnk] = pred) -> bool:
+            return link_ok(R, link_types, a[i], p[j])
+
+        def quality(i: int, j: int, a: Sequence[Lnk] = ref, p: Sequence[Lnk] = pred) -> tuple[int, int]:
+            return int(a[i][0][1:] == p[j][0][1:]), -span_err(a[i][0][1:], p[j][0][1:])
+
+        cell = count_cell(len(ref), len(pred), ok, counting, quality)
+        for k in range(3):
+            overall[k] += cell[k]
+        for t in types:
+            ia = [i for i in range(len(ref)) if ref[i][0][0] == t]
+            jp = [j for j in range(len(pred)) if pred[j][0][0] == t]
+            if link_types:
+                c = count_cell(len(ia), len(jp), lambda x, y: ok(ia[x], jp[y]), counting,
+                               lambda x, y: quality(ia[x], jp[y]))
+            else:  # any-match: an answer matched by no prediction, a prediction matching no answer
+                fn = sum(not any(ok(i, j) for j in range(len(pred))) for i in ia)
+                fp = sum(not any(ok(i, j) for i in range(len(ref))) for j in jp)
+                c = (0, fp, fn)
+            for k in range(3):
+                per[t][k] += c[k]
+        se = slot_errors(len(ref), len(pred), lambda i, j: common(ref[i][0][1:], pred[j][0][1:]) > 0, ok)
+        for k in range(4):
+            slot[k] += se[k]
+    if link_types:
+        defined = {t: ("tp", "fp", "fn") for t in types}
+    else:
+        defined = {t: ("fp", "fn") for t in types} if counting == "any" else {}
+    return Result({k: tuple(v) for k, v in per.items()}, tuple(overall), tuple(slot), defined)  # type: ignore[arg-type]
+
+
+# --- relations (OBD) ------------------------------------------------------------------------
+
+def _inside(big: tuple[str, ...], small: tuple[str, ...], extra: float) -> bool:
+    """``small`` is a contiguous part of ``big``, which has at most ``extra`` more tokens."""
+    n, k = len(big), len(small)
+    return 0 < k <= n <= k + extra and any(big[s : s + k] == small for s in range(n - k + 1))
+
+
+def seq_ok(rule: Rule, ans: tuple[str, ...], pred: tuple[str, ...]) -> bool:
+    """The sequence rules (De Sitter Def. 9): E, C(e), O(e, m)."""
+    n, k = len(pred), len(ans)
+    if rule.kind == "exact":
+        return pred == ans
+    if rule.kind == "contain":
+        return _inside(pred, ans, rule.e)
+    if rule.kind != "overlap":
+        raise ValueError(f"no sequence rule {rule.kind}")
+    if _inside(pred, ans, rule.e) or _inside(ans, pred, rule.m):
+        return True
+    # a suffix of pred (after i extra tokens on the left) equals a prefix of ans
+    for i in range(max(0, n - k), n):
+        if pred[i:] == ans[: n - i] and i <= rule.e and k - (n - i) <= rule.m:
+            return True
+    # a prefix of pred equals a suffix of ans (i missing on the left, the rest of pred extra)
+    for i in range(max(0, k - n), k):
+        if ans[i:] == pred[: k - i] and i <= rule.m and n - (k - i) <= rule.e:
+            return True
+    return False
+
+
+def trel_ok(rule: Rule, symmetric: Iterable[str], a: TRel, p: TRel) -> bool:
+    if a[0] != p[0]:
+        return False
+    pairs = [(p[1], p[2])] + ([(p[2], p[1])] if a[0] in set(symmetric) else [])
+    return any(seq_ok(rule, a[1], h) and seq_ok(rule, a[2], t) for h, t in pairs)
+
+
+def evaluate_text_relations(corpus: Sequence[tuple[Iterable[TRel], Iterable[TRel]]], *, rule: str = "E",
+                            counting: str = "any", symmetric: Sequence[str] = ()) -> Result:
+    """Counts of OBD relations: a document's distinct records per relation label."""
+    R = parse_rule(rule)
+    docs = [(sorted(set(ref)), sorted(set(pred))) for ref, pred in corpus]
+    labels = sorted({r[0] for ref, pred in docs for r in [*ref, *pred]})
+    per = {lab: [0, 0, 0] for lab in labels}
+    for ref, pred in docs:
+        for lab in labels:
+            a = [r for r in ref if r[0] == lab]
+            p = [r for r in pred if r[0] == lab]
+            cell = count_cell(len(a), len(p), lambda i, j: trel_ok(R, symmetric, a[i], p[j]), counting)
+            for k in range(3):
+                per[lab][k] += cell[k]
+    return Result({k: tuple(v) for k, v in per.items()}, _total(per), None,  # type: ignore[arg-type]
+                  {lab: ("tp", "fp", "fn") for lab in labels})

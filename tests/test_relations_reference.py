@@ -1,0 +1,323 @@
+"""Relations and entity links: the library's counts equal a brute-force reference.
+
+``relations_reference`` computes the counts from the definitions alone (the span
+rules on the arguments, any-match and one-to-one counting by a search over every
+matching, Makhoul's slot alignment); here it is first checked on small cases worked
+out by hand, then compared with ``iescore.score`` / ``iescore.score_templates`` on
+seeded random corpora over the option grid: overall TP/FP/FN and C/S/D/I, and every
+per-label row that does not depend on how ties are broken.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+import relations_reference as rr
+
+import iescore
+from iescore import Document, Link, Relation, Span, Template, TextRelation
+
+RULES = ("E", "C(1)", "O(1,1)", "O(inf,inf)", "IoU(0.5)", "cover(0.5)")
+SEQ_RULES = ("E", "C(1)", "O(1,1)", "O(inf,inf)")
+REL_LABELS = ("r", "s")
+ARG_LABELS = ("A", "B")
+VOCAB = ("x", "y", "z")
+
+
+# --- the reference on cases worked out by hand ---------------------------------------------
+
+PER, ORG = ("PER", 0, 2), ("ORG", 4, 5)
+
+
+def one(ref: list, pred: list, **kw: Any) -> rr.Result:
+    return rr.evaluate_relations([(ref, pred)], **kw)
+
+
+def test_reference_relation_rules() -> None:
+    gold = [("works_for", PER, ORG)]
+    short = [("works_for", ("PER", 0, 1), ORG)]  # head misses one token on the right
+    assert one(gold, short, rule="E").overall == (0, 1, 1)
+    assert one(gold, short, rule="C(1)").overall == (0, 1, 1)  # the prediction does not contain the answer
+    assert one(gold, short, rule="O(1,1)").overall == (1, 0, 0)
+    assert one(gold, short, rule="O(1,0)").overall == (0, 1, 1)
+    assert one(gold, short, rule="O(inf,inf)").overall == (1, 0, 0)
+    assert one(gold, short, rule="cover(0.5)").overall == (1, 0, 0)  # 1 of 2 answer tokens
+    assert one(gold, short, rule="IoU(0.5)").overall == (1, 0, 0)  # 1 / 2
+    assert one(gold, short, rule="IoU(0.6)").overall == (0, 1, 1)
+    long = [("works_for", ("PER", 0, 3), ORG)]  # head one extra token
+    assert one(gold, long, rule="C(1)").overall == (1, 0, 0)
+    assert one(gold, long, rule="IoU(0.7)").overall == (0, 1, 1)  # 2 / 3
+    assert one(gold, long, rule="cover(1)").overall == (1, 0, 0)
+    # argument labels
+    relabel = [("works_for", ("ORG", 0, 2), ORG)]
+    assert one(gold, relabel).overall == (0, 1, 1)
+    assert one(gold, relabel, arg_labels=False).overall == (1, 0, 0)
+    # another relation label: never a match, a substitution in the slot errors
+    other = [("born_in", PER, ORG)]
+    res = one(gold, other, rule="O(inf,inf)", arg_labels=False)
+    assert res.per_label == {"born_in": (0, 1, 0), "works_for": (0, 0, 1)}
+    assert res.slot == (0, 1, 0, 0)
+
+
+def test_reference_symmetric_and_counting() -> None:
+    gold = [("sib", ("PER", 0, 1), ("PER", 3, 4))]
+    swapped = [("sib", ("PER", 3, 4), ("PER", 0, 1))]
+    assert one(gold, swapped).overall == (0, 1, 1)
+    assert one(gold, swapped).slot == (0, 0, 1, 1)  # the arguments do not overlap pairwise
+    assert one(gold, swapped, symmetric=("sib",)).overall == (1, 0, 0)
+    assert one(gold, swapped, symmetric=("sib",)).slot == (1, 0, 0, 0)
+    assert one(gold, swapped, symmetric=("other",)).overall == (0, 1, 1)
+    twice = swapped + [("sib", ("PER", 0, 1), ("PER", 3, 4))]
+    assert one(gold, twice, symmetric=("sib",)).overall == (2, 0, 0)
+    assert one(gold, twice, symmetric=("sib",), counting="one-to-one").overall == (1, 1, 0)
+    assert one(gold, twice, symmetric=("sib",), counting="one-to-one").slot == (1, 0, 0, 1)
+    # one-to-one: the maximum matching, not the first come
+    gold2 = [("r", ("A", 0, 2), ("B", 3, 4)), ("r", ("A", 1, 2), ("B", 3, 4))]
+    pred2 = [("r", ("A", 1, 2), ("B", 3, 4)), ("r", ("A", 0, 1), ("B", 3, 4))]
+    # O(0,1): pred (1,2) fits both answers, pred (0,1) only the first
+    assert one(gold2, pred2, rule="O(0,1)", counting="one-to-one").overall == (2, 0, 0)
+    assert one(gold2, pred2, rule="O(0,1)", counting="any").overall == (2, 0, 0)
+    assert one(gold2, pred2, rule="E", counting="any").overall == (1, 1, 1)
+
+
+def test_reference_slot_alignment() -> None:
+    # correct pairs first: the answer aligns with the correct prediction, the other is inserted
+    gold = [("r", ("A", 0, 2), ("B", 4, 5))]
+    pred = [("s", ("A", 0, 2), ("B", 4, 5)), ("r", ("A", 1, 2), ("B", 4, 5))]
+    assert one(gold, pred, rule="O(0,1)").slot == (1, 0, 0, 1)
+    assert one(gold, pred, rule="E").slot == (0, 1, 0, 1)
+    # then as many pairs as possible
+    gold = [("r", ("A", 0, 2), ("B", 4, 5)), ("s", ("A", 1, 3), ("B", 4, 6))]
+    pred = [("s", ("A", 1, 2), ("B", 4, 5))]
+    assert one(gold, pred).slot == (0, 1, 1, 0)
+
+
+def test_reference_links() -> None:
+    gold = [(("PER", 0, 2), "Q1"), (("ORG", 4, 5), "NIL")]
+    pred = [(("ORG", 0, 1), "Q1"), (("ORG", 4, 5), "NIL"), (("PER", 6, 7), "NIL")]
+    assert rr.evaluate_links([(gold, pred)], rule="E").overall == (1, 2, 1)
+    weak = rr.evaluate_links([(gold, pred)], rule="O(inf,inf)")
+    assert weak.overall == (2, 1, 0)
+    assert weak.per_label == {"ORG": (0, 0, 0), "PER": (0, 1, 0)}  # fp, fn rows only
+    assert weak.slot == (2, 0, 0, 1)
+    typed = rr.evaluate_links([(gold, pred)], rule="O(inf,inf)", link_types=True)
+    assert typed.overall == (1, 2, 1)
+    assert typed.per_label == {"ORG": (1, 1, 0), "PER": (0, 1, 1)}
+    assert rr.evaluate_links([(gold, pred)], rule="O(inf,inf)", nil="ignore").overall == (1, 0, 0)
+    assert rr.evaluate_links([(gold, pred)], rule="E", nil="ignore").overall == (0, 1, 1)
+
+
+def test_reference_text_relations() -> None:
+    # De Sitter's Ex. 7 fillers as the heads of one relation label
+    gold = [("talk", ("Al", "Roth"), ("M",)), ("talk", ("Ido", "Erev"), ("M",))]
+    pred = [("talk", ("Al", "Roth"), ("M",)), ("talk", ("Ido",), ("M",)), ("talk", ("Cristina", "Bicchieri"), ("M",)),
+            ("talk", ("Al", "Roth"), ("M",))]  # a repeated record counts once
+    assert rr.evaluate_text_relations([(gold, pred)], rule="E").overall == (1, 2, 1)
+    assert rr.evaluate_text_relations([(gold, pred)], rule="O(1,2)").overall == (2, 1, 0)
+    sym = [("talk", ("M",), ("Al", "Roth"))]
+    assert rr.evaluate_text_relations([(gold, sym)]).overall == (0, 1, 2)
+    assert rr.evaluate_text_relations([(gold, sym)], symmetric=("talk",)).overall == (1, 0, 1)
+    # the overlap rule's suffix/prefix case: "b c" against "a b", one extra and one missing
+    g2 = [("r", ("a", "b"), ("t",))]
+    p2 = [("r", ("b", "c"), ("t",))]
+    assert rr.evaluate_text_relations([(g2, p2)], rule="O(1,1)").overall == (1, 0, 0)
+    assert rr.evaluate_text_relations([(g2, p2)], rule="O(0,1)").overall == (0, 1, 1)
+
+
+# --- random corpora --------------------------------------------------------------------------
+
+def rand_span(rng: random.Random, n: int, labels: Sequence[str] = ARG_LABELS) -> tuple[str, int, int]:
+    s = rng.randrange(n)
+    e = min(n, s + rng.choice((1, 1, 2, 2, 3)))
+    return rng.choice(labels), s, e
+
+
+def nudge(rng: random.Random, sp: tuple[str, int, int], n: int, labels: Sequence[str] = ARG_LABELS) -> tuple[str, int, int]:
+    """A copy of a span, its boundaries moved by one now and then, its label changed rarely."""
+    lab, s, e = sp
+    if rng.random() < 0.3:
+        s = min(max(0, s + rng.choice((-1, 1))), e - 1)
+    if rng.random() < 0.3:
+        e = max(min(n, e + rng.choice((-1, 1))), s + 1)
+    if rng.random() < 0.15:
+        lab = rng.choice(labels)
+    return lab, s, e
+
+
+def rand_relations(rng: random.Random, max_docs: int = 3) -> tuple[list[tuple[str, ...]], list]:
+    """Documents' tokens and (reference, prediction) relations: predictions mostly
+    perturbed answers (arguments moved, swapped, relabelled), some random."""
+    toks, corpus = [], []
+    for _ in range(rng.randint(1, max_docs)):
+        n = rng.randint(3, 8)
+        toks.append(tuple(rng.choice(VOCAB) for _ in range(n)))
+        ref = [(rng.choice(REL_LABELS), rand_span(rng, n), rand_span(rng, n)) for _ in range(rng.randint(0, 4))]
+        pred = []
+        for lab, h, t in ref:
+            if rng.random() < 0.75:
+                h2, t2 = nudge(rng, h, n), nudge(rng, t, n)
+                if rng.random() < 0.25:
+                    h2, t2 = t2, h2
+                if rng.random() < 0.15:
+                    lab = rng.choice(REL_LABELS)
+                pred.append((lab, h2, t2))
+        pred += [(rng.choice(REL_LABELS), rand_span(rng, n), rand_span(rng, n)) for _ in range(rng.randint(0, 2))]
+        rng.shuffle(pred)
+        corpus.append((ref, pred[:5]))
+    return toks, corpus
+
+
+def relation_docs(toks: list, corpus: list) -> tuple[list[Document], list[Document]]:
+    def doc(k: int, rels: list) -> Document:
+        return Document(f"d{k}", toks[k], relations=tuple(Relation(lab, Span(*h), Span(*t)) for lab, h, t in rels))
+
+    return [doc(k, ref) for k, (ref, _) in enumerate(corpus)], [doc(k, pred) for k, (_, pred) in enumerate(corpus)]
+
+
+def rand_links(rng: random.Random, max_docs: int = 3) -> tuple[list[tuple[str, ...]], list]:
+    ids = ("Q1", "Q2", "NIL")
+    toks, corpus = [], []
+    for _ in range(rng.randint(1, max_docs)):
+        n = rng.randint(3, 8)
+        toks.append(tuple(rng.choice(VOCAB) for _ in range(n)))
+        ref = [(rand_span(rng, n), rng.choice(ids)) for _ in range(rng.randint(0, 4))]
+        pred = []
+        for sp, kb in ref:
+            if rng.random() < 0.75:
+                pred.append((nudge(rng, sp, n), rng.choice(ids) if rng.random() < 0.2 else kb))
+        pred += [(rand_span(rng, n), rng.choice(ids)) for _ in range(rng.randint(0, 2))]
+        rng.shuffle(pred)
+        corpus.append((ref, pred[:5]))
+    return toks, corpus
+
+
+def link_docs(toks: list, corpus: list) -> tuple[list[Document], list[Document]]:
+    def doc(k: int, links: list) -> Document:
+        return Document(f"d{k}", toks[k], links=tuple(Link(Span(*sp), kb) for sp, kb in links))
+
+    return [doc(k, ref) for k, (ref, _) in enumerate(corpus)], [doc(k, pred) for k, (_, pred) in enumerate(corpus)]
+
+
+def rand_text_relations(rng: random.Random, max_docs: int = 3) -> list:
+    def seq() -> tuple[str, ...]:
+        return tuple(rng.choice(VOCAB) for _ in range(rng.randint(1, 3)))
+
+    def vary(s: tuple[str, ...]) -> tuple[str, ...]:
+        r = rng.random()
+        if r < 0.2 and len(s) > 1:
+            return s[1:]
+        if r < 0.4:
+            return s + (rng.choice(VOCAB),)
+        if r < 0.5:
+            return (rng.choice(VOCAB),) + s
+        return s
+
+    corpus = []
+    for _ in range(rng.randint(1, max_docs)):
+        ref = [(rng.choice(REL_LABELS), seq(), seq()) for _ in range(rng.randint(0, 4))]
+        pred = []
+        for lab, h, t in ref:
+            if rng.random() < 0.75:
+                h2, t2 = vary(h), vary(t)
+                pred.append((lab, t2, h2) if rng.random() < 0.25 else (lab, h2, t2))
+        pred += [(rng.choice(REL_LABELS), seq(), seq()) for _ in range(rng.randint(0, 2))]
+        corpus.append((ref, pred[:5]))
+    return corpus
+
+
+def templates(corpus: list) -> tuple[list[Template], list[Template]]:
+    def tpl(k: int, rels: list) -> Template:
+        return Template(f"d{k}", {}, relations=tuple(TextRelation(*r) for r in rels))
+
+    return [tpl(k, ref) for k, (ref, _) in enumerate(corpus)], [tpl(k, pred) for k, (_, pred) in enumerate(corpus)]
+
+
+# --- the comparison --------------------------------------------------------------------------
+
+def differences(report: iescore.Report, want: rr.Result) -> list[str]:
+    """What the report says that the reference does not (empty when they agree)."""
+    out = []
+    o = report.overall
+    if (o.tp, o.fp, o.fn) != want.overall:
+        out.append(f"overall tp/fp/fn {(o.tp, o.fp, o.fn)} != {want.overall}")
+    if want.slot is not None and (o.C, o.S, o.D, o.I) != want.slot:
+        out.append(f"overall C/S/D/I {(o.C, o.S, o.D, o.I)} != {want.slot}")
+    for lab, keys in want.defined.items():
+        row = report.per_label.get(lab)
+        got = tuple(getattr(row, k) if row is not None else 0 for k in keys)
+        exp = tuple(want.per_label[lab][("tp", "fp", "fn").index(k)] for k in keys)
+        if got != exp:
+            out.append(f"label {lab} {'/'.join(keys)} {got} != {exp}")
+    for lab, row in report.per_label.items():
+        if lab not in want.per_label and (row.tp, row.fp, row.fn) != (0, 0, 0):
+            out.append(f"label {lab} in the report only: {(row.tp, row.fp, row.fn)}")
+    return out
+
+
+def relation_grid() -> list[dict[str, Any]]:
+    return [dict(rule=r, counting=c, arg_labels=a, symmetric=s)
+            for r, c, a, s in itertools.product(RULES, ("any", "one-to-one"), (True, False), ((), ("r",)))]
+
+
+N_RELATION = 6  # random corpora per configuration of the grid
+
+
+@pytest.mark.parametrize("cfg", relation_grid(), ids=lambda c: "-".join(f"{v}" for v in c.values()))
+def test_relations_equal_reference(cfg: dict[str, Any]) -> None:
+    rng = random.Random(f"rel-{sorted(cfg.items())}")
+    for k in range(N_RELATION):
+        toks, corpus = rand_relations(rng)
+        gold, pred = relation_docs(toks, corpus)
+        report = iescore.score(reference=gold, prediction=pred, task="relations", **cfg)
+        diff = differences(report, rr.evaluate_relations(corpus, **cfg))
+        assert not diff, f"corpus #{k} {corpus}: {diff}"
+
+
+@pytest.mark.parametrize("rule,counting,link_types,nil",
+                         list(itertools.product(("E", "O(inf,inf)"), ("any", "one-to-one"), (False, True),
+                                                ("keep", "ignore"))))
+def test_links_equal_reference(rule: str, counting: str, link_types: bool, nil: str) -> None:
+    cfg = dict(rule=rule, counting=counting, link_types=link_types, nil=nil)
+    rng = random.Random(f"link-{sorted(cfg.items())}")
+    for k in range(10):
+        toks, corpus = rand_links(rng)
+        gold, pred = link_docs(toks, corpus)
+        report = iescore.score(reference=gold, prediction=pred, task="links", **cfg)
+        diff = differences(report, rr.evaluate_links(corpus, **cfg))
+        assert not diff, f"corpus #{k} {corpus}: {diff}"
+
+
+@pytest.mark.parametrize("rule,counting,symmetric",
+                         list(itertools.product(SEQ_RULES, ("any", "one-to-one"), ((), ("r",)))))
+def test_text_relations_equal_reference(rule: str, counting: str, symmetric: tuple[str, ...]) -> None:
+    cfg = dict(rule=rule, counting=counting, symmetric=symmetric)
+    rng = random.Random(f"obd-{sorted(cfg.items())}")
+    for k in range(10):
+        corpus = rand_text_relations(rng)
+        gold, pred = templates(corpus)
+        report = iescore.score_templates(reference=gold, prediction=pred, task="relations", **cfg)
+        want = rr.evaluate_text_relations(corpus, **cfg)
+        want.slot = None  # the slot errors of OBD relations are not compared here
+        diff = differences(report, want)
+        assert not diff, f"corpus #{k} {corpus}: {diff}"
+
+
+@pytest.mark.parametrize("counting", ["any", "one-to-one"])
+def test_named_settings_order(counting: str) -> None:
+    """relaxed finds at least strict's true positives, and so does boundaries."""
+    rng = random.Random(f"settings-{counting}")
+    settings = iescore.RELATION_SETTINGS
+    for _ in range(40):
+        toks, corpus = rand_relations(rng)
+        gold, pred = relation_docs(toks, corpus)
+        tp = {name: iescore.score(reference=gold, prediction=pred, task="relations", counting=counting,
+                                  **opts).overall.tp
+              for name, opts in settings.items()}
+        want = {name: rr.evaluate_relations(corpus, counting=counting, **opts).overall[0]
+                for name, opts in settings.items()}
+        assert tp == want
+        assert tp["relaxed"] >= tp["strict"] and tp["boundaries"] >= tp["strict"]
