@@ -19,6 +19,7 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any
 
 Arg = tuple[str, int, int]
 Rel = tuple[str, Arg, Arg]
@@ -140,66 +141,70 @@ def rel_aligned(symmetric: Iterable[str], a: Rel, p: Rel, swap_when: str = "eith
 
 # --- matchings ------------------------------------------------------------------------------
 
-def best_matchings(n_a: int, n_p: int, can: Callable[[int, int], bool],
-                   weight: Callable[[int, int], tuple[int, ...]]) -> tuple[tuple[int, ...], list[frozenset[tuple[int, int]]]]:
-    """Every one-to-one matching of pairs where ``can``, searched in full: the greatest
-    summed ``weight`` (compared as tuples) and every matching that reaches it."""
-    can_ = {(i, j): weight(i, j) for i in range(n_a) for j in range(n_p) if can(i, j)}
-    zero = tuple(0 for _ in next(iter(can_.values()), ()))
-    best: list = [None, []]
+Pairs = dict[tuple[int, int], tuple[int, ...]]  # (answer, prediction) -> weight
 
-    def go(i: int, used: frozenset[int], w: tuple[int, ...], pairs: tuple[tuple[int, int], ...]) -> None:
+
+def pairs_of(a: Sequence, p: Sequence, can: Callable[[Any, Any], bool],
+             weight: Callable[[Any, Any], tuple[int, ...]] = lambda x, y: ()) -> Pairs:
+    """The index pairs of ``a`` x ``p`` where ``can``, with their weights."""
+    return {(i, j): weight(x, y) for i, x in enumerate(a) for j, y in enumerate(p) if can(x, y)}
+
+
+def best_matchings(n_a: int, n_p: int, pairs: Pairs) -> tuple[tuple[int, ...], list[frozenset[tuple[int, int]]]]:
+    """Every one-to-one matching of the ``pairs``, searched in full: the greatest summed
+    weight (compared as tuples; ``()`` when there are no pairs) and every matching that
+    reaches it."""
+    zero = tuple(0 for _ in next(iter(pairs.values()), ()))
+    best: list[Any] = [None, []]
+
+    def go(i: int, used: frozenset[int], w: tuple[int, ...], chosen: tuple[tuple[int, int], ...]) -> None:
         if i == n_a:
             if best[0] is None or w > best[0]:
-                best[0], best[1] = w, [frozenset(pairs)]
+                best[0], best[1] = w, [frozenset(chosen)]
             elif w == best[0]:
-                best[1].append(frozenset(pairs))
+                best[1].append(frozenset(chosen))
             return
-        go(i + 1, used, w, pairs)
+        go(i + 1, used, w, chosen)
         for j in range(n_p):
-            if j not in used and (i, j) in can_:
-                go(i + 1, used | {j}, tuple(x + y for x, y in zip(w, can_[(i, j)])) if w else can_[(i, j)],
-                   pairs + ((i, j),))
+            if j not in used and (i, j) in pairs:
+                go(i + 1, used | {j}, tuple(x + y for x, y in zip(w, pairs[(i, j)])), chosen + ((i, j),))
 
     go(0, frozenset(), zero, ())
     return best[0], best[1]
 
 
-def count_cell(n_a: int, n_p: int, ok: Callable[[int, int], bool], counting: str,
-               quality: Callable[[int, int], tuple[int, int]] | None = None) -> tuple[int, int, int]:
-    """(tp, fp, fn) of one cell: any-match (De Sitter Fig. 4) or one-to-one (the most
-    pairs within the rule, then the most exact, then the least boundary error)."""
+def count_cell(n_a: int, n_p: int, pairs: Pairs, counting: str) -> tuple[int, int, int]:
+    """(tp, fp, fn) of one cell from its pairs within the rule: any-match (De Sitter
+    Fig. 4), or one-to-one (the most pairs, then the greatest summed weight: exact pairs,
+    minus the boundary error)."""
     if counting == "any":
-        tp = sum(any(ok(i, j) for i in range(n_a)) for j in range(n_p))
-        hit = sum(any(ok(i, j) for j in range(n_p)) for i in range(n_a))
-        return tp, n_p - tp, n_a - hit
-    q = quality or (lambda i, j: (0, 0))
-    w, _ = best_matchings(n_a, n_p, ok, lambda i, j: (1, *q(i, j)))
+        tp = len({j for _, j in pairs})
+        return tp, n_p - tp, n_a - len({i for i, _ in pairs})
+    w, _ = best_matchings(n_a, n_p, {k: (1, *v) for k, v in pairs.items()})
     k = w[0] if w else 0
     return k, n_p - k, n_a - k
 
 
-def slot_errors(n_a: int, n_p: int, aligned: Callable[[int, int], bool],
-                correct: Callable[[int, int], bool]) -> tuple[int, int, int, int]:
+def slot_errors(n_a: int, n_p: int, aligned: Pairs, correct: Pairs) -> tuple[int, int, int, int]:
     """Makhoul's C, S, D, I: the one-to-one alignment with the most correct pairs, then the
-    most pairs."""
-    w, _ = best_matchings(n_a, n_p, lambda i, j: aligned(i, j) or correct(i, j),
-                          lambda i, j: (int(correct(i, j)), 1))
-    c, pairs = (w[0], w[1]) if w else (0, 0)
-    return c, pairs - c, n_a - pairs, n_p - pairs
+    most pairs (``aligned``: the pairs that may align; ``correct``: those within the rule)."""
+    both: Pairs = {k: (int(k in correct), 1) for k in {*aligned, *correct}}
+    w, _ = best_matchings(n_a, n_p, both)
+    c, n = (w[0], w[1]) if w else (0, 0)
+    return c, n - c, n_a - n, n_p - n
 
 
 @dataclass
 class Result:
-    per_label: dict[str, tuple[int, int, int]]  # tp, fp, fn
-    overall: tuple[int, int, int]
-    slot: tuple[int, int, int, int] | None  # C, S, D, I
+    per_label: dict[str, tuple[int, ...]]  # tp, fp, fn
+    overall: tuple[int, ...]  # tp, fp, fn
+    slot: tuple[int, ...] | None  # C, S, D, I
     # label -> the rows that do not depend on ties: names among tp, fp, fn
     defined: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
-def _total(per: dict[str, list[int]]) -> tuple[int, int, int]:
-    return tuple(sum(v[k] for v in per.values()) for k in range(3))  # type: ignore[return-value]
+def _total(per: dict[str, list[int]]) -> tuple[int, ...]:
+    return tuple(sum(v[k] for v in per.values()) for k in range(3))
 
 
 def evaluate_relations(corpus: Sequence[tuple[Sequence[Rel], Sequence[Rel]]], *, rule: str = "E",
@@ -207,6 +212,16 @@ def evaluate_relations(corpus: Sequence[tuple[Sequence[Rel], Sequence[Rel]]], *,
                        swap_when: str = "either") -> Result:
     """Counts of AO relations per relation label, and the slot errors."""
     R = parse_rule(rule)
+
+    def ok(a: Rel, p: Rel) -> bool:
+        return rel_ok(R, arg_labels, symmetric, a, p)
+
+    def quality(a: Rel, p: Rel) -> tuple[int, int]:
+        return rel_quality(R, arg_labels, symmetric, a, p)
+
+    def aligned(a: Rel, p: Rel) -> bool:
+        return rel_aligned(symmetric, a, p, swap_when)
+
     labels = sorted({r[0] for ref, pred in corpus for r in [*ref, *pred]})
     per = {lab: [0, 0, 0] for lab in labels}
     slot = [0, 0, 0, 0]
@@ -214,15 +229,13 @@ def evaluate_relations(corpus: Sequence[tuple[Sequence[Rel], Sequence[Rel]]], *,
         for lab in labels:
             a = [r for r in ref if r[0] == lab]
             p = [r for r in pred if r[0] == lab]
-            cell = count_cell(len(a), len(p), lambda i, j: rel_ok(R, arg_labels, symmetric, a[i], p[j]), counting,
-                              lambda i, j: rel_quality(R, arg_labels, symmetric, a[i], p[j]))
+            cell = count_cell(len(a), len(p), pairs_of(a, p, ok, quality), counting)
             for k in range(3):
                 per[lab][k] += cell[k]
-        se = slot_errors(len(ref), len(pred), lambda i, j: rel_aligned(symmetric, ref[i], pred[j], swap_when),
-                         lambda i, j: rel_ok(R, arg_labels, symmetric, ref[i], pred[j]))
+        se = slot_errors(len(ref), len(pred), pairs_of(ref, pred, aligned), pairs_of(ref, pred, ok))
         for k in range(4):
             slot[k] += se[k]
-    return Result({k: tuple(v) for k, v in per.items()}, _total(per), tuple(slot),  # type: ignore[arg-type]
+    return Result({k: tuple(v) for k, v in per.items()}, _total(per), tuple(slot),
                   {lab: ("tp", "fp", "fn") for lab in labels})
 
 
@@ -244,36 +257,40 @@ def evaluate_links(corpus: Sequence[tuple[Sequence[Lnk], Sequence[Lnk]]], *, rul
     per = {t: [0, 0, 0] for t in types}
     overall = [0, 0, 0]
     slot = [0, 0, 0, 0]
+    def ok(a: Lnk, p: Lnk) -> bool:
+        return link_ok(R, link_types, a, p)
+
+    def quality(a: Lnk, p: Lnk) -> tuple[int, int]:
+        return int(a[0][1:] == p[0][1:]), -span_err(a[0][1:], p[0][1:])
+
+    def aligned(a: Lnk, p: Lnk) -> bool:
+        return common(a[0][1:], p[0][1:]) > 0
+
     for ref, pred in docs:
-        def ok(i: int, j: int, a: Sequence[Lnk] = ref, p: Sequence[Lnk] = pred) -> bool:
-            return link_ok(R, link_types, a[i], p[j])
-
-        def quality(i: int, j: int, a: Sequence[Lnk] = ref, p: Sequence[Lnk] = pred) -> tuple[int, int]:
-            return int(a[i][0][1:] == p[j][0][1:]), -span_err(a[i][0][1:], p[j][0][1:])
-
-        cell = count_cell(len(ref), len(pred), ok, counting, quality)
+        within = pairs_of(ref, pred, ok, quality)
+        cell = count_cell(len(ref), len(pred), within, counting)
         for k in range(3):
             overall[k] += cell[k]
         for t in types:
-            ia = [i for i in range(len(ref)) if ref[i][0][0] == t]
-            jp = [j for j in range(len(pred)) if pred[j][0][0] == t]
+            a = [x for x in ref if x[0][0] == t]
+            p = [x for x in pred if x[0][0] == t]
             if link_types:
-                c = count_cell(len(ia), len(jp), lambda x, y: ok(ia[x], jp[y]), counting,
-                               lambda x, y: quality(ia[x], jp[y]))
+                c = count_cell(len(a), len(p), pairs_of(a, p, ok, quality), counting)
             else:  # any-match: an answer matched by no prediction, a prediction matching no answer
-                fn = sum(not any(ok(i, j) for j in range(len(pred))) for i in ia)
-                fp = sum(not any(ok(i, j) for i in range(len(ref))) for j in jp)
+                fn = sum(not any(ok(x, y) for y in pred) for x in a)
+                fp = sum(not any(ok(x, y) for x in ref) for y in p)
                 c = (0, fp, fn)
             for k in range(3):
                 per[t][k] += c[k]
-        se = slot_errors(len(ref), len(pred), lambda i, j: common(ref[i][0][1:], pred[j][0][1:]) > 0, ok)
+        se = slot_errors(len(ref), len(pred), pairs_of(ref, pred, aligned), within)
         for k in range(4):
             slot[k] += se[k]
+    defined: dict[str, tuple[str, ...]]
     if link_types:
         defined = {t: ("tp", "fp", "fn") for t in types}
     else:
         defined = {t: ("fp", "fn") for t in types} if counting == "any" else {}
-    return Result({k: tuple(v) for k, v in per.items()}, tuple(overall), tuple(slot), defined)  # type: ignore[arg-type]
+    return Result({k: tuple(v) for k, v in per.items()}, tuple(overall), tuple(slot), defined)
 
 
 # --- relations (OBD) ------------------------------------------------------------------------
@@ -317,6 +334,10 @@ def evaluate_text_relations(corpus: Sequence[tuple[Iterable[TRel], Iterable[TRel
                             counting: str = "any", symmetric: Sequence[str] = ()) -> Result:
     """Counts of OBD relations: a document's distinct records per relation label."""
     R = parse_rule(rule)
+
+    def ok(a: TRel, p: TRel) -> bool:
+        return trel_ok(R, symmetric, a, p)
+
     docs = [(sorted(set(ref)), sorted(set(pred))) for ref, pred in corpus]
     labels = sorted({r[0] for ref, pred in docs for r in [*ref, *pred]})
     per = {lab: [0, 0, 0] for lab in labels}
@@ -324,8 +345,8 @@ def evaluate_text_relations(corpus: Sequence[tuple[Iterable[TRel], Iterable[TRel
         for lab in labels:
             a = [r for r in ref if r[0] == lab]
             p = [r for r in pred if r[0] == lab]
-            cell = count_cell(len(a), len(p), lambda i, j: trel_ok(R, symmetric, a[i], p[j]), counting)
+            cell = count_cell(len(a), len(p), pairs_of(a, p, ok), counting)
             for k in range(3):
                 per[lab][k] += cell[k]
-    return Result({k: tuple(v) for k, v in per.items()}, _total(per), None,  # type: ignore[arg-type]
+    return Result({k: tuple(v) for k, v in per.items()}, _total(per), None,
                   {lab: ("tp", "fp", "fn") for lab in labels})

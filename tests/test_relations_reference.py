@@ -321,3 +321,67 @@ def test_named_settings_order(counting: str) -> None:
                 for name, opts in settings.items()}
         assert tp == want
         assert tp["relaxed"] >= tp["strict"] and tp["boundaries"] >= tp["strict"]
+
+
+def matching_quality(report: iescore.Report, cfg: dict[str, Any]) -> tuple[int, int, int]:
+    """(pairs, exact pairs, -boundary error) summed over the report's one-to-one matching:
+    each true-positive answer with the prediction it is aligned with."""
+    R = rr.parse_rule(cfg["rule"])
+    preds = list(report.items("prediction"))
+
+    def rel(it: dict[str, Any]) -> rr.Rel:
+        def arg(a: dict[str, Any]) -> rr.Arg:
+            return a["label"], a["start"], a["end"]
+
+        return it["label"], arg(it["head"]), arg(it["tail"])
+
+    total = [0, 0, 0]
+    partners = []
+    for it in report.items("reference"):
+        if it["status"] != "TP":
+            continue
+        partner = preds[it["partner"]["index"]]
+        assert partner["status"] == "TP" and partner["doc"] == it["doc"], (it, partner)
+        partners.append((it["doc"], it["partner"]["index"]))
+        a, p = rel(it), rel(partner)
+        assert rr.rel_ok(R, cfg["arg_labels"], cfg["symmetric"], a, p), (a, p)
+        q = rr.rel_quality(R, cfg["arg_labels"], cfg["symmetric"], a, p)
+        total = [total[0] + 1, total[1] + q[0], total[2] + q[1]]
+    assert len(set(partners)) == len(partners), "a prediction matched twice"
+    return total[0], total[1], total[2]
+
+
+def optimum(corpus: list, cfg: dict[str, Any]) -> tuple[int, ...]:
+    """(pairs, exact pairs, -boundary error) of the best one-to-one matchings, summed over
+    the cells."""
+    R = rr.parse_rule(cfg["rule"])
+
+    def ok(a: rr.Rel, p: rr.Rel) -> bool:
+        return rr.rel_ok(R, cfg["arg_labels"], cfg["symmetric"], a, p)
+
+    def weight(a: rr.Rel, p: rr.Rel) -> tuple[int, int, int]:
+        return (1, *rr.rel_quality(R, cfg["arg_labels"], cfg["symmetric"], a, p))
+
+    want = (0, 0, 0)
+    for ref, prd in corpus:
+        for lab in REL_LABELS:
+            a = [x for x in ref if x[0] == lab]
+            p = [x for x in prd if x[0] == lab]
+            w, _ = rr.best_matchings(len(a), len(p), rr.pairs_of(a, p, ok, weight))
+            want = tuple(x + y for x, y in zip(want, w)) if w else want
+    return want
+
+
+@pytest.mark.parametrize("rule", ["C(1)", "O(1,1)", "O(inf,inf)", "IoU(0.5)", "cover(0.5)"])
+def test_one_to_one_matching_is_optimal(rule: str) -> None:
+    """The matching behind one-to-one counts has the most pairs, then the most exact
+    pairs, then the least boundary error (per document and relation label)."""
+    rng = random.Random(f"optimal-{rule}")
+    for k in range(30):
+        cfg = dict(rule=rule, counting="one-to-one", arg_labels=rng.random() < 0.5,
+                   symmetric=("r",) if rng.random() < 0.5 else ())
+        toks, corpus = rand_relations(rng)
+        gold, pred = relation_docs(toks, corpus)
+        report = iescore.score(reference=gold, prediction=pred, task="relations", **cfg)
+        want = optimum(corpus, cfg)
+        assert matching_quality(report, cfg) == want, f"corpus #{k} {cfg} {corpus}"
