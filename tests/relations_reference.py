@@ -144,7 +144,7 @@ def rel_aligned(symmetric: Iterable[str], a: Rel, p: Rel, swap_when: str = "eith
 Pairs = dict[tuple[int, int], tuple[int, ...]]  # (answer, prediction) -> weight
 
 
-def pairs_of(a: Sequence, p: Sequence, can: Callable[[Any, Any], bool],
+def pairs_of(a: Sequence[Any], p: Sequence[Any], can: Callable[[Any, Any], bool],
              weight: Callable[[Any, Any], tuple[int, ...]] = lambda x, y: ()) -> Pairs:
     """The index pairs of ``a`` x ``p`` where ``can``, with their weights."""
     return {(i, j): weight(x, y) for i, x in enumerate(a) for j, y in enumerate(p) if can(x, y)}
