@@ -350,3 +350,44 @@ def evaluate_text_relations(corpus: Sequence[tuple[Iterable[TRel], Iterable[TRel
                 per[lab][k] += cell[k]
     return Result({k: tuple(v) for k, v in per.items()}, _total(per), None,
                   {lab: ("tp", "fp", "fn") for lab in labels})
+
+
+# --- per-label slot errors ------------------------------------------------------------------
+
+Tally = frozenset[tuple[tuple[str, str], int]]  # ((label, "C"|"S"|"D"|"I"), n > 0)
+
+
+def relation_slot_tallies(corpus: Sequence[tuple[Sequence[Rel], Sequence[Rel]]], *, rule: str = "E",
+                          arg_labels: bool = True, symmetric: Sequence[str] = (),
+                          swap_when: str = "either") -> set[Tally]:
+    """Every per-label tally of C, S, D, I that an alignment with the most correct pairs,
+    then the most pairs, then the most same-label pairs can give (C, S and D count under
+    the answer's label, I under the prediction's)."""
+    R = parse_rule(rule)
+    options: set[Tally] = {frozenset()}
+    for ref, pred in corpus:
+        pairs: Pairs = {}
+        for i, a in enumerate(ref):
+            for j, p in enumerate(pred):
+                correct = rel_ok(R, arg_labels, symmetric, a, p)
+                if correct or rel_aligned(symmetric, a, p, swap_when):
+                    pairs[(i, j)] = (int(correct), 1, int(a[0] == p[0]))
+        _, matchings = best_matchings(len(ref), len(pred), pairs)
+        doc: set[Tally] = set()
+        for chosen in matchings:
+            c: dict[tuple[str, str], int] = {}
+            keys = [(ref[i][0], "C" if pairs[(i, j)][0] else "S") for i, j in chosen]
+            keys += [(ref[i][0], "D") for i in range(len(ref)) if i not in {x for x, _ in chosen}]
+            keys += [(pred[j][0], "I") for j in range(len(pred)) if j not in {y for _, y in chosen}]
+            for k in keys:
+                c[k] = c.get(k, 0) + 1
+            doc.add(frozenset(c.items()))
+        merged: set[Tally] = set()
+        for x in options:
+            for y in doc:
+                s = dict(x)
+                for k, n in y:
+                    s[k] = s.get(k, 0) + n
+                merged.add(frozenset(s.items()))
+        options = merged
+    return options

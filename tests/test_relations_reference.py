@@ -94,6 +94,14 @@ def test_reference_slot_alignment() -> None:
     gold = [("r", ("A", 0, 2), ("B", 4, 5)), ("s", ("A", 1, 3), ("B", 4, 6))]
     pred = [("s", ("A", 1, 2), ("B", 4, 5))]
     assert one(gold, pred).slot == (0, 1, 1, 0)
+    # per label: the same-label answer takes the substitution, the other is deleted
+    assert rr.relation_slot_tallies([(gold, pred)]) == {frozenset({(("s", "S"), 1), (("r", "D"), 1)})}
+    assert rr.relation_slot_tallies([(gold, pred)], rule="O(inf,inf)") == {frozenset({(("s", "C"), 1), (("r", "D"), 1)})}
+    # two equally good alignments: either answer may take the prediction
+    gold = [("r", ("A", 0, 2), ("B", 4, 5)), ("s", ("A", 0, 2), ("B", 4, 5))]
+    pred = [("t", ("A", 0, 2), ("B", 4, 5))]
+    assert rr.relation_slot_tallies([(gold, pred)]) == {
+        frozenset({(("r", "S"), 1), (("s", "D"), 1)}), frozenset({(("s", "S"), 1), (("r", "D"), 1)})}
 
 
 def test_reference_links() -> None:
@@ -274,6 +282,10 @@ def test_relations_equal_reference(cfg: dict[str, Any]) -> None:
         gold, pred = relation_docs(toks, corpus)
         report = iescore.score(reference=gold, prediction=pred, task="relations", **cfg)
         diff = differences(report, rr.evaluate_relations(corpus, **cfg))
+        tally = frozenset(((lab, k), getattr(row, k)) for lab, row in report.per_label.items()
+                          for k in ("C", "S", "D", "I") if getattr(row, k))
+        if tally not in rr.relation_slot_tallies(corpus, **{k: v for k, v in cfg.items() if k != "counting"}):
+            diff.append(f"per-label C/S/D/I {sorted(tally)} is no optimal alignment's")
         assert not diff, f"corpus #{k} {corpus}: {diff}"
 
 
