@@ -397,3 +397,22 @@ def test_one_to_one_matching_is_optimal(rule: str) -> None:
         report = iescore.score(reference=gold, prediction=pred, task="relations", **cfg)
         want = optimum(corpus, cfg)
         assert matching_quality(report, cfg) == want, f"corpus #{k} {cfg} {corpus}"
+
+
+@pytest.mark.parametrize("counting", ["any", "one-to-one"])
+def test_link_settings_order(counting: str) -> None:
+    """weak finds at least strong's true positives; typed links at most untyped ones'."""
+    rng = random.Random(f"link-settings-{counting}")
+    for _ in range(40):
+        toks, corpus = rand_links(rng)
+        gold, pred = link_docs(toks, corpus)
+        tp = {(name, typed): iescore.score(reference=gold, prediction=pred, task="links", counting=counting,
+                                           link_types=typed, **opts).overall.tp
+              for name, opts in iescore.LINK_SETTINGS.items() for typed in (False, True)}
+        want = {(name, typed): rr.evaluate_links(corpus, counting=counting, link_types=typed, **opts).overall[0]
+                for name, opts in iescore.LINK_SETTINGS.items() for typed in (False, True)}
+        assert tp == want
+        for typed in (False, True):
+            assert tp[("weak", typed)] >= tp[("strong", typed)]
+        for name in iescore.LINK_SETTINGS:
+            assert tp[(name, False)] >= tp[(name, True)]
