@@ -47,22 +47,30 @@ def add_text(
     """Add character-offset documents to ``scorer`` (paired by id, texts checked), at
     ``level``; the level, tokenizer and policy go into its signature and the counts of
     moved and dropped spans into its report. The prediction's own tokens play no part:
-    both sides are mapped onto the reference's tokens."""
+    both sides are mapped onto the reference's tokens. Under ``task="relations"`` (or
+    ``"links"``) the documents' relations (links) are mapped too, and what could not be
+    mapped exactly is counted (``relation arguments misaligned``, ``relations dropped``;
+    ``link mentions misaligned``, ``links dropped``; ``reference ...`` for the reference)."""
     if level not in LEVELS:
         raise ConfigError(f"unknown level {level!r}; valid: {choices(LEVELS)}")
     prediction = pair_documents(reference, prediction)
-    refs, preds = [], []
-    totals = {"misaligned": 0, "dropped": 0, "reference misaligned": 0, "reference dropped": 0}
+    task = scorer.config.task
+    kinds = ["misaligned", "dropped"] + {"relations": ["relation arguments misaligned", "relations dropped"],
+                                         "links": ["link mentions misaligned", "links dropped"]}.get(task, [])
+    refs: list[Any] = []
+    preds: list[Any] = []
+    totals = {k: 0 for k in kinds} | {"reference " + k: 0 for k in kinds}
     for r, p in zip(reference, prediction):
         check_same_text(r, p)
         offs = _offsets(r, tokenizer) if level == "tokens" else None
         rd, rc = to_document(r, level=level, tokenizer=tokenizer, misaligned=misaligned, offsets=offs)
-        pd, pc = to_document(r, p.spans, level=level, tokenizer=tokenizer, misaligned=misaligned, offsets=offs)
+        pd, pc = to_document(r, p.spans, level=level, tokenizer=tokenizer, misaligned=misaligned, offsets=offs,
+                             relations=p.relations, links=p.links)
         refs.append(rd)
-        preds.append(list(pd.spans))
-        for k in ("misaligned", "dropped"):
-            totals[k] += pc[k]
-            totals["reference " + k] += rc[k]
+        preds.append(pd if task != "entities" else list(pd.spans))
+        for k in kinds:
+            totals[k] += pc.get(k, 0)
+            totals["reference " + k] += rc.get(k, 0)
     if level == "tokens":
         scorer.use(level=level, tokenizer=_tokenizer_name(tokenizer), misaligned=misaligned)
     else:
