@@ -20,11 +20,27 @@ Studio's JSON export). Each object is a document, whose shape is recognised by i
   Python's ``json`` reads but JSON does not have, are errors).
 * Prodigy records whose ``answer`` is not ``accept`` are skipped and counted; Prodigy's
   ``tokens`` (``{"start", "end"}``) are kept for ``tokenizer="given"``.
+* **Relations and links** (not in Label Studio tasks): a span object may have an ``id``
+  (any JSON value but null, unique in its document); ``relations`` is a list of
+  ``{"label", "head", "tail"}`` whose head and tail are span ids (doccano's ``{"type",
+  "from_id", "to_id"}`` too), the head the first argument; ``links`` is a list of
+  ``{"entity", "id"}``, ``entity`` a span id and ``id`` the knowledge-base id (a
+  non-empty string, kept as written); a span object's own ``kb_id`` links it too.
+  Either may have a ``score``. An id naming no span of the document, or a span object
+  of several ``labels``, is an error. The documented shape::
+
+      {"id": "d1", "text": "Al Roth works for IBM.",
+       "entities": [{"id": "T1", "label": "PER", "start": 0, "end": 7},
+                    {"id": "T2", "label": "ORG", "start": 18, "end": 21}],
+       "relations": [{"label": "works_for", "head": "T1", "tail": "T2"}],
+       "links": [{"entity": "T2", "id": "Q37156"}]}
 
 A document's id is its ``id`` (or Prodigy's ``meta.id``), else ``<file name>#<line>``.
 Every error names the file, the line and the value. [`write_jsonl`][iescore.io.jsonl.write_jsonl] writes
-``{"id", "text", "spans": [{"start", "end", "label"}], "tokens"}`` lines, which read back
-as they were.
+``{"id", "text", "spans": [{"start", "end", "label"}], "tokens"}`` lines (with span ids,
+``relations`` and ``links`` when the document has relations or links), which read back
+as they were (a relation argument or link mention that is none of the spans is written,
+and read back, as a span).
 
 Example:
     >>> import tempfile, os, pathlib
@@ -47,7 +63,7 @@ from typing import Any
 
 from ..atomic import atomic_write
 from ..errors import ConfigError, InputError, choices
-from ..model import Span
+from ..model import Link, Relation, Span
 from .chars import TextCorpus, TextDocument, char_span
 from .textfiles import read_lines
 
@@ -99,6 +115,84 @@ def _span_dicts(entry: Any, where: str) -> list[tuple[str, Any, Any, Any]]:
     if isinstance(entry.get("labels"), list) and entry["labels"]:
         return [(lab, start, end, score) for lab in entry["labels"]]
     raise InputError(f"{where}: span {dict(entry)!r} has no 'label', 'entity_type', 'entity_group' or 'labels'")
+
+
+def _id_key(value: Any) -> str:
+    """A span id as compared: ``1`` and ``"1"`` name the same span."""
+    return json.dumps(value) if isinstance(value, (bool, Mapping, list)) else str(value)
+
+
+def _spans_with_ids(entries: Any, where: str) -> tuple[list[tuple[str, Any, Any, Any]], dict[str, list[int]],
+                                                      list[tuple[int, Any, Any]]]:
+    """The spans of a document's span list, the span indices of each span ``id``, and
+    ``(span index, kb_id, score)`` of the spans given a ``kb_id``."""
+    raw: list[tuple[str, Any, Any, Any]] = []
+    ids: dict[str, list[int]] = {}
+    kb: list[tuple[int, Any, Any]] = []
+    for e in entries:
+        got = _span_dicts(e, where)
+        if isinstance(e, Mapping) and e.get("id") is not None:
+            key = _id_key(e["id"])
+            if key in ids:
+                raise InputError(f"{where}: the span id {e['id']!r} is given twice")
+            ids[key] = list(range(len(raw), len(raw) + len(got)))
+        if isinstance(e, Mapping) and e.get("kb_id") not in (None, ""):
+            kb.extend((k, e["kb_id"], None) for k in range(len(raw), len(raw) + len(got)))
+        raw.extend(got)
+    return raw, ids, kb
+
+
+def _records(record: Mapping[str, Any], spans: tuple[Span, ...], ids: Mapping[str, list[int]],
+             kb: list[tuple[int, Any, Any]], where: str) -> tuple[tuple[Relation, ...], tuple[Link, ...]]:
+    """A document's ``relations`` and ``links`` (and spans' ``kb_id``), arguments by span id."""
+    shown = (", ".join(map(repr, list(ids)[:5])) + (", ..." if len(ids) > 5 else "")) or "none; give each span an 'id'"
+
+    def span(value: Any, what: str) -> Span:
+        got = ids.get(_id_key(value)) if value is not None else None
+        if got is None:
+            raise InputError(f"{where}: {what} {value!r} is no span id of the document "
+                             f"(span ids: {shown})")
+        if len(got) != 1:
+            raise InputError(f"{where}: {what} {value!r} names a span of {len(got)} labels; "
+                             "an argument or mention is one labelled span")
+        return spans[got[0]]
+
+    def entries(key: str) -> list[Any]:
+        value = record.get(key)
+        if value is None:
+            return []
+        if not isinstance(value, list) or not all(isinstance(e, Mapping) for e in value):
+            raise InputError(f"{where}: {key!r} must be a list of objects, got {str(value)[:80]!r}")
+        return value
+
+    rels = []
+    for k, e in enumerate(entries("relations")):
+        label = e.get("label", e.get("type"))
+        head, tail = e.get("head", e.get("from_id")), e.get("tail", e.get("to_id"))
+        if not isinstance(label, str) or not label or head is None or tail is None:
+            raise InputError(f"{where}: relation #{k} must be {{'label', 'head', 'tail'}} (or doccano's "
+                             f"{{'type', 'from_id', 'to_id'}}), got {dict(e)!r}")
+        rels.append(Relation(label, span(head, f"relation #{k} {label!r}: the head"),
+                             span(tail, f"relation #{k} {label!r}: the tail"), _score(e.get("score"), where)))
+    links = [Link(spans[i], _kb(x, where), _score(sc, where)) for i, x, sc in kb]
+    for k, e in enumerate(entries("links")):
+        if "entity" not in e or ("id" not in e and "kb_id" not in e):
+            raise InputError(f"{where}: link #{k} must be {{'entity', 'id'}}, got {dict(e)!r}")
+        links.append(Link(span(e["entity"], f"link #{k}: the entity"), _kb(e.get("id", e.get("kb_id")), where),
+                          _score(e.get("score"), where)))
+    return tuple(rels), tuple(links)
+
+
+def _kb(value: Any, where: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise InputError(f"{where}: a knowledge-base id is a non-empty string, got {value!r}")
+    return value
+
+
+def _score(value: Any, where: str) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        raise InputError(f"{where}: the confidence {json.dumps(value)} is not a finite number")
+    return value
 
 
 def _label_studio(record: Mapping[str, Any], source: str, pick: int | None, where: str,
@@ -156,7 +250,7 @@ def read_jsonl(
                 raise InputError(f"{where}: a document needs 'text' (a string), or Label Studio's data.text")
             text = given
             found = next((k for k in SPAN_KEYS if isinstance(record.get(k), list)), None)
-            raw = [x for e in (record[found] if found else []) for x in _span_dicts(e, where)]
+            raw, ids, kb = _spans_with_ids(record[found] if found else [], where)
         for lab, a, b, sc in raw:
             if isinstance(sc, float) and not math.isfinite(sc):  # Python's json reads them; JSON has none
                 raise InputError(
@@ -170,23 +264,49 @@ def read_jsonl(
                 tokens = tuple((int(t["start"]), int(t["end"])) for t in record["tokens"])
             except (KeyError, TypeError, ValueError):
                 raise InputError(f"{where}: tokens must be objects with 'start' and 'end'") from None
-        docs.append(TextDocument(doc_id, text, spans, tokens))
+        rels: tuple[Relation, ...] = ()
+        links: tuple[Link, ...] = ()
+        if "data" not in record:
+            rels, links = _records(record, spans, ids, kb, where)
+        docs.append(TextDocument(doc_id, text, spans, tokens, rels, links))
     return TextCorpus(tuple(docs), dict(sorted(notes.items())))
 
 
 def write_jsonl(documents: Iterable[Any], path: str, *, encoding: str = "utf-8") -> None:
-    """Write [`TextDocument`][iescore.io.chars.TextDocument] s as JSON lines (Prodigy's span shape),
-    atomically (`atomic_write`: an interrupted write leaves the old file)."""
+    """Write [`TextDocument`][iescore.io.chars.TextDocument] s as JSON lines (Prodigy's span shape;
+    with relations or links, each span with its index as ``id`` and the relations and
+    links by span id), atomically (`atomic_write`: an interrupted write leaves the old file)."""
     with atomic_write(path, encoding=encoding) as fh:
         for d in documents:
-            rec: dict[str, Any] = {"id": d.id, "text": d.text, "spans": [_span_json(s) for s in d.spans]}
+            rels, links = getattr(d, "relations", ()), getattr(d, "links", ())
+            spans = list(d.spans)
+            if rels or links:
+                keys = {_key(s): k for k, s in reversed(list(enumerate(spans)))}
+                for a in [*(a for r in rels for a in (r.head, r.tail)), *(x.span for x in links)]:
+                    if _key(a) not in keys:
+                        keys[_key(a)] = len(spans)
+                        spans.append(a)
+            rec: dict[str, Any] = {"id": d.id, "text": d.text, "spans": [_span_json(s) for s in spans]}
+            if rels or links:
+                for k, sj in enumerate(rec["spans"]):
+                    sj["id"] = k
+                rec["relations"] = [_scored({"label": r.label, "head": keys[_key(r.head)], "tail": keys[_key(r.tail)]},
+                                            r.score) for r in rels]
+                rec["links"] = [_scored({"entity": keys[_key(x.span)], "id": x.id}, x.score) for x in links]
             if d.tokens is not None:
                 rec["tokens"] = [{"text": d.text[a:b], "start": a, "end": b, "id": k} for k, (a, b) in enumerate(d.tokens)]
             fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
 
 
-def _span_json(s: Span) -> dict[str, Any]:
-    out: dict[str, Any] = {"start": s.start, "end": s.end, "label": s.label}
-    if s.score is not None:
-        out["score"] = s.score
+def _key(s: Span) -> tuple[str, int, int]:
+    return s.label, s.start, s.end
+
+
+def _scored(out: dict[str, Any], score: float | None) -> dict[str, Any]:
+    if score is not None:
+        out["score"] = score
     return out
+
+
+def _span_json(s: Span) -> dict[str, Any]:
+    return _scored({"start": s.start, "end": s.end, "label": s.label}, s.score)
