@@ -7,10 +7,15 @@ for AO scoring ([`score_llm`][iescore.io.llm.score_llm] scores them).
   (the list may also be called ``extractions`` or ``items``; a label may be called
   ``type`` or ``entity_type``); an optional ``text`` is the document's text, checked
   against the reference's.
+* **Relations**: a document's ``relations`` list holds ``{"label": ..., "head": ...,
+  "tail": ...}``, the two arguments as strings without offsets; they are scored in OBD
+  only (``task="relations"``, ``setting="OBD"``).
 * **OBD** ([`llm_templates`][iescore.io.extractions.llm_templates]): each document's strings become the fillers of its
   template, split into tokens as the reference's span texts are
   ([`filler_tokens`][iescore.io.chars.filler_tokens]); the configured normaliser compares them.
-  A string found nowhere in the text is an ordinary filler, a false positive.
+  A string found nowhere in the text is an ordinary filler, a false positive. Its
+  relations become the template's [`TextRelation`][iescore.model.TextRelation] s, their
+  head and tail split likewise and compared as fillers are (the distinct ones).
 * **AO** ([`align_extractions`][iescore.io.extractions.align_extractions]): each string is looked up in the reference text
   (exactly, occurrences not overlapping, left to right) under ``align``:
   ``"first"`` places it at its first occurrence, ``"every"`` at every occurrence,
@@ -37,7 +42,7 @@ from dataclasses import dataclass
 from typing import get_args
 
 from ..errors import ConfigError, InputError, choices
-from ..model import Span, Template
+from ..model import Span, Template, TextRelation
 from ..options import Align
 from .chars import TextDocument, Tokenizer, check_same_text, filler_tokens, pair_documents
 from .jsonl import read_json_records
@@ -52,11 +57,13 @@ _LABEL_KEYS = ("label", "type", "entity_type")
 @dataclass(frozen=True)
 class Extraction:
     """One document's extracted ``(label, text)`` pairs, in the extractor's order; ``text``
-    is the document's text when the extractor's output gives it."""
+    is the document's text when the extractor's output gives it; ``relations`` its
+    extracted ``(label, head, tail)`` triples of strings."""
 
     id: str
     items: tuple[tuple[str, str], ...]
     text: str | None = None
+    relations: tuple[tuple[str, str, str], ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "id", str(self.id))
@@ -66,6 +73,12 @@ class Extraction:
                 raise InputError(f"document {self.id!r}: extraction #{k} must be a (label, text) pair "
                                  f"of strings that are not empty or blank, got {it!r}")
         object.__setattr__(self, "items", items)
+        rels = tuple(tuple(x) for x in self.relations)
+        for k, r in enumerate(rels):
+            if len(r) != 3 or not all(isinstance(x, str) and x.strip() for x in r):
+                raise InputError(f"document {self.id!r}: relation #{k} must be a (label, head, tail) triple "
+                                 f"of strings that are not empty or blank, got {r!r}")
+        object.__setattr__(self, "relations", rels)
 
 
 def read_llm(path: str, *, encoding: str = "utf-8") -> tuple[Extraction, ...]:
@@ -88,8 +101,14 @@ def read_llm(path: str, *, encoding: str = "utf-8") -> tuple[Extraction, ...]:
         text = rec.get("text")
         if text is not None and not isinstance(text, str):
             raise InputError(f"{where}: 'text' must be a string")
+        rels = rec.get("relations", [])
+        for r in rels if isinstance(rels, list) else [rels]:
+            if not isinstance(rels, list) or not isinstance(r, Mapping) or not all(
+                    isinstance(r.get(k), str) for k in ("label", "head", "tail")):
+                raise InputError(f"{where}: 'relations' is a list of {{'label', 'head', 'tail'}} objects of "
+                                 f"strings, got {str(r)[:80]!r}")
         try:
-            out.append(Extraction(rec["id"], tuple(items), text))
+            out.append(Extraction(rec["id"], tuple(items), text, tuple((r["label"], r["head"], r["tail"]) for r in rels)))
         except InputError as exc:
             raise InputError(f"{where}: {exc}") from None
     return tuple(out)
@@ -100,6 +119,8 @@ def llm_templates(extractions: Sequence[Extraction], *, level: str, tokenizer: T
 
     >>> llm_templates([Extraction("d", (("PER", "Al Roth"), ("PER", "Al Roth")))], level="tokens")[0].slots
     {'PER': (('Al', 'Roth'),)}
+    >>> llm_templates([Extraction("d", (), relations=(("works_for", "Al Roth,", "IBM"),))], level="tokens")[0].relations
+    (TextRelation(label='works_for', head=('Al', 'Roth', ','), tail=('IBM',), score=None),)
     """
     out = []
     for ex in extractions:
@@ -109,7 +130,15 @@ def llm_templates(extractions: Sequence[Extraction], *, level: str, tokenizer: T
             lst = slots.setdefault(label, [])
             if fill not in lst:
                 lst.append(fill)
-        out.append(Template(ex.id, {k: tuple(v) for k, v in slots.items()}))
+        rels: list[TextRelation] = []
+        for k, (label, head, tail) in enumerate(ex.relations):
+            h, t = filler_tokens(head, level=level, tokenizer=tokenizer), filler_tokens(tail, level=level, tokenizer=tokenizer)
+            if not h or not t:
+                raise InputError(f"document {ex.id!r}: relation #{k} {label!r} ({head!r}, {tail!r}): an argument "
+                                 "holds no token to compare")
+            if (rel := TextRelation(label, h, t)) not in rels:
+                rels.append(rel)
+        out.append(Template(ex.id, {k: tuple(v) for k, v in slots.items()}, relations=tuple(rels)))
     return out
 
 

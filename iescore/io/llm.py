@@ -44,6 +44,8 @@ def score_llm(
     strings ([`align_extractions`][iescore.io.extractions.align_extractions]) and scores them at ``level`` as
     [`score_text`][iescore.io.textscore.score_text] does, counting ``hallucinated`` and
     ``ambiguous strings`` in the report; its signature names ``align`` (``align:every``).
+    With ``task="relations"`` (in OBD only) the extracted ``(label, head, tail)`` strings are
+    compared with the reference's relations as records of their arguments' texts.
 
     >>> from iescore.io.chars import TextDocument
     >>> ref = [TextDocument("d", "Al met Al Roth.", (("PER", 7, 14),))]
@@ -68,6 +70,9 @@ def score_llm(
         s.use(level=level, tokenizer=None if level == "characters" else ("custom" if callable(tokenizer) else tokenizer))
         s.add(reference=refs, prediction=preds)
         return s.report()
+    if cfg.task != "entities":
+        raise ConfigError(f"task={cfg.task!r}: LLM extractions are strings without offsets; their relations are "
+                          "scored with setting='OBD' (CLI --setting OBD), and they carry no links")
     if reference and isinstance(reference[0], Extraction):
         raise ConfigError("extractions without offsets have no positions: score them against each other with setting='OBD'")
     docs, unfound = align_extractions(reference, prediction, align=align)  # type: ignore[arg-type]
