@@ -69,17 +69,19 @@ class Held:
 class HeldDocuments:
     """The Documents (each with its predicted spans) or the Templates of ``add`` calls that
     a scorer checked and counted in but has not scored, and their size in all (tokens, or
-    fillers)."""
+    fillers). With ``records`` (``task="relations"`` or ``"links"``) the predicted
+    Documents or Templates are held whole: their relations and links are scored."""
 
-    def __init__(self, templates: bool) -> None:
+    def __init__(self, templates: bool, records: bool = False) -> None:
         self.templates = templates
+        self.records = records
         self.ids: list[str] = []
         self.reference: list[Document | Template] = []
-        self.prediction: list[tuple[Span, ...] | Template] = []
+        self.prediction: list[tuple[Span, ...] | Document | Template] = []
         self.size = 0
 
     def add(self, ids: Sequence[str], reference: Sequence[Document | Template],
-            prediction: Sequence[tuple[Span, ...] | Template], size: int) -> None:
+            prediction: Sequence[tuple[Span, ...] | Document | Template], size: int) -> None:
         self.ids += ids
         self.reference += reference
         self.prediction += prediction

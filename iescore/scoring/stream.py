@@ -24,6 +24,7 @@ from .assemble import _assemble, _warn_label_sets, _warn_type_filter
 from .batch import TaggedBatch, _locator, built, checked, end_to_end, tagged_batch
 from .held import Held, HeldDocuments, TagFacts
 from .partdata import _Part
+from .records import check_tags_task, check_task, checked_records, records_part, records_size
 from .spans import (
     _documents_part,
     _templates_part,
@@ -71,6 +72,7 @@ class Scorer:
         config = Config.from_options(config, **options)
         if config.unit_weights is not None:  # a digest of the data this scorer is given
             config = config.with_(unit_weights=None)
+        check_task(config)
         self.config = config
         self._scored: list[_Part] = []  # the parts of the batches scored (read through _parts)
         self._sums = Totals.empty() if totals_only else None  # (read through _totals)
@@ -124,19 +126,28 @@ class Scorer:
         reference: Sequence[Document] | Sequence[Template],
         prediction: Sequence[Document] | Sequence[Sequence[Span]] | Sequence[Template],
     ) -> None:
-        """Add documents: reference Documents with predicted Documents (same ids and
-        tokens) or per-document span lists; or, in OBD, Templates on both sides.
+        """Add documents: reference Documents with predicted Documents (same ids and tokens) or
+        per-document span lists; or, in OBD, Templates on both sides. Under ``task="relations"``
+        or ``"links"`` the predictions are Documents (or Templates), whose relations or links are scored.
 
         As in [`add_tags`][iescore.scoring.stream.Scorer.add_tags], Documents of fewer than 65,536 tokens in all (Templates:
-        fillers) are checked and counted in at once and scored together later, unless the
-        scoring itself depends on the batch: under ``mode="match-best"`` (every prediction
-        of a batch has a confidence, or none has), for Documents with per-token weights,
-        and for a call with two overlapping spans of one label on a side (the token &
-        separator model then rejects its batch)."""
+        fillers) are checked and counted in at once and scored together later, unless the scoring
+        depends on the batch: under ``mode="match-best"`` (every prediction of a batch has a
+        confidence, or none has), for Documents with per-token weights, and for a call with two
+        overlapping spans of one label on a side (the TS model then rejects its batch)."""
         refs: list[Any] = list(reference)
         preds: list[Any] = list(prediction)
         if len(refs) != len(preds):
             raise InputError(f"{len(refs)} reference documents but {len(preds)} predictions")
+        if self.config.task != "entities":  # relations or links: small batches held whole, but under match-best
+            ids = checked_records(refs, preds, self.config)
+            templates, size = records_size(refs)
+            if size < _GATHER_TOKENS and self.config.mode != "match-best":
+                self._hold(templates, ids, refs, preds, size, records=True)
+                return
+            self._flush()
+            self._add_part(records_part(refs, preds, self.config, ids))
+            return
         if refs and isinstance(refs[0], Template):
             n_fillers = sum(len(f) for t in refs if isinstance(t, Template) for f in t.slots.values())
             if n_fillers < _GATHER_TOKENS and self.config.mode != "match-best" and self.config.detail != "prf":
@@ -166,12 +177,13 @@ class Scorer:
             self._unit = _add_digests(self._unit, part.unit_digest)
             self.config = self.config.with_(unit_weights=f"{self._unit:016x}")
 
-    def _hold(self, templates: bool, ids: list[str], reference: list[Any], prediction: list[Any], size: int) -> None:
-        """Count in checked Documents (their predicted spans) or Templates and hold them."""
+    def _hold(self, templates: bool, ids: list[str], reference: list[Any], prediction: list[Any], size: int,
+              records: bool = False) -> None:
+        """Count in checked Documents (their predicted spans; ``records``: Documents) or Templates and hold them."""
         held = self._held
-        if not (isinstance(held, HeldDocuments) and held.templates == templates):
+        if not (isinstance(held, HeldDocuments) and held.templates == templates and held.records == records):
             self._flush()
-            held = HeldDocuments(templates)
+            held = HeldDocuments(templates, records)
         self._register(ids)
         held.add(ids, reference, prediction, size)
         self._held = held
@@ -206,6 +218,7 @@ class Scorer:
         >>> s.report().overall.tp
         2
         """
+        check_tags_task(self.config)
         if self.config.repair == "strict":  # an ill-formed chunk is an error found while decoding
             self.add_batch(tagged_batch(reference, prediction, doc_ids=doc_ids, tokens=tokens, id_offset=self._n_docs))
             return
@@ -271,6 +284,7 @@ class Scorer:
         [`ConfigError`][iescore.errors.ConfigError] (scoring all batches in one call would
         decode them differently) -- except a batch that looks like IOB2 after an IOB1
         one, which one call would also decode as IOB1."""
+        check_tags_task(self.config)
         self._flush()
         self._add_tagged(batch)
         for kind, n in batch.notes.items():
@@ -438,6 +452,8 @@ def _held_part(held: Held | HeldDocuments, config: Config) -> _Part:
     """The input a scorer holds, scored as one batch (documents were checked when added)."""
     if isinstance(held, Held):
         return _tags_part(end_to_end(*held.documents()), config.with_(scheme=held.scheme))[0]
+    if held.records:
+        return records_part(held.reference, held.prediction, config, held.ids)
     if held.templates:
         return _templates_part(held.reference, held.prediction, config, held.ids)  # type: ignore[arg-type]
     return _documents_part(held.reference, held.prediction, config,  # type: ignore[arg-type]

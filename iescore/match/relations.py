@@ -1,0 +1,255 @@
+"""Stage 2 of the pipeline (match), for relations: the candidate pairs of relation units
+and their attributes (Concepts: relations).
+
+A relation ``(label, head, tail)`` is one unit of the engine (`iescore.match.count`); what
+is particular to relations is only how its candidate pairs (`iescore.match.rules.Pairs`)
+are found and what their attributes say:
+
+* **positions** (AO, `relation_pairs`): an answer and a prediction of one document are a
+  candidate pair when head overlaps head and tail overlaps tail (any relation label): the
+  pairs Makhoul's alignment may align. For a relation label declared symmetric (the
+  answer's or the prediction's) the swapped orientation (head against tail, tail against
+  head) is a candidate too, and a pair found both ways takes its better orientation: the
+  one under which the rule holds, then the exact one, then the smaller boundary error.
+  ``same`` = the same relation label; ``ok`` = the same relation label, both arguments
+  within the span rule (any rule of the AO setting: E, C(e), O(e,m), IoU(t), cover(t))
+  and, when argument labels are compared, equal argument labels; ``exact`` = both
+  arguments at the same positions (and of the same labels, when compared); ``err`` = the
+  sum of both arguments' boundary errors; ``close`` = the tokens both arguments overlap.
+  Pairs are found by one interval search on the heads (`iescore.match.rules.overlapping`),
+  then kept where the tails overlap: no loop over pairs.
+* **token sequences** (OBD, `sequence_pairs`): records ``(label, head tokens, tail
+  tokens)`` (distinct per document and label), whose arguments are compared by the OBD
+  sequence rules (`iescore.match.rules.sequence_match`); a candidate pair's arguments
+  share tokens pairwise (`iescore.match.rules.placement`), found through an index of the
+  document's tokens (every pair of a document under sim(t), which may match strings that
+  share no token). ``close`` counts the shared tokens of both arguments.
+
+Argument labels are those of the arguments' spans as given (``supertags`` and the type
+filters apply to relation labels, which are the rows of the report).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..options import Rule
+from .rules import Pairs, at_least, overlapping, placement, sequence_match
+from .units import _I64, Units
+
+__all__ = ["ArgColumns", "relation_pairs", "sequence_pairs", "span_attributes", "canonical_rank"]
+
+
+@dataclass(frozen=True)
+class ArgColumns:
+    """The arguments of one side's relation units as columns: each argument's label
+    number (in one numbering for both sides) and token offsets ``[start, end)``."""
+
+    head_label: np.ndarray
+    head_start: np.ndarray
+    head_end: np.ndarray
+    tail_label: np.ndarray
+    tail_start: np.ndarray
+    tail_end: np.ndarray
+
+    def take(self, idx: np.ndarray) -> ArgColumns:
+        return ArgColumns(*(getattr(self, f)[idx] for f in self.__dataclass_fields__))
+
+    def swapped(self) -> ArgColumns:
+        """Head and tail exchanged."""
+        return ArgColumns(self.tail_label, self.tail_start, self.tail_end,
+                          self.head_label, self.head_start, self.head_end)
+
+
+def canonical_rank(doc: np.ndarray, label: np.ndarray, a: ArgColumns) -> np.ndarray:
+    """Every unit's rank in the canonical order (document, head position, tail position,
+    relation label, argument labels), independent of the input order: the order in which
+    the tie rule of the matchings (`iescore.match.assign`) numbers relation units.
+
+    >>> a = ArgColumns(*(np.array(x) for x in ([0, 0], [4, 0], [5, 2], [1, 1], [0, 4], [2, 5])))
+    >>> canonical_rank(np.array([0, 0]), np.array([0, 0]), a).tolist()
+    [1, 0]
+    """
+    order = np.lexsort((a.tail_label, a.head_label, label, a.tail_end, a.tail_start, a.head_end, a.head_start, doc))
+    rank = np.empty(len(doc), dtype=_I64)
+    rank[order] = np.arange(len(doc), dtype=_I64)
+    return rank
+
+
+def span_attributes(rs: np.ndarray, re_: np.ndarray, ps: np.ndarray, pe: np.ndarray,
+                    rule: Rule) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """For overlapping answer ``[rs, re_)`` and prediction ``[ps, pe)`` spans: does the
+    rule hold, are they equal, the boundary error ``el+er+ml+mr`` and the tokens they
+    share (the definitions of `iescore.match.rules.ao_pairs`, without labels).
+
+    >>> ok, ex, err, close = span_attributes(np.array([0]), np.array([2]), np.array([1]), np.array([3]), Rule.parse("O(1,1)"))
+    >>> ok.tolist(), ex.tolist(), err.tolist(), close.tolist()
+    ([True], [False], [2], [1])
+    """
+    el = np.maximum(rs - ps, 0)
+    er = np.maximum(pe - re_, 0)
+    ml = np.maximum(ps - rs, 0)
+    mr = np.maximum(re_ - pe, 0)
+    exact = (ps == rs) & (pe == re_)
+    close = np.minimum(pe, re_) - np.maximum(ps, rs)
+    if rule.kind == "exact":
+        ok = exact
+    elif rule.kind == "contain":
+        ok = (ps <= rs) & (re_ <= pe) & ((el + er) <= rule.e)
+    elif rule.kind == "overlap":
+        ok = ((el + er) <= rule.e) & ((ml + mr) <= rule.m)
+    elif rule.kind == "iou":
+        ok = at_least(close, np.maximum(pe, re_) - np.minimum(ps, rs), rule.share())
+    elif rule.kind == "cover":
+        ok = at_least(close, re_ - rs, rule.share())
+    else:  # sim(t) compares strings: Config refuses it for positions
+        ok = np.zeros(len(rs), dtype=bool)
+    return ok, exact, el + er + ml + mr, close
+
+
+def _heads_and_tails(rd: np.ndarray, ra: ArgColumns, pd: np.ndarray, pa: ArgColumns) -> tuple[np.ndarray, np.ndarray]:
+    """The (answer, prediction) index pairs of one document whose heads overlap and whose
+    tails overlap (``rd``/``pd``: the documents)."""
+    z = np.zeros(0, dtype=_I64)
+    if len(rd) == 0 or len(pd) == 0:
+        return z, z
+    r, p = overlapping(Units(rd, np.zeros(len(rd), dtype=_I64), ra.head_start, ra.head_end),
+                       Units(pd, np.zeros(len(pd), dtype=_I64), pa.head_start, pa.head_end))
+    r, p = r.astype(_I64), p.astype(_I64)
+    keep = (ra.tail_start[r] < pa.tail_end[p]) & (pa.tail_start[p] < ra.tail_end[r])
+    return r[keep], p[keep]
+
+
+def _oriented(r: np.ndarray, p: np.ndarray, R: Units, ra: ArgColumns, P: Units, pa: ArgColumns, rule: Rule,
+              arg_labels: bool) -> Pairs:
+    """The attributes of pairs ``(r, p)`` with the prediction's arguments as given in ``pa``."""
+    hok, hex_, herr, hclose = span_attributes(ra.head_start[r], ra.head_end[r], pa.head_start[p], pa.head_end[p], rule)
+    tok, tex, terr, tclose = span_attributes(ra.tail_start[r], ra.tail_end[r], pa.tail_start[p], pa.tail_end[p], rule)
+    same = R.label[r] == P.label[p]
+    if arg_labels:
+        labels_eq = (ra.head_label[r] == pa.head_label[p]) & (ra.tail_label[r] == pa.tail_label[p])
+        exact = hex_ & tex & labels_eq
+        ok = same & hok & tok & labels_eq
+    else:
+        exact = hex_ & tex
+        ok = same & hok & tok
+    return Pairs(r, p, same, ok, exact, herr + terr, hclose + tclose)
+
+
+def best_orientation(parts: Sequence[Pairs]) -> Pairs:
+    """The pairs of ``parts`` (one per orientation), each (answer, prediction) pair once,
+    in its better orientation: the rule holding first, then exact, then the smaller
+    boundary error."""
+    parts = [x for x in parts if len(x.r)]
+    if not parts:
+        return Pairs.empty()
+    if len(parts) == 1:
+        return parts[0]
+    r, p, same, ok, exact, err, close = (np.concatenate([getattr(x, f) for x in parts])
+                                         for f in ("r", "p", "same", "ok", "exact", "err", "close"))
+    cat = Pairs(r, p, same, ok, exact, err, close)
+    order = np.lexsort((cat.err, ~cat.exact, ~cat.ok, cat.p, cat.r))
+    r, p = cat.r[order], cat.p[order]
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = (r[1:] != r[:-1]) | (p[1:] != p[:-1])
+    return cat.take(order[first])
+
+
+def relation_pairs(R: Units, ra: ArgColumns, P: Units, pa: ArgColumns, rule: Rule, *, arg_labels: bool,
+                   symmetric: np.ndarray) -> Pairs:
+    """Candidate pairs of relation units by position, with their attributes (module
+    docstring). ``symmetric``: per relation label number, is it symmetric?
+
+    >>> R = Units(np.array([0]), np.array([0]))
+    >>> ra = ArgColumns(*(np.array([x]) for x in (0, 0, 2, 1, 4, 5)))
+    >>> pa = ArgColumns(*(np.array([x]) for x in (0, 0, 2, 1, 4, 6)))
+    >>> e = relation_pairs(R, ra, R, pa, Rule.parse("O(1,0)"), arg_labels=True, symmetric=np.zeros(1, bool))
+    >>> e.ok.tolist(), e.exact.tolist(), e.err.tolist(), e.close.tolist()
+    ([True], [False], [1], [3])
+    """
+    r, p = _heads_and_tails(R.doc, ra, P.doc, pa)
+    parts = [_oriented(r, p, R, ra, P, pa, rule, arg_labels)]
+    if symmetric.any():
+        sym_r, sym_p = symmetric[R.label], symmetric[P.label]
+        swapped = pa.swapped()
+        for rm, pm in ((sym_r, np.ones(len(P), dtype=bool)), (~sym_r, sym_p)):
+            ri, pi = np.flatnonzero(rm), np.flatnonzero(pm)
+            r2, p2 = _heads_and_tails(R.doc[ri], ra.take(ri), P.doc[pi], swapped.take(pi))
+            parts.append(_oriented(ri[r2], pi[p2], R, ra, P, swapped, rule, arg_labels))
+    return best_orientation(parts)
+
+
+Record = tuple[tuple[str, ...], tuple[str, ...], str, str]  # head tokens, tail tokens, head label, tail label
+
+
+def _sequence_attrs(rk: Record, pk: Record, rule: Rule, same: bool, arg_labels: bool) -> tuple[bool, bool, int, int]:
+    """(ok, exact, err, close) of answer record ``rk`` and prediction record ``pk`` (oriented)."""
+    labels_eq = not arg_labels or (rk[2] == pk[2] and rk[3] == pk[3])
+    exact = labels_eq and rk[0] == pk[0] and rk[1] == pk[1]
+    close = placement(pk[0], rk[0]) + placement(pk[1], rk[1])
+    if not (same and labels_eq):
+        return False, exact, 0, close
+    hok, herr = sequence_match(pk[0], rk[0], rule)
+    if not hok:
+        return False, exact, 0, close
+    tok, terr = sequence_match(pk[1], rk[1], rule)
+    return tok, exact, herr + terr if tok else 0, close
+
+
+def sequence_pairs(R: Units, r_rec: Sequence[Record], P: Units, p_rec: Sequence[Record], rule: Rule, *,
+                   arg_labels: bool, symmetric: np.ndarray) -> Pairs:
+    """Candidate pairs of relation records (OBD: arguments as token sequences) and their
+    attributes (module docstring): within a document, pairs whose arguments share tokens
+    pairwise (in either orientation for a symmetric label), all pairs under sim(t).
+
+    >>> R = Units(np.array([0]), np.array([0]))
+    >>> e = sequence_pairs(R, [(("Al", "Roth"), ("IBM",), "", "")], R, [(("Roth",), ("IBM",), "", "")],
+    ...                    Rule.parse("O(0,1)"), arg_labels=True, symmetric=np.zeros(1, bool))
+    >>> e.ok.tolist(), e.exact.tolist(), e.err.tolist(), e.close.tolist()
+    ([True], [False], [1], [2])
+    """
+    by_doc: dict[int, list[int]] = {}
+    for j, d in enumerate(P.doc.tolist()):
+        by_doc.setdefault(d, []).append(j)
+    index: dict[int, dict[str, list[int]]] = {}
+    every = rule.kind == "sim"
+    rows: list[tuple[int, int, bool, bool, bool, int, int]] = []
+    r_lab, p_lab, sym = R.label.tolist(), P.label.tolist(), symmetric.tolist()
+    for i, d in enumerate(R.doc.tolist()):
+        preds = by_doc.get(d)
+        if not preds:
+            continue
+        rk = r_rec[i]
+        if every:
+            cands: Sequence[int] = preds
+        else:
+            toks = index.get(d)
+            if toks is None:
+                toks = index[d] = {}
+                for j in preds:
+                    for t in set(p_rec[j][0]) | set(p_rec[j][1]):
+                        toks.setdefault(t, []).append(j)
+            cands = sorted({j for t in set(rk[0]) | set(rk[1]) for j in toks.get(t, ())})
+        for j in cands:
+            pk = p_rec[j]
+            same = r_lab[i] == p_lab[j]
+            best: tuple[bool, bool, int, int] | None = None
+            if every or (placement(pk[0], rk[0]) and placement(pk[1], rk[1])):
+                best = _sequence_attrs(rk, pk, rule, same, arg_labels)
+            if sym[r_lab[i]] or sym[p_lab[j]]:
+                swapped = (pk[1], pk[0], pk[3], pk[2])
+                if every or (placement(swapped[0], rk[0]) and placement(swapped[1], rk[1])):
+                    other = _sequence_attrs(rk, swapped, rule, same, arg_labels)
+                    if best is None or (other[0], other[1], -other[2]) > (best[0], best[1], -best[2]):
+                        best = other
+            if best is not None:
+                rows.append((i, j, same, *best))
+    if not rows:
+        return Pairs.empty()
+    cols = list(zip(*rows))
+    return Pairs(np.array(cols[0], dtype=_I64), np.array(cols[1], dtype=_I64), np.array(cols[2], dtype=bool),
+                 np.array(cols[3], dtype=bool), np.array(cols[4], dtype=bool), np.array(cols[5], dtype=_I64),
+                 np.array(cols[6], dtype=_I64))
