@@ -7,7 +7,9 @@
   position order (Concepts: counting, ties);
 * Makhoul's C/S/D/I from a second matching over all aligned-able pairs (the
   alignment), preferring correct pairs, then more aligned pairs, then same label,
-  then closeness; for OBD fillers, whose slots are complete, `iescore.match.slots`.
+  then closeness; for OBD fillers, whose slots are complete, `iescore.match.slots`;
+  with each aligned pair, whether the rule's test holds for it labels aside (the
+  extent slot of Makhoul's multi-slot tags, `iescore.multislot`).
 
 The modes are in `iescore.match.modes` (match-best), the exact fast path for
 decoded tags in `iescore.match.exact`.
@@ -81,8 +83,11 @@ def count(
     # Makhoul alignment over all pairs
     if pairs.weight is not None:  # OBD fillers: complete slots, only the pairs that weigh anything
         a_r, a_p, a_ok = align_slots(pairs, R, P, rank_r, rank_p)
+        # a slot's pairs share a label, so the rule's test alone is ``ok`` (the pairs it
+        # fills in weigh nothing: no rule holds for them)
+        a_fit = None if pairs.fit is None else a_ok
     else:
-        a_r, a_p, a_ok = _align(pairs, nR, nP, rank_r, rank_p)
+        a_r, a_p, a_ok, a_fit = _align(pairs, nR, nP, rank_r, rank_p)
     m = len(cells)
     out = np.zeros((m, len(SPAN_FIELDS)), dtype=np.int32) if cells_out is None else cells_out
     out[:, 0] = _per_cell(P.cell, m, pred_hit)
@@ -90,16 +95,19 @@ def count(
     out[:, 2] = _per_cell(R.cell, m, ~ref_hit)
     _slot_cells(out, R, P, a_r, a_p, a_ok)
     conf = _confusion(R, P, a_r, a_p, L)
-    return EngineResult(out, ref_status, pred_status, a_r, a_p, a_ok, conf)
+    return EngineResult(out, ref_status, pred_status, a_r, a_p, a_ok, conf, aligned_fit=a_fit)
 
 
-def _align(pairs: Pairs, nR: int, nP: int, rank_r: _Ranks, rank_p: _Ranks) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _align(pairs: Pairs, nR: int, nP: int, rank_r: _Ranks,
+           rank_p: _Ranks) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+    """The aligned pairs: (answers, predictions, correct, the rule's test alone or None)."""
     if len(pairs.r) == 0:
         z = np.zeros(0, dtype=_I64)
-        return z, z, np.zeros(0, dtype=bool)
+        b = np.zeros(0, dtype=bool)
+        return z, z, b, None if pairs.fit is None else b
     levels = [pairs.ok, np.broadcast_to(np.int8(1), len(pairs.r)), pairs.same, pairs.close]
     chosen = match(pairs.r, pairs.p, levels, nR, nP, rank_r, rank_p)
-    return pairs.r[chosen], pairs.p[chosen], pairs.ok[chosen]
+    return pairs.r[chosen], pairs.p[chosen], pairs.ok[chosen], None if pairs.fit is None else pairs.fit[chosen]
 
 
 def _slot_cells(out: np.ndarray, R: Units, P: Units, a_r: np.ndarray, a_p: np.ndarray, a_ok: np.ndarray) -> None:

@@ -345,7 +345,7 @@ def obd_pairs(R: Units, P: Units, rule: Rule, names: Names = None) -> Pairs:
     z = np.zeros(0, dtype=_I64)
     if len(R) == 0 or len(P) == 0:
         return Pairs(z, z, z.astype(bool), z.astype(bool), z.astype(bool), z, z, z,
-                     (np.zeros(len(R), dtype=_I64), np.zeros(len(P), dtype=_I64)))
+                     (np.zeros(len(R), dtype=_I64), np.zeros(len(P), dtype=_I64)), z.astype(bool))
     # many small sets, lists and dicts, no cycle; they are freed (the helper returns) before
     # the collector runs again, or its first collection would walk them all
     with no_cycles_collected():
@@ -381,4 +381,5 @@ def _attributes(R: Units, P: Units, rule: Rule, r: np.ndarray, p: np.ndarray, si
         else:
             close[i] = _shared(a, b)
         weight[i] = _common(x, y) + _common(short_r[ri], short_p[pi])
-    return Pairs(r, p, np.ones(n, dtype=bool), ok, exact, err, close, weight, alone)
+    # the pairs of one slot share a label, so the rule's test alone (``fit``) is ``ok``
+    return Pairs(r, p, np.ones(n, dtype=bool), ok, exact, err, close, weight, alone, ok)

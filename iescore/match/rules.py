@@ -51,17 +51,22 @@ class Pairs:
     # complete, and ``alone`` is what every answer and every prediction gains when left unaligned
     weight: np.ndarray | None = None
     alone: tuple[np.ndarray, np.ndarray] | None = None
+    # the rule's test alone, labels not compared (positions in AO, strings in OBD and
+    # one-per-string): the extent slot of Makhoul's multi-slot tags (`iescore.multislot`);
+    # None where the pairs' builder does not say it (no multi-slot counts then)
+    fit: np.ndarray | None = None
 
     @classmethod
     def empty(cls) -> Pairs:
         z = np.zeros(0, dtype=_I64)
         b = np.zeros(0, dtype=bool)
-        return cls(z, z, b, b, b, z, z)
+        return cls(z, z, b, b, b, z, z, fit=b)
 
     def take(self, m: np.ndarray) -> Pairs:
         """The pairs of mask or indices ``m``."""
         return Pairs(self.r[m], self.p[m], self.same[m], self.ok[m], self.exact[m], self.err[m], self.close[m],
-                     None if self.weight is None else self.weight[m], self.alone)
+                     None if self.weight is None else self.weight[m], self.alone,
+                     None if self.fit is None else self.fit[m])
 
 
 def _ranges(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -158,7 +163,7 @@ def ao_pairs(R: Units, P: Units, rule: Rule) -> Pairs:
     else:  # sim(t) compares strings: Rule.check_use keeps it from positions; these pairs serve the TS model
         rok = np.zeros(len(r), dtype=bool)
     same = R.label[r] == P.label[p]
-    return Pairs(r, p, same, same & rok, exact, el + er + ml + mr, close)
+    return Pairs(r, p, same, same & rok, exact, el + er + ml + mr, close, fit=rok)
 
 
 def at_least(part: np.ndarray, whole: np.ndarray, t: Fraction) -> np.ndarray:

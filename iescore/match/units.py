@@ -170,6 +170,9 @@ class EngineResult:
     aligned_correct: np.ndarray
     # dense (n_labels + 1, n_labels + 1), last row/column = none; or the same as a Confusion
     confusion: np.ndarray | Confusion
+    # per aligned pair, the rule's test alone (`Pairs.fit`): the extent slot of Makhoul's
+    # multi-slot tags; None where the pairs do not carry it (match-best, the exact fast path)
+    aligned_fit: np.ndarray | None = None
 
 
 def _canon(U: Units) -> np.ndarray:
