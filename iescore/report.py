@@ -40,6 +40,7 @@ from .docmacro import DocSums, per_document_rows
 from .items import ItemTable
 from .match.units import STATUS_NAMES
 from .measures import FIELDS, TS_FIELDS, Counts, makhoul_e, muc_err, slot_error_rate, ts_measures
+from .multislot import multislot_summary
 from .semeval import semeval_overall, semeval_per_label
 from .summary import LabelSummary, copied, entry, full_summary, mean
 from .summary import averages as summary_averages
@@ -101,6 +102,7 @@ class Report(ReportViews):
         categories: per-label error-category totals (``(labels, 6)`` in
             `CATEGORIES` order; Concepts: error
             categories), or ``None`` where there is no alignment (match-best, ``detail="prf"``).
+        multislot: the multi-slot counts (`iescore.multislot`; [`multislot_errors`][iescore.report.Report.multislot_errors]) or ``None``.
         cost: the extractor's cost (``iescore.cost.Cost``), set by
             [`with_cost`][iescore.report.Report.with_cost]; ``None`` by default, and in
             every report a scorer makes (merged shards included).
@@ -125,6 +127,7 @@ class Report(ReportViews):
     ts_cells: np.ndarray | None = None
     totals: _Totals | None = None
     categories: np.ndarray | None = None
+    multislot: np.ndarray | None = None
     repair_sites: Mapping[str, Sequence[str]] = field(default_factory=dict)
     cost: Cost | None = None
     _summary: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
@@ -350,6 +353,10 @@ class Report(ReportViews):
                 **t.extra(k),
             }
 
+    def multislot_errors(self) -> dict[str, Any] | None:
+        """Makhoul's multi-slot tags, each tag's type and extent scored as two slots (Concepts: measures): ``to_dict()["multislot"]``."""
+        return self._full_summary("multislot")
+
     @property
     def confusion(self) -> np.ndarray:
         """The confusion table as a dense ``(labels + 1, labels + 1)`` array (the last row
@@ -458,6 +465,7 @@ class Report(ReportViews):
             },
             "semeval": None if self.categories is None else {**semeval_overall(self.categories), "per_label": None},
             "doc_macro": None,  # built by _full_summary
+            "multislot": multislot_summary(self.multislot, counts),  # its per_label: _full_summary
         }
 
     def _fills(self) -> dict[str, Callable[[Any], Any]]:
@@ -476,7 +484,8 @@ class Report(ReportViews):
                 object.__setattr__(self, "_doc_sums", sums)
             return None if sums is None else sums.averages()
 
-        return {"semeval": semeval, "doc_macro": doc_macro}
+        return {"semeval": semeval, "doc_macro": doc_macro,
+                "multislot": lambda v: v and multislot_summary(self.multislot, per.counts, per.labels)}
 
     def _full_summary(self, only: str | None = None) -> Any:
         """The whole summary as fresh plain values (``to_dict()``), or its part ``only``

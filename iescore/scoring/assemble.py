@@ -2,7 +2,7 @@
 
 `_assemble` renumbers each part's labels into the report's (sorted) label list,
 concatenates the per-document cells, item tables and token counts, and sums the
-confusion tables and repair counts; it never recomputes a count, so streaming,
+confusion tables, repair counts, error categories and multi-slot counts; it never recomputes a count, so streaming,
 one-shot scoring and merged shards give the same report. A scorer that keeps counts
 only sums its parts into `Totals` instead, whose report
 has the same numbers.
@@ -133,6 +133,7 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
     tables = []
     confusions = []
     cats: np.ndarray | None = np.zeros((L, len(CATEGORIES)), dtype=_I64)
+    slots: np.ndarray | None = np.zeros((L, 2), dtype=_I64)  # multi-slot counts: None unless every part has them
     n_items = (0, 0)  # reference and prediction items of the parts so far
     refs, preds, toks = [], [], []  # type: list[ItemTable], list[ItemTable], list[np.ndarray]
     repairs: dict[str, dict[str, int]] = {}
@@ -161,6 +162,10 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
             cats[m] += p.categories
         else:
             cats = None
+        if slots is not None and p.multislot is not None:
+            slots[m] += p.multislot
+        else:
+            slots = None
         if has_tokens:
             assert p.token_counts is not None
             toks.append(p.token_counts)
@@ -218,6 +223,7 @@ def _assemble(parts: list[_Part], cfg: Config, notes: Mapping[str, int] | None =
         ts_error=ts_error,
         ts_cells=ts_cells,
         categories=cats if parts else None,
+        multislot=slots if parts else None,
         repair_sites={side: tuple(w) for side, w in sites.items()},
     )
 

@@ -3,9 +3,9 @@
 `_score_units` takes both sides' units (`Units`) of a
 batch of documents and runs matching under the rule, counting (any / one-to-one,
 the modes, Makhoul's alignment) and the token & separator model, into a
-`_Part`: the batch's per-(document, label) cells, confusion table and
-per-item statuses, in the batch's own label numbering. Parts are summed into a
-report by `iescore.scoring.assemble`.
+`_Part`: the batch's per-(document, label) cells, confusion table,
+per-item statuses and multi-slot counts, in the batch's own label numbering. Parts are
+summed into a report by `iescore.scoring.assemble`.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from ..match.fillers import obd_pairs
 from ..match.rules import ao_pairs
 from ..match.units import SPAN_FIELDS, EngineResult, Units, cell_index, collapse
 from ..measures import FIELDS, TS_CELL_FIELDS
+from ..multislot import aligned_counts
 from ..ts import check_multi_instance, ts_counts, ts_weighted, unit_totals
 from .partdata import _CELL, _I64, _PRF_FIELDS, _Part
 
@@ -171,6 +172,7 @@ def _score_units(
         if not best:
             cats = _categories(R, P, res, L, by_key=False)
             ref_items, pred_items = _with_categories(ref_items, pred_items, *cats[1:])
+        slots = _multislot(R, P, res, L)
     else:
         # OBD, and one-per-string in AO (Siefkes §15.2: occurrences of one string
         # collapse to one, "different positions in the document are ignored"): the
@@ -180,6 +182,7 @@ def _score_units(
         GP, gp = collapse(P)
         res = count(GR, GP, obd_pairs(GR, GP, cfg.rule, names=(doc_ids, labels)), cells=ix, n_labels=L, counting=cfg.counting, best=best,
                     cells_out=span_cells)
+        slots = _multislot(GR, GP, res, L)
         if cfg.setting == "AO":  # every occurrence carries its string's status
             ref_items = table(R, res.ref_status[gr], texts_r, False)
             pred_items = table(P, res.pred_status[gp], texts_p, False)
@@ -206,7 +209,15 @@ def _score_units(
     # match-best builds its (small) table dense; matching gives the pairs that occur
     conf = res.confusion if isinstance(res.confusion, Confusion) else Confusion.of_dense(res.confusion)
     return _Part(labels, doc_ids, cell_table(cells, FIELDS), conf, ref_items, pred_items, None, {},
-                 ts_error, weighted, totals, categories=None if best else cats[0])
+                 ts_error, weighted, totals, categories=None if best else cats[0], multislot=slots)
+
+
+def _multislot(R: Units, P: Units, res: EngineResult, L: int) -> np.ndarray | None:
+    """Per label, the aligned pairs of equal labels and those whose extents fit the rule
+    (`iescore.multislot`); None where the pairs do not say whether extents fit."""
+    if res.aligned_fit is None:
+        return None
+    return aligned_counts(R.label[res.aligned_r], P.label[res.aligned_p], res.aligned_fit, L)
 
 
 def _categories(R: Units, P: Units, res: EngineResult, L: int, *, by_key: bool) -> tuple[np.ndarray, ...]:

@@ -40,6 +40,9 @@ class _Part:
     unit_digest: int | None = None  # sum of a hash of each document's id and per-t-unit weights
     categories: np.ndarray | None = None  # (labels, 6) error-category totals (iescore.categories)
     repair_sites: dict[str, list[str]] = field(default_factory=dict)  # side -> where the first repairs are
+    # (labels, 2) per answer label: aligned pairs of equal labels, aligned pairs whose extents
+    # fit the rule (Makhoul's multi-slot tags, iescore.multislot); None where not counted
+    multislot: np.ndarray | None = None
 
 
 def _empty_items() -> ItemTable:

@@ -93,8 +93,8 @@ def _load_items(r: Reader, ref: dict[str, Any]) -> ItemTable:
     args = None
     if ref.get("args") is not None:
         h = ref["args"]
-        args = Arguments(**{f: r.array(h[f]) for f in ("head_start", "head_end", "tail_start", "tail_end")},
-                         **{f: None if h[f] is None else r.strings(h[f])
+        args = Arguments(**{f: r.array(h[f]) for f in ("head_start", "head_end", "tail_start", "tail_end")},  # type: ignore[arg-type]
+                         **{f: None if h[f] is None else r.strings(h[f])  # type: ignore[arg-type]
                             for f in ("head_label", "tail_label", "head_text", "tail_text")})
     ids = None if ref.get("ids") is None else r.strings(ref["ids"])
     return ItemTable(**cols, score=score, text=text,  # type: ignore[arg-type]
@@ -116,7 +116,7 @@ def _load_confusion(r: Reader, h: dict[str, Any], n_labels: int) -> Confusion:
 
 def _dump_part(w: Writer, p: _Part) -> dict[str, Any]:
     t = p.table
-    return {
+    out: dict[str, Any] = {
         "labels": list(p.labels), "ids": _dump_ids(w, p.doc_ids),
         "table": {"doc": w.array(t.doc), "label": w.array(t.label), "values": w.array(t.values),
                   "fields": list(t.fields), "n_labels": t.n_labels, "doc_tokens": w.array(t.doc_tokens),
@@ -126,6 +126,9 @@ def _dump_part(w: Writer, p: _Part) -> dict[str, Any]:
         "token_counts": w.array(p.token_counts), "repairs": p.repairs, "ts_error": p.ts_error,
         "ts_weighted": w.array(p.ts_weighted), "unit_totals": w.array(p.unit_totals), "unit_digest": p.unit_digest,
     }
+    if p.multislot is not None:  # (a part loaded without them is written again without them)
+        out["multislot"] = w.array(p.multislot)
+    return out
 
 
 def _load_part(r: Reader, h: dict[str, Any]) -> _Part:
@@ -141,13 +144,24 @@ def _load_part(r: Reader, h: dict[str, Any]) -> _Part:
                  _load_items(r, h["pred"]), r.array(h["token_counts"]),
                  {s: {k: int(v) for k, v in d.items()} for s, d in h["repairs"].items()}, h["ts_error"],
                  r.array(h["ts_weighted"]), r.array(h["unit_totals"]), h["unit_digest"], r.array(h["categories"]),
-                 {side: [str(x) for x in where] for side, where in h["repair_sites"].items()})
+                 {side: [str(x) for x in where] for side, where in h["repair_sites"].items()},
+                 _load_multislot(r, h, len(labels)))
+
+
+def _load_multislot(r: Reader, h: dict[str, Any], n_labels: int) -> np.ndarray | None:
+    """The multi-slot counts of a part or totals (None in a state written without them)."""
+    a = r.array(h.get("multislot"))
+    if a is not None and a.shape != (n_labels, 2):
+        raise InputError(f"corrupt scorer state: multi-slot counts of shape {a.shape} for {n_labels} labels")
+    return a
 
 
 def _dump_totals(w: Writer, t: Totals) -> dict[str, Any]:
     out = _dump_counts(w, t)
     if t.doc_sums is not None:  # (a state loaded without them is written again without them)
         out["doc_sums"] = t.doc_sums.dump()
+    if t.multislot is not None:  # (likewise)
+        out["multislot"] = w.array(t.multislot)
     return out
 
 
@@ -173,7 +187,7 @@ def _load_totals(r: Reader, h: dict[str, Any]) -> Totals:
                   r.array(h["tokens"]), {s: {k: int(v) for k, v in d.items()} for s, d in h["repairs"].items()},
                   h["ts_error"], int(h["n_docs"]), int(h["digest"]), runs, hashes,
                   r.array(h["categories"]), {side: [str(x) for x in where] for side, where in h["repair_sites"].items()},
-                  _load_doc_sums(h.get("doc_sums")))
+                  _load_doc_sums(h.get("doc_sums")), _load_multislot(r, h, len(labels)))
 
 
 def _load_doc_sums(values: Any) -> DocSums | None:

@@ -10,7 +10,7 @@ Two paths keep counts only, and both sum parts into one `Totals`:
   (`Totals.merge`: the scorer's merge rules, and the document ids checked).
 
 A `Totals` holds per label the summed counts, the confusion table, the summed
-t-units and token counts, repairs and error categories, the signature's additive
+t-units and token counts, repairs, error categories and multi-slot counts, the signature's additive
 reference digest (`reference_digest`) and, in a state, what the
 scorer recorded besides its documents and the document ids (numbered runs, a 64-bit
 hash per other id). `Totals.report` gives the report that
@@ -116,6 +116,7 @@ class Totals:
     categories: np.ndarray | None = None  # (labels, 6) error-category totals, None without alignment
     repair_sites: dict[str, list[str]] = field(default_factory=dict)  # side -> the first repairs
     doc_sums: DocSums | None = field(default_factory=DocSums)  # the document-macro average's sums (None: unknown)
+    multislot: np.ndarray | None = None  # (labels, 2) multi-slot counts (iescore.multislot), None where not counted
 
     @classmethod
     def empty(cls, head: dict[str, Any] | None = None) -> Totals:
@@ -137,7 +138,8 @@ class Totals:
                 {}, p.ts_error, len(p.doc_ids), reference_digest(_PartData(p, zero_tokens)),
                 np.zeros((0, 2), _I64), np.zeros(0, np.uint64),
                 None if p.categories is None else np.asarray(p.categories, dtype=_I64), {},
-                DocSums.of(*(p.table.doc_totals()[:, fields.index(k)] for k in ("tp", "fp", "fn"))))
+                DocSums.of(*(p.table.doc_totals()[:, fields.index(k)] for k in ("tp", "fp", "fn"))),
+                None if p.multislot is None else np.asarray(p.multislot, dtype=_I64))
         _add_repairs(t.repairs, t.repair_sites, p.repairs, p.repair_sites)
         return t if list(t.labels) == sorted(t.labels) else _sum([t], t.head)
 
@@ -218,7 +220,7 @@ class Totals:
         return Report(config=cfg, labels=self.labels, doc_ids=UnkeptIds(self.n_docs),
                       table=CellTable.empty(self.fields, L), confusion_counts=self.confusion,
                       reference=_empty_items(), prediction=_empty_items(), repairs=repairs, ts_error=self.ts_error,
-                      totals=self, categories=self.categories,
+                      totals=self, categories=self.categories, multislot=self.multislot,
                       repair_sites={k: tuple(v) for k, v in self.repair_sites.items()})
 
 
@@ -240,12 +242,15 @@ def _sum(ts: Sequence[Totals], head: dict[str, Any]) -> Totals:
             else np.fromiter(map(index.__getitem__, t.labels), dtype=_I64, count=len(t.labels)) for t in ts]
     values = np.zeros((L, first.values.shape[1]), dtype=_I64)
     categories = None if any(t.categories is None for t in ts) else np.zeros((L, len(CATEGORIES)), dtype=_I64)
+    slots = None if any(t.multislot is None for t in ts) else np.zeros((L, 2), dtype=_I64)
     repairs: dict[str, dict[str, int]] = {}
     sites: dict[str, list[str]] = {}
     for t, m in zip(ts, maps):  # m: distinct labels
         values[m] += t.values
         if categories is not None and t.categories is not None:
             categories[m] += t.categories
+        if slots is not None and t.multislot is not None:
+            slots[m] += t.multislot
         _add_repairs(repairs, sites, t.repairs, t.repair_sites)
     tokens = [t.tokens for t in ts if t.tokens is not None]
     out = Totals(head, sum(t.n_parts for t in ts), labels, first.fields, values, _rows([t.units for t in ts]),
@@ -254,7 +259,7 @@ def _sum(ts: Sequence[Totals], head: dict[str, Any]) -> Totals:
                   next((t.ts_error for t in ts if t.ts_error), None), sum(t.n_docs for t in ts),
                   sum(t.digest for t in ts) % 2**64, np.concatenate([t.runs for t in ts]),
                   np.sort(np.concatenate([t.hashes for t in ts])), categories, sites,
-                  _doc_sums([t.doc_sums for t in ts]))
+                  _doc_sums([t.doc_sums for t in ts]), slots)
     out.__dict__["_index"] = index  # (cached_property's own store: the label numbers, for the next batch)
     return out
 
