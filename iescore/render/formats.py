@@ -14,7 +14,7 @@ Example:
     >>> import iescore
     >>> r = iescore.score_tags(reference=[["B-LOC", "O"]], prediction=[["B-PER", "O"]])
     >>> print(format_report(r, "csv").splitlines()[1])
-    label,tp,fp,fn,support,predicted,precision,recall,f1,jaccard,correct,wrong_label,wrong_boundary,wrong_label_boundary,missed,spurious
+    label,tp,fp,fn,support,predicted,precision,recall,f1,jaccard,correct,wrong_label,wrong_boundary,wrong_label_boundary,missed,spurious,type_C,type_S,type_D,type_I,extent_C,extent_S,extent_D,extent_I,multislot_ser
     >>> print(format_confusion(r))
     confusion (rows: reference, columns: prediction; none = missed or spurious):
                    LOC   PER  none
@@ -34,6 +34,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..categories import CATEGORIES
+from ..multislot import HEADINGS as SLOT_HEADINGS
+from ..multislot import KINDS
 from .breakdowns import (
     Breakdown,
     breakdown_csv,
@@ -62,6 +64,8 @@ FORMATS = ("table", "json", "csv", "markdown")
 _COUNTS = ("tp", "fp", "fn", "support", "predicted")
 _MEASURES = ("precision", "recall", "f1", "jaccard")
 THRESHOLD_FIELDS = ("threshold", "tp", "fp", "fn", "precision", "recall", "f1", "f_beta")
+# the CSV's columns of Makhoul's multi-slot tags (iescore.multislot), after the error categories
+MULTISLOT_COLUMNS = (*(f"{kind}_{k}" for kind in KINDS for k in "CSDI"), "multislot_ser")
 
 
 def _pct(x: float | None) -> str:
@@ -202,12 +206,20 @@ def format_confusion(report: Report) -> str:
     return "\n".join(out)
 
 
-def _rows(report: Report) -> list[tuple[str, dict[str, Any], dict[str, int] | None]]:
+def _rows(report: Report) -> list[tuple[str, dict[str, Any], dict[str, int] | None, dict[str, Any] | None]]:
+    """Per label, then overall: the entry, the error categories and the multi-slot entry (or None)."""
     d = report.to_dict()
-    cats = d["categories"]
-    rows = [(lab, e, None if cats is None else cats["per_label"][lab]) for lab, e in d["per_label"].items()]
-    rows.append(("overall", d["overall"], None if cats is None else cats["overall"]))
+    cats, slots = d["categories"], d["multislot"]
+    rows = [(lab, e, None if cats is None else cats["per_label"][lab], None if slots is None else slots["per_label"][lab])
+            for lab, e in d["per_label"].items()]
+    rows.append(("overall", d["overall"], None if cats is None else cats["overall"],
+                 None if slots is None else slots["overall"]))
     return rows
+
+
+def _slot_cells(m: dict[str, Any]) -> list[Any]:
+    """A multi-slot entry's `MULTISLOT_COLUMNS`: the type slot's C, S, D, I, the extent slot's, SER over both."""
+    return [m[kind][k] for kind in KINDS for k in "CSDI"] + [m["ser"]]
 
 
 class _Quoted:
@@ -227,11 +239,13 @@ def _csv(report: Report, confusion: bool, top: int | str | None = None, breakdow
     buf = io.StringIO()
     buf.write(f"# signature: {report.signature}\n")  # pandas.read_csv(..., comment="#") skips it
     w = _Quoted(buf)
-    has_cats = report.categories is not None
-    w.writerow(["label", *_COUNTS, *_MEASURES, *(CATEGORIES if has_cats else ())])
-    for lab, e, c in _rows(report):
+    has_cats, has_slots = report.categories is not None, report.multislot is not None
+    w.writerow(["label", *_COUNTS, *_MEASURES, *(CATEGORIES if has_cats else ()), *(MULTISLOT_COLUMNS if has_slots else ())])
+    for lab, e, c, m in _rows(report):
         w.writerow([lab, *(e[k] for k in _COUNTS), *("" if e[k] is None else repr(e[k]) for k in _MEASURES),
-                    *((c[k] for k in CATEGORIES) if c is not None else ())])
+                    *((c[k] for k in CATEGORIES) if c is not None else ()),
+                    *(("" if x is None else repr(x) if isinstance(x, float) else x for x in _slot_cells(m))
+                      if m is not None else ())])
     if confusion:
         buf.write("\n")
         names = _names(report)
@@ -284,10 +298,14 @@ def _markdown(report: Report, confusion: bool, top: int | str | None = None, bre
 
     rows = _rows(report)
     lines = table(["label", *_COUNTS, "precision %", "recall %", "F1 %", "Jaccard %"],
-                  [[lab, *(str(e[k]) for k in _COUNTS), *(pct(e[k]) for k in _MEASURES)] for lab, e, _ in rows])
+                  [[lab, *(str(e[k]) for k in _COUNTS), *(pct(e[k]) for k in _MEASURES)] for lab, e, *_ in rows])
     if report.categories is not None:
         lines += ["", "Error categories (see the manual, Concepts: Error categories):", ""]
-        lines += table(["label", *HEADINGS], [[lab, *(str(c[k]) for k in CATEGORIES)] for lab, _, c in rows if c])
+        lines += table(["label", *HEADINGS], [[lab, *(str(c[k]) for k in CATEGORIES)] for lab, _, c, _ in rows if c])
+    if report.multislot is not None:
+        lines += ["", "Multi-slot tags (see the manual, Concepts: Measures and averages):", ""]
+        lines += table(["label", *SLOT_HEADINGS[:-1], "SER %"],
+                       [[lab, *map(str, _slot_cells(m)[:-1]), pct(m["ser"])] for lab, _, _, m in rows if m])
     if semeval and (sem := semeval_rows(report)):
         lines += ["", "SemEval-2013 scenarios (see the manual, Concepts: Measures and averages):", ""]
         lines += table(sem[0][:9] + ["precision %", "recall %", "F1 %"],

@@ -1,14 +1,15 @@
 """The views stage of the pipeline: iescore's default text table of a report.
 
 The conlleval view (`iescore.render.conlleval`) followed by iescore's own lines
-(headline average, slot errors, averages, token & separator model, repairs,
-signature); it reads a finished [`Report`][iescore.report.Report] and recomputes nothing.
+(headline average, slot errors, averages, token & separator model, repairs, error
+categories, SemEval-2013 scenarios, document-macro average, multi-slot tags, signature); it reads a finished [`Report`][iescore.report.Report] and recomputes nothing.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..multislot import multislot_lines
 from ..semeval import SCENARIOS
 from .categories import category_lines
 from .conlleval import conlleval_lines
@@ -49,7 +50,8 @@ def format_table(report: Report) -> str:
     weighted), the micro/macro/weighted averages of F1 (and
     of F_beta) and of the Jaccard overlap, the token & separator model, repairs, the error
     categories, the SemEval-2013 scenarios (`semeval_lines`), the document-macro average,
-    the extractor's cost when the report has one (`format_cost`) and the signature.
+    Makhoul's multi-slot tags (`iescore.multislot.multislot_lines`), the extractor's cost
+    when the report has one (`format_cost`) and the signature.
     Undefined values print as n/a in iescore's lines."""
     s = report._summary
     cfg = report.config
@@ -101,6 +103,8 @@ def format_table(report: Report) -> str:
         lines.append("document macro: " + "; ".join(
             f"{name} {pct(dm[k]['mean'])}% (sd {pct(dm[k]['sd']).strip()}; documents {dm[k]['documents']}, "
             f"left out {dm[k]['left_out']})" for k, name in (("precision", "precision"), ("recall", "recall"), ("f1", "F1"))))
+    lines += multislot_lines(report.labels, report.multislot, report._labels_summary.counts,  # type: ignore[attr-defined]
+                             s["multislot"] and s["multislot"]["overall"])
     if report.cost is not None:
         from ..cost import format_cost
 
