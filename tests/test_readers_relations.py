@@ -206,6 +206,34 @@ def test_jsonl_reads_relations_and_links_by_span_id(tmp_path):
     assert doc.id == "7" and rels_of(doc) == [("works_for", AL, IBM)] and doc.links == ()
 
 
+def test_label_studio_and_prodigy_relations(tmp_path):
+    def res(rid, start, end, label):
+        return {"id": rid, "type": "labels", "value": {"start": start, "end": end, "labels": [label]}}
+
+    task = {"id": 3, "data": {"text": TEXT}, "annotations": [{"result": [
+        res("a", 0, 7, "PER"), res("b", 18, 21, "ORG"), res("c", 25, 30, "LOC"),
+        {"type": "relation", "from_id": "a", "to_id": "b", "direction": "right", "labels": ["works_for"]},
+        {"type": "relation", "from_id": "c", "to_id": "b", "direction": "left", "labels": ["located_in"]},
+        {"type": "relation", "from_id": "a", "to_id": "c", "direction": "bi", "labels": ["near", "seen_in"]},
+        {"type": "relation", "from_id": "b", "to_id": "c", "direction": "right", "labels": []},
+    ]}]}
+    corpus = read_jsonl(_jsonl(tmp_path, task))
+    assert rels_of(corpus.documents[0]) == [("works_for", AL, IBM), ("located_in", IBM, PARIS),
+                                            ("near", AL, PARIS), ("seen_in", AL, PARIS)]
+    assert dict(corpus.notes) == {"label studio bidirectional relations read from from_id to to_id": 2,
+                                  "skipped label studio relations without a label": 1}
+    prodigy = {"text": TEXT, "answer": "accept", "spans": [{"start": 0, "end": 7, "label": "PER"}],
+               "relations": [{"head": 1, "child": 4, "label": "works_for",  # token indices, not span ids
+                              "head_span": {"start": 0, "end": 7, "label": "PER"},
+                              "child_span": {"start": 18, "end": 21, "label": "ORG"}}]}
+    (doc,) = read_jsonl(_jsonl(tmp_path, prodigy)).documents
+    assert rels_of(doc) == [("works_for", AL, IBM)]
+    bad = {**task, "annotations": [{"result": [res("a", 0, 7, "PER"),
+                                               {"type": "relation", "from_id": "a", "to_id": "z", "labels": ["r"]}]}]}
+    with pytest.raises(InputError, match=r"d\.jsonl:1 \(document '3'\): relation #0 'r': the tail 'z' is no span id"):
+        read_jsonl(_jsonl(tmp_path, bad))
+
+
 def test_jsonl_round_trip_with_relations_and_links(tmp_path):
     doc = TextDocument("d1", TEXT, (Span(*AL), Span(*IBM)),
                        relations=(Relation("works_for", Span(*AL), Span(*IBM), 0.25), ("lives_in", IDO_EREV, HAIFA)),

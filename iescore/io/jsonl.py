@@ -20,14 +20,20 @@ Studio's JSON export). Each object is a document, whose shape is recognised by i
   Python's ``json`` reads but JSON does not have, are errors).
 * Prodigy records whose ``answer`` is not ``accept`` are skipped and counted; Prodigy's
   ``tokens`` (``{"start", "end"}``) are kept for ``tokenizer="given"``.
-* **Relations and links** (not in Label Studio tasks): a span object may have an ``id``
-  (any JSON value but null, unique in its document); ``relations`` is a list of
-  ``{"label", "head", "tail"}`` whose head and tail are span ids (doccano's ``{"type",
-  "from_id", "to_id"}`` too), the head the first argument; ``links`` is a list of
-  ``{"entity", "id"}``, ``entity`` a span id and ``id`` the knowledge-base id (a
-  non-empty string, kept as written); a span object's own ``kb_id`` links it too.
-  Either may have a ``score``. An id naming no span of the document, or a span object
-  of several ``labels``, is an error. The documented shape::
+* **Relations and links**: a span object may have an ``id`` (any JSON value but null,
+  unique in its document); ``relations`` is a list of ``{"label", "head", "tail"}`` whose
+  head and tail are span ids (doccano's ``{"type", "from_id", "to_id"}`` too; Prodigy's
+  ``{"label", "head_span", "child_span"}`` give the arguments as span objects), the head
+  the first argument; ``links`` is a list of ``{"entity", "id"}``, ``entity`` a span id
+  and ``id`` the knowledge-base id (a non-empty string, kept as written); a span
+  object's own ``kb_id`` links it too. Either may have a ``score``. An id naming no span
+  of the document, or a span object of several ``labels``, is an error. In Label Studio
+  tasks, ``relation`` results (``from_id``, ``to_id`` naming ``labels`` results by their
+  ``id``) are relations, one per label, ``from_id`` the head (``direction="left"``: the
+  tail); relations without a label are skipped and counted (``skipped label studio
+  relations without a label``), bidirectional ones read from ``from_id`` and counted
+  (``label studio bidirectional relations read from from_id to to_id``). The documented
+  shape::
 
       {"id": "d1", "text": "Al Roth works for IBM.",
        "entities": [{"id": "T1", "label": "PER", "start": 0, "end": 7},
@@ -142,9 +148,21 @@ def _spans_with_ids(entries: Any, where: str) -> tuple[list[tuple[str, Any, Any,
     return raw, ids, kb
 
 
-def _records(record: Mapping[str, Any], spans: tuple[Span, ...], ids: Mapping[str, list[int]],
-             kb: list[tuple[int, Any, Any]], where: str) -> tuple[tuple[Relation, ...], tuple[Link, ...]]:
-    """A document's ``relations`` and ``links`` (and spans' ``kb_id``), arguments by span id."""
+def _entries(record: Mapping[str, Any], key: str, where: str) -> list[Any]:
+    """A record's list of objects under ``key`` (none when absent)."""
+    value = record.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(e, Mapping) for e in value):
+        raise InputError(f"{where}: {key!r} must be a list of objects, got {str(value)[:80]!r}")
+    return value
+
+
+def _records(text: str, rel_entries: list[Any], link_entries: list[Any], spans: tuple[Span, ...],
+             ids: Mapping[str, list[int]], kb: list[tuple[int, Any, Any]], where: str
+             ) -> tuple[tuple[Relation, ...], tuple[Link, ...]]:
+    """A document's relations and links (and spans' ``kb_id``), arguments by span id (or, in
+    Prodigy's relations, as ``head_span`` / ``child_span`` objects)."""
     shown = (", ".join(map(repr, list(ids)[:5])) + (", ..." if len(ids) > 5 else "")) or "none; give each span an 'id'"
 
     def span(value: Any, what: str) -> Span:
@@ -157,25 +175,26 @@ def _records(record: Mapping[str, Any], spans: tuple[Span, ...], ids: Mapping[st
                              "an argument or mention is one labelled span")
         return spans[got[0]]
 
-    def entries(key: str) -> list[Any]:
-        value = record.get(key)
-        if value is None:
-            return []
-        if not isinstance(value, list) or not all(isinstance(e, Mapping) for e in value):
-            raise InputError(f"{where}: {key!r} must be a list of objects, got {str(value)[:80]!r}")
-        return value
+    def given(value: Any, what: str) -> Span:  # Prodigy: the argument as a span object
+        lab, a, b, _ = _span_dicts(value, f"{where}: {what}")[0]
+        return char_span(lab, a, b, text, f"{where}: {what}")
 
     rels = []
-    for k, e in enumerate(entries("relations")):
+    for k, e in enumerate(rel_entries):
         label = e.get("label", e.get("type"))
-        head, tail = e.get("head", e.get("from_id")), e.get("tail", e.get("to_id"))
-        if not isinstance(label, str) or not label or head is None or tail is None:
+        what = f"relation #{k} {label!r}: the"
+        prodigy = isinstance(e.get("head_span"), Mapping) and isinstance(e.get("child_span"), Mapping)
+        h, t = e.get("head", e.get("from_id")), e.get("tail", e.get("to_id"))
+        if not isinstance(label, str) or not label or (not prodigy and (h is None or t is None)):
             raise InputError(f"{where}: relation #{k} must be {{'label', 'head', 'tail'}} (or doccano's "
                              f"{{'type', 'from_id', 'to_id'}}), got {dict(e)!r}")
-        rels.append(Relation(label, span(head, f"relation #{k} {label!r}: the head"),
-                             span(tail, f"relation #{k} {label!r}: the tail"), _score(e.get("score"), where)))
+        if prodigy:
+            head, tail = given(e["head_span"], f"{what} head"), given(e["child_span"], f"{what} tail")
+        else:
+            head, tail = span(h, f"{what} head"), span(t, f"{what} tail")
+        rels.append(Relation(label, head, tail, _score(e.get("score"), where)))
     links = [Link(spans[i], _kb(x, where), _score(sc, where)) for i, x, sc in kb]
-    for k, e in enumerate(entries("links")):
+    for k, e in enumerate(link_entries):
         if "entity" not in e or ("id" not in e and "kb_id" not in e):
             raise InputError(f"{where}: link #{k} must be {{'entity', 'id'}}, got {dict(e)!r}")
         links.append(Link(span(e["entity"], f"link #{k}: the entity"), _kb(e.get("id", e.get("kb_id")), where),
@@ -195,8 +214,9 @@ def _score(value: Any, where: str) -> Any:
     return value
 
 
-def _label_studio(record: Mapping[str, Any], source: str, pick: int | None, where: str,
-                  notes: dict[str, int]) -> tuple[str, list[tuple[str, Any, Any, Any]]]:
+def _label_studio(record: Mapping[str, Any], source: str, pick: int | None, where: str, notes: dict[str, int]
+                  ) -> tuple[str, list[tuple[str, Any, Any, Any]], dict[str, list[int]], list[dict[str, Any]]]:
+    """A Label Studio task's text, spans, span indices by result id and relations."""
     data = record["data"]
     if not isinstance(data, Mapping) or not isinstance(data.get("text"), str):
         raise InputError(f"{where}: a Label Studio task needs data.text (a string)")
@@ -210,14 +230,34 @@ def _label_studio(record: Mapping[str, Any], source: str, pick: int | None, wher
         entries = [entries[pick]]
     if len(entries) > 1:
         raise InputError(f"{where}: the task has {len(entries)} {source}; choose one with pick=0..{len(entries) - 1}")
-    spans = []
+    spans: list[tuple[str, Any, Any, Any]] = []
+    ids: dict[str, list[int]] = {}
+    rels: list[dict[str, Any]] = []
     for result in (entries[0].get("result") or []) if entries else []:
-        if result.get("type", "labels") != "labels":
-            key = f"skipped label studio {result.get('type')} results"
+        kind = result.get("type", "labels")
+        if kind == "relation":
+            labels = result.get("labels") or []
+            if not labels:
+                notes["skipped label studio relations without a label"] = (
+                    notes.get("skipped label studio relations without a label", 0) + 1)
+                continue
+            a, b = result.get("from_id"), result.get("to_id")
+            if result.get("direction") == "left":
+                a, b = b, a
+            elif result.get("direction") == "bi":
+                notes["label studio bidirectional relations read from from_id to to_id"] = (
+                    notes.get("label studio bidirectional relations read from from_id to to_id", 0) + len(labels))
+            rels.extend({"label": lab, "head": a, "tail": b} for lab in labels)
+            continue
+        if kind != "labels":
+            key = f"skipped label studio {kind} results"
             notes[key] = notes.get(key, 0) + 1
             continue
-        spans.extend(_span_dicts(result.get("value"), where))
-    return data["text"], spans
+        got = _span_dicts(result.get("value"), where)
+        if result.get("id") is not None:
+            ids[_id_key(result["id"])] = list(range(len(spans), len(spans) + len(got)))
+        spans.extend(got)
+    return data["text"], spans, ids, rels
 
 
 def read_jsonl(
@@ -242,8 +282,10 @@ def read_jsonl(
         doc_id = record.get("id", meta.get("id") if isinstance(meta, Mapping) else None)
         doc_id = f"{name}#{lineno}" if doc_id is None else str(doc_id)
         where = f"{path}:{lineno} (document {doc_id!r})"
+        kb: list[tuple[int, Any, Any]] = []
         if "data" in record:
-            text, raw = _label_studio(record, source, pick, where, notes)
+            text, raw, ids, ls_rels = _label_studio(record, source, pick, where, notes)
+            rel_entries, link_entries = ls_rels, []
         else:
             given = record.get("text")
             if not isinstance(given, str):
@@ -251,6 +293,7 @@ def read_jsonl(
             text = given
             found = next((k for k in SPAN_KEYS if isinstance(record.get(k), list)), None)
             raw, ids, kb = _spans_with_ids(record[found] if found else [], where)
+            rel_entries, link_entries = _entries(record, "relations", where), _entries(record, "links", where)
         for lab, a, b, sc in raw:
             if isinstance(sc, float) and not math.isfinite(sc):  # Python's json reads them; JSON has none
                 raise InputError(
@@ -264,10 +307,7 @@ def read_jsonl(
                 tokens = tuple((int(t["start"]), int(t["end"])) for t in record["tokens"])
             except (KeyError, TypeError, ValueError):
                 raise InputError(f"{where}: tokens must be objects with 'start' and 'end'") from None
-        rels: tuple[Relation, ...] = ()
-        links: tuple[Link, ...] = ()
-        if "data" not in record:
-            rels, links = _records(record, spans, ids, kb, where)
+        rels, links = _records(text, rel_entries, link_entries, spans, ids, kb, where)
         docs.append(TextDocument(doc_id, text, spans, tokens, rels, links))
     return TextCorpus(tuple(docs), dict(sorted(notes.items())))
 
