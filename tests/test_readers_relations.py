@@ -328,6 +328,11 @@ def test_llm_relations_are_read_and_scored_as_obd_records(tmp_path):
     assert (r.overall.tp, r.overall.fp, r.overall.fn) == (2, 1, 1)
     with pytest.raises(ConfigError, match=r"task='relations': LLM extractions are strings without offsets"):
         score_llm(ref, [ex], level="tokens", task="relations")
+    # the files' path (iescore score GOLD PRED --input-format brat --pred-format llm --setting OBD --task relations)
+    with pytest.warns(IEScoreWarning, match=MISSING_WARNING):
+        r = iescore.score_files(GOLD, path, input_format="brat", pred_format="llm", level="tokens",
+                                setting="OBD", task="relations")
+    assert (r.overall.tp, r.overall.fp, r.overall.fn) == (1, 2, 2)
 
 
 def test_llm_relation_errors_name_the_file_and_line(tmp_path):

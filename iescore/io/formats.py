@@ -11,6 +11,9 @@ another format than the gold (``--input-format``) as long as the texts agree.
 Character-offset input needs ``--level characters|tokens`` (with ``--tokenizer`` and
 ``--misaligned`` for ``tokens``); ``--discontinuous`` is brat's policy for
 discontinuous spans and ``--align`` the LLM strings' placement under ``--setting AO``.
+The readers give the documents' relations and links too (brat ``R`` and ``N`` lines, JSONL
+``relations`` and ``links``, LLM ``relations``), which ``--task relations`` and ``--task
+links`` score.
 """
 
 from __future__ import annotations
@@ -92,7 +95,12 @@ _LLM_LISTS = ("entities", "extractions", "items")  # iescore.io.llm's lists of {
 
 
 def _json_guess(first: str) -> str:
-    """``llm`` when the first JSON record holds extractions without offsets, else ``jsonl``."""
+    """``llm`` when the first JSON record holds extractions without offsets (or relations
+    and no text), else ``jsonl``.
+
+    >>> _json_guess('{"id": "d", "relations": [{"label": "r", "head": "Al", "tail": "IBM"}]}')
+    'llm'
+    """
     try:
         rec = json.loads(first)
     except ValueError:
@@ -103,6 +111,9 @@ def _json_guess(first: str) -> str:
             items = rec.get(key)
             if isinstance(items, list) and items and isinstance(items[0], dict):
                 return "jsonl" if {"start", "start_offset"} & set(items[0]) else "llm"
+        rels = rec.get("relations")
+        if "text" not in rec and isinstance(rels, list) and rels and isinstance(rels[0], dict):
+            return "llm"  # relations between strings, no text for offsets to point into
     return "jsonl"
 
 
