@@ -302,13 +302,9 @@ def test_spacy_kb_ids_become_links_and_are_scored():
 
 
 # --- LLM relation strings (OBD) --------------------------------------------------------------------
-def test_llm_relations_are_read_and_scored_as_obd_records(tmp_path):
-    path = tmp_path / "llm.jsonl"
-    path.write_text(json.dumps({"id": "doc1", "entities": [{"label": "PER", "text": "Al Roth"}], "relations": [
-        {"label": "works_for", "head": "Al Roth", "tail": "IBM"},
-        {"label": "works_for", "head": "Al  Roth", "tail": "IBM"},  # the same record once split
-        {"label": "located_in", "head": "Paris", "tail": "IBM"},   # the arguments swapped
-        {"label": "lives_in", "head": "Ido", "tail": "Haifa"}]}) + "\n")
+def test_llm_relations_are_read_and_scored_as_obd_records():
+    # llm.jsonl: works_for(Al Roth, IBM) twice (once with two spaces), located_in(Paris, IBM), lives_in(Ido, Haifa)
+    path = FIX / "llm.jsonl"
     (ex,) = read_llm(str(path))
     assert ex.relations[0] == ("works_for", "Al Roth", "IBM") and len(ex.relations) == 4
     (t,) = llm_templates([ex], level="tokens")
