@@ -319,3 +319,18 @@ def test_quick_longline_case_reads_one_line_and_removes_its_files(tmp_path, monk
     assert not list(tmp_path.glob("*.conll"))
     with open(adversarial.long_line_file(1000)) as fh:
         assert fh.read() == "x" * 1000 + " B-PER B-PER\n"
+
+
+def test_relations_benchmark_agrees_with_sets_of_tuples(tmp_path):
+    """bench/relations.py on 300 documents: iescore's strict one-to-one relation counts equal
+    a hand-rolled scorer's sets of (document, label, head, tail) tuples (the run exits 1
+    otherwise), and the table has a row per tool."""
+    import relations
+
+    assert relations.main(["--docs", "300", "--rounds", "1", "--no-memory", "--out", str(tmp_path)]) == 0
+    res = json.loads((tmp_path / "relations.json").read_text())
+    assert res["gold"]["spans"] == res["gold"]["links"] == 3000
+    tp, fp, fn = res["counts"]["handrolled_strict_relations"]
+    assert tp + fn == res["gold"]["relations"] and tp + fp == res["predicted"]["relations"]
+    assert res["counts"]["relations_strict_any"] == res["counts"]["relations_strict_1to1"]  # no duplicates
+    assert (tmp_path / "relations.md").read_text().count("\n| `") == len(relations.TOOLS)
