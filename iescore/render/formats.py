@@ -120,7 +120,9 @@ def format_report(report: Report, fmt: str = "table", *, confusion: bool = False
     Markdown; ``per_document`` the per-document precision, recall and F1
     (`document_rows`; the report must keep its documents), a section in CSV and a table in
     Markdown; the text table always has the overall scenarios and the document-macro line,
-    JSON ``semeval`` and ``doc_macro``. JSON is
+    JSON ``semeval`` and ``doc_macro``. Makhoul's multi-slot tags (`iescore.multislot`) are
+    the text table's block, CSV columns after the error categories, a Markdown table after
+    the scenarios and documents, JSON ``multislot``. JSON is
     ``json.dumps(report.to_dict(), indent=2)``'s text (`jsontext` writes it faster)."""
     extra = (tuple(breakdowns), thresholds)
     if fmt == "json":
@@ -302,10 +304,6 @@ def _markdown(report: Report, confusion: bool, top: int | str | None = None, bre
     if report.categories is not None:
         lines += ["", "Error categories (see the manual, Concepts: Error categories):", ""]
         lines += table(["label", *HEADINGS], [[lab, *(str(c[k]) for k in CATEGORIES)] for lab, _, c, _ in rows if c])
-    if report.multislot is not None:
-        lines += ["", "Multi-slot tags (see the manual, Concepts: Measures and averages):", ""]
-        lines += table(["label", *SLOT_HEADINGS[:-1], "SER %"],
-                       [[lab, *map(str, _slot_cells(m)[:-1]), pct(m["ser"])] for lab, _, _, m in rows if m])
     if semeval and (sem := semeval_rows(report)):
         lines += ["", "SemEval-2013 scenarios (see the manual, Concepts: Measures and averages):", ""]
         lines += table(sem[0][:9] + ["precision %", "recall %", "F1 %"],
@@ -316,6 +314,10 @@ def _markdown(report: Report, confusion: bool, top: int | str | None = None, bre
         lines += ["", "Documents:", ""]
         lines += table(["doc", "tp", "fp", "fn", "precision %", "recall %", "F1 %"],
                        [[str(r[0]), *map(str, r[1:4]), *(pct(None if x == "" else x) for x in r[4:])] for r in docs[1:]])
+    if report.multislot is not None:
+        lines += ["", "Multi-slot tags (see the manual, Concepts: Measures and averages):", ""]
+        lines += table(["label", *SLOT_HEADINGS[:-1], "SER %"],
+                       [[lab, *map(str, _slot_cells(m)[:-1]), pct(m["ser"])] for lab, _, _, m in rows if m])
     if confusion:
         names = _names(report)
         lines += ["", "Confusion (rows: reference, columns: prediction; none = missed or spurious):", ""]
