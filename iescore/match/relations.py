@@ -73,7 +73,14 @@ def canonical_rank(doc: np.ndarray, label: np.ndarray, a: ArgColumns) -> np.ndar
     >>> canonical_rank(np.array([0, 0]), np.array([0, 0]), a).tolist()
     [1, 0]
     """
-    order = np.lexsort((a.tail_label, a.head_label, label, a.tail_end, a.tail_start, a.head_end, a.head_start, doc))
+    if not len(doc):
+        return np.zeros(0, dtype=_I64)
+    w = int(max(a.head_end.max(), a.tail_end.max())) + 1
+    if w * w * (int(doc.max()) + 1) < 2**62:  # (document, head) and tail as one key each
+        head = (doc * w + a.head_start) * w + a.head_end
+        order = np.lexsort((a.tail_label, a.head_label, label, a.tail_start * w + a.tail_end, head))
+    else:
+        order = np.lexsort((a.tail_label, a.head_label, label, a.tail_end, a.tail_start, a.head_end, a.head_start, doc))
     rank = np.empty(len(doc), dtype=_I64)
     rank[order] = np.arange(len(doc), dtype=_I64)
     return rank

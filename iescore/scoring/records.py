@@ -47,7 +47,7 @@ from ..match.relations import ArgColumns, Record, canonical_rank, relation_pairs
 from ..match.rules import Pairs
 from ..match.units import SPAN_FIELDS, Units, cell_index
 from ..measures import FIELDS, TS_CELL_FIELDS
-from ..model import Document, Link, Relation, Span, Template
+from ..model import Document, Link, Relation, Template
 from .part import _label_space, _removed
 from .partdata import _CELL, _I64, _Part
 
@@ -153,8 +153,38 @@ def _scores(flat: list[Any]) -> np.ndarray:
     return np.fromiter(map(_SCORE, flat), dtype=float, count=len(flat))  # None: nan
 
 
-def _span_text(d: Document, s: Span) -> str:
-    return " ".join(d.tokens[s.start : s.end]) if d.separators is None else d.span_text(s)
+def _span_text(d: Document, start: int, end: int) -> str:
+    """The text of tokens ``[start, end)`` of ``d`` (`Document.span_text`)."""
+    if d.separators is None or end - start < 2:
+        return " ".join(d.tokens[start:end])
+    seps = d.separators
+    return "".join(x for k in range(start, end) for x in (d.tokens[k], seps[k] if k < end - 1 else ""))
+
+
+def _texts(docs: Sequence[Document], doc: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """The texts of spans ``(doc, start, end)`` as an object array, each distinct span's
+    made once (relations share their arguments' spans)."""
+    if len(doc) == 0:
+        return np.zeros(0, dtype=object)
+    w = int(end.max()) + 1
+    if w * w * (int(doc.max()) + 1) < 2**62:  # one key per span
+        key = (doc * w + start) * w + end
+        order = np.argsort(key)
+        k = key[order]
+        new = np.ones(len(order), dtype=bool)
+        new[1:] = k[1:] != k[:-1]
+        d, s, e = doc[order], start[order], end[order]
+    else:
+        order = np.lexsort((end, start, doc))
+        d, s, e = doc[order], start[order], end[order]
+        new = np.ones(len(order), dtype=bool)
+        new[1:] = (d[1:] != d[:-1]) | (s[1:] != s[:-1]) | (e[1:] != e[:-1])
+    group = np.empty(len(order), dtype=_I64)
+    group[order] = np.cumsum(new) - 1
+    distinct = np.empty(int(new.sum()), dtype=object)
+    distinct[:] = [_span_text(docs[a], b, c) for a, b, c in zip(d[new].tolist(), s[new].tolist(), e[new].tolist())]
+    out: np.ndarray = distinct[group]
+    return out
 
 
 def _relations_part(ids: list[str], docs: list[Document], ref: list[tuple[Relation, ...]],
@@ -165,42 +195,43 @@ def _relations_part(ids: list[str], docs: list[Document], ref: list[tuple[Relati
     ref = _kept(ref, _LABEL, remap, "reference", cfg, repairs)
     pred = _kept(pred, _LABEL, remap, "prediction", cfg, repairs)
     rflat, pflat = list(chain.from_iterable(ref)), list(chain.from_iterable(pred))
-    heads = {s: [r.head for r in flat] for s, flat in (("r", rflat), ("p", pflat))}
-    tails = {s: [r.tail for r in flat] for s, flat in (("r", rflat), ("p", pflat))}
-    arg_names = sorted(set(map(_LABEL, chain(*heads.values(), *tails.values()))))
+    arg_of = attrgetter("head.label", "tail.label")
+    arg_names = sorted(set(chain.from_iterable(map(arg_of, chain(rflat, pflat)))))
     arg_number = {n: k for k, n in enumerate(arg_names)}
+    where = attrgetter("head.start", "head.end", "tail.start", "tail.end")
 
-    def side(s: str, docs_rel: list[tuple[Relation, ...]], flat: list[Relation]) -> tuple[Units, ArgColumns]:
+    def side(docs_rel: list[tuple[Relation, ...]], flat: list[Relation]) -> tuple[Units, ArgColumns]:
         n = len(flat)
-
-        def col(spans: list[Span], get: Any) -> np.ndarray:
-            return np.fromiter(map(get, spans), dtype=_I64, count=n)
-
-        a = ArgColumns(np.fromiter(map(arg_number.__getitem__, map(_LABEL, heads[s])), dtype=_I64, count=n),
-                       col(heads[s], _START), col(heads[s], _END),
-                       np.fromiter(map(arg_number.__getitem__, map(_LABEL, tails[s])), dtype=_I64, count=n),
-                       col(tails[s], _START), col(tails[s], _END))
+        pos = np.fromiter(chain.from_iterable(map(where, flat)), dtype=_I64, count=4 * n).reshape(n, 4)
+        arg = np.fromiter(map(arg_number.__getitem__, chain.from_iterable(map(arg_of, flat))), dtype=_I64,
+                          count=2 * n).reshape(n, 2)
+        a = ArgColumns(arg[:, 0].copy(), pos[:, 0].copy(), pos[:, 1].copy(), arg[:, 1].copy(), pos[:, 2].copy(),
+                       pos[:, 3].copy())
         doc = _doc_column(docs_rel)
         lab = np.fromiter(map(remap.__getitem__, map(_LABEL, flat)), dtype=_I64, count=n)
         rank = canonical_rank(doc, lab, a)
         return Units(doc, lab, rank, rank + 1, _scores(flat)), a
 
-    R, ra = side("r", ref, rflat)
-    P, pa = side("p", pred, pflat)
+    R, ra = side(ref, rflat)
+    P, pa = side(pred, pflat)
     symmetric = np.array([lab in cfg.symmetric for lab in labels], dtype=bool)
     pairs = relation_pairs(R, ra, P, pa, cfg.rule, arg_labels=cfg.arg_labels, symmetric=symmetric)
+    nr, np_ = len(R), len(P)
+    texts = _texts(docs, np.concatenate((R.doc, R.doc, P.doc, P.doc)),
+                   np.concatenate((ra.head_start, ra.tail_start, pa.head_start, pa.tail_start)),
+                   np.concatenate((ra.head_end, ra.tail_end, pa.head_end, pa.tail_end)))
+    names = np.array(arg_names + [""], dtype=object)
 
-    def args(docs_rel: list[tuple[Relation, ...]], s: str, a: ArgColumns) -> tuple[Arguments, tuple[str, ...]]:
-        ht = [_span_text(d, r.head) for d, rels in zip(docs, docs_rel) for r in rels]
-        tt = [_span_text(d, r.tail) for d, rels in zip(docs, docs_rel) for r in rels]
-        arg = Arguments(tuple(arg_names[i] for i in a.head_label.tolist()), a.head_start, a.head_end,
-                        tuple(arg_names[i] for i in a.tail_label.tolist()), a.tail_start, a.tail_end,
-                        tuple(ht), tuple(tt))
-        return arg, tuple(f"{h} -> {t}" for h, t in zip(ht, tt))
+    def args(a: ArgColumns, ht: np.ndarray, tt: np.ndarray) -> tuple[Arguments, tuple[str, ...]]:
+        arg = Arguments(tuple(names[a.head_label].tolist()), a.head_start, a.head_end,
+                        tuple(names[a.tail_label].tolist()), a.tail_start, a.tail_end,
+                        tuple(ht.tolist()), tuple(tt.tolist()))
+        return arg, tuple((ht + " -> " + tt).tolist())
 
     doc_tokens = np.fromiter((len(d.tokens) for d in docs), dtype=_I64, count=len(docs))
     return _engine(R, P, pairs, cfg, labels, ids, doc_tokens, repairs,
-                   items=(lambda: args(ref, "r", ra), lambda: args(pred, "p", pa)))
+                   items=(lambda: args(ra, texts[:nr], texts[nr : 2 * nr]),
+                          lambda: args(pa, texts[2 * nr : 2 * nr + np_], texts[2 * nr + np_ :])))
 
 
 def _records(docs_rel: list[tuple[Any, ...]], texts: list[Document] | None, cfg: Config,
@@ -324,7 +355,7 @@ def _links_part(ids: list[str], docs: list[Document], ref: list[tuple[Link, ...]
     pairs = link_pairs(R, r_ids, P, p_ids, cfg.rule, link_types=cfg.link_types)
 
     def texts(docs_l: list[tuple[Link, ...]], flat: list[Link]) -> tuple[None, tuple[str, ...]]:
-        return None, tuple(_span_text(d, x.span) for d, links in zip(docs, docs_l) for x in links)
+        return None, tuple(_span_text(d, x.span.start, x.span.end) for d, links in zip(docs, docs_l) for x in links)
 
     doc_tokens = np.fromiter((len(d.tokens) for d in docs), dtype=_I64, count=len(docs))
     return _engine(R, P, pairs, cfg, labels, ids, doc_tokens, repairs,
