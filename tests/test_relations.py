@@ -273,3 +273,18 @@ def test_errors():
         iescore.score(reference=GOLD, prediction=[doc(rel("a", ("X", 0, 1), ("Y", 2, 3), 0.5),
                                                       rel("a", ("X", 4, 5), ("Y", 2, 3)))],
                       task="relations", mode="match-best")
+
+
+def test_multislot_type_and_extent():
+    # strict: three aligned pairs of equal relation labels -> type C 3; arguments within E with
+    # equal labels: P1 only -> extent C 1, S 2 (P2's head label, P3's head boundary)
+    m = iescore.score(reference=GOLD, prediction=PRED, task="relations").to_dict()["multislot"]["overall"]
+    assert (m["type"]["C"], m["type"]["S"], m["extent"]["C"], m["extent"]["S"]) == (3, 0, 1, 2)
+    # boundaries: P2's arguments fit (labels not compared) -> extent C 2, S 1
+    m = iescore.score(reference=GOLD, prediction=PRED, task="relations", arg_labels=False).to_dict()["multislot"]["overall"]
+    assert (m["extent"]["C"], m["extent"]["S"]) == (2, 1)
+    # the symmetric pair fits in its swapped orientation
+    gold = [doc(rel("sibling", ("PER", 0, 2), ("PER", 3, 4)))]
+    pred = [doc(rel("spouse", ("PER", 3, 4), ("PER", 0, 2)))]
+    m = iescore.score(reference=gold, prediction=pred, task="relations", symmetric="sibling").to_dict()["multislot"]["overall"]
+    assert (m["type"]["S"], m["extent"]["C"]) == (1, 1)

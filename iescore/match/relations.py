@@ -10,12 +10,15 @@ are found and what their attributes say:
   pairs Makhoul's alignment may align. For a relation label declared symmetric (the
   answer's or the prediction's) the swapped orientation (head against tail, tail against
   head) is a candidate too, and a pair found both ways takes its better orientation: the
-  one under which the rule holds, then the exact one, then the smaller boundary error.
+  one under which both arguments fit the rule, then the exact one, then the smaller
+  boundary error.
   ``same`` = the same relation label; ``ok`` = the same relation label, both arguments
   within the span rule (any rule of the AO setting: E, C(e), O(e,m), IoU(t), cover(t))
   and, when argument labels are compared, equal argument labels; ``exact`` = both
   arguments at the same positions (and of the same labels, when compared); ``err`` = the
-  sum of both arguments' boundary errors; ``close`` = the tokens both arguments overlap.
+  sum of both arguments' boundary errors; ``close`` = the tokens both arguments overlap;
+  ``fit`` = the arguments within the rule (and of equal labels, when compared), whatever
+  the relation labels: the extent slot of Makhoul's multi-slot tags.
   Pairs are found by one interval search on the heads (`iescore.match.rules.overlapping`),
   then kept where the tails overlap: no loop over pairs.
 * **token sequences** (OBD, `sequence_pairs`): records ``(label, head tokens, tail
@@ -136,29 +139,27 @@ def _oriented(r: np.ndarray, p: np.ndarray, R: Units, ra: ArgColumns, P: Units, 
     hok, hex_, herr, hclose = span_attributes(ra.head_start[r], ra.head_end[r], pa.head_start[p], pa.head_end[p], rule)
     tok, tex, terr, tclose = span_attributes(ra.tail_start[r], ra.tail_end[r], pa.tail_start[p], pa.tail_end[p], rule)
     same = R.label[r] == P.label[p]
+    fit, exact = hok & tok, hex_ & tex
     if arg_labels:
         labels_eq = (ra.head_label[r] == pa.head_label[p]) & (ra.tail_label[r] == pa.tail_label[p])
-        exact = hex_ & tex & labels_eq
-        ok = same & hok & tok & labels_eq
-    else:
-        exact = hex_ & tex
-        ok = same & hok & tok
-    return Pairs(r, p, same, ok, exact, herr + terr, hclose + tclose)
+        fit &= labels_eq
+        exact &= labels_eq
+    return Pairs(r, p, same, same & fit, exact, herr + terr, hclose + tclose, fit=fit)
 
 
 def best_orientation(parts: Sequence[Pairs]) -> Pairs:
-    """The pairs of ``parts`` (one per orientation), each (answer, prediction) pair once,
-    in its better orientation: the rule holding first, then exact, then the smaller
-    boundary error."""
+    """The pairs of ``parts`` (one per orientation, each with ``fit``), each (answer,
+    prediction) pair once, in its better orientation: the rule holding first, then exact,
+    then the smaller boundary error."""
     parts = [x for x in parts if len(x.r)]
     if not parts:
         return Pairs.empty()
     if len(parts) == 1:
         return parts[0]
-    r, p, same, ok, exact, err, close = (np.concatenate([getattr(x, f) for x in parts])
-                                         for f in ("r", "p", "same", "ok", "exact", "err", "close"))
-    cat = Pairs(r, p, same, ok, exact, err, close)
-    order = np.lexsort((cat.err, ~cat.exact, ~cat.ok, cat.p, cat.r))
+    r, p, same, ok, exact, err, close, fit = (np.concatenate([getattr(x, f) for x in parts])
+                                              for f in ("r", "p", "same", "ok", "exact", "err", "close", "fit"))
+    cat = Pairs(r, p, same, ok, exact, err, close, fit=fit)
+    order = np.lexsort((err, ~exact, ~fit, p, r))
     r, p = cat.r[order], cat.p[order]
     first = np.ones(len(order), dtype=bool)
     first[1:] = (r[1:] != r[:-1]) | (p[1:] != p[:-1])
@@ -192,12 +193,13 @@ def relation_pairs(R: Units, ra: ArgColumns, P: Units, pa: ArgColumns, rule: Rul
 Record = tuple[tuple[str, ...], tuple[str, ...], str, str]  # head tokens, tail tokens, head label, tail label
 
 
-def _sequence_attrs(rk: Record, pk: Record, rule: Rule, same: bool, arg_labels: bool) -> tuple[bool, bool, int, int]:
-    """(ok, exact, err, close) of answer record ``rk`` and prediction record ``pk`` (oriented)."""
+def _sequence_attrs(rk: Record, pk: Record, rule: Rule, arg_labels: bool) -> tuple[bool, bool, int, int]:
+    """(fit, exact, err, close) of answer record ``rk`` and prediction record ``pk``
+    (oriented): ``fit``, both arguments within the rule (and of equal labels, when compared)."""
     labels_eq = not arg_labels or (rk[2] == pk[2] and rk[3] == pk[3])
     exact = labels_eq and rk[0] == pk[0] and rk[1] == pk[1]
     close = placement(pk[0], rk[0]) + placement(pk[1], rk[1])
-    if not (same and labels_eq):
+    if not labels_eq:
         return False, exact, 0, close
     hok, herr = sequence_match(pk[0], rk[0], rule)
     if not hok:
@@ -245,11 +247,11 @@ def sequence_pairs(R: Units, r_rec: Sequence[Record], P: Units, p_rec: Sequence[
             same = r_lab[i] == p_lab[j]
             best: tuple[bool, bool, int, int] | None = None
             if every or (placement(pk[0], rk[0]) and placement(pk[1], rk[1])):
-                best = _sequence_attrs(rk, pk, rule, same, arg_labels)
+                best = _sequence_attrs(rk, pk, rule, arg_labels)
             if sym[r_lab[i]] or sym[p_lab[j]]:
                 swapped = (pk[1], pk[0], pk[3], pk[2])
                 if every or (placement(swapped[0], rk[0]) and placement(swapped[1], rk[1])):
-                    other = _sequence_attrs(rk, swapped, rule, same, arg_labels)
+                    other = _sequence_attrs(rk, swapped, rule, arg_labels)
                     if best is None or (other[0], other[1], -other[2]) > (best[0], best[1], -best[2]):
                         best = other
             if best is not None:
@@ -257,6 +259,6 @@ def sequence_pairs(R: Units, r_rec: Sequence[Record], P: Units, p_rec: Sequence[
     if not rows:
         return Pairs.empty()
     cols = list(zip(*rows))
-    return Pairs(np.array(cols[0], dtype=_I64), np.array(cols[1], dtype=_I64), np.array(cols[2], dtype=bool),
-                 np.array(cols[3], dtype=bool), np.array(cols[4], dtype=bool), np.array(cols[5], dtype=_I64),
-                 np.array(cols[6], dtype=_I64))
+    same_, fit = np.array(cols[2], dtype=bool), np.array(cols[3], dtype=bool)
+    return Pairs(np.array(cols[0], dtype=_I64), np.array(cols[1], dtype=_I64), same_, same_ & fit,
+                 np.array(cols[4], dtype=bool), np.array(cols[5], dtype=_I64), np.array(cols[6], dtype=_I64), fit=fit)

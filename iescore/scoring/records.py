@@ -23,7 +23,10 @@ start and end are -1 (its arguments are in ``ItemTable.args``) and its text is
 Error categories of an aligned pair: ``correct`` = same relation label (link id) and the
 same arguments (mention); ``wrong_label`` = the same arguments, another label (id);
 ``wrong_boundary`` = the same label, other arguments; ``wrong_label_boundary`` = both.
-The token & separator model does not apply (``ts_error`` says so).
+Makhoul's multi-slot tags of a relation: its type slot is the relation label, its extent
+slot its arguments (both within the rule, of equal labels when compared); links have no
+multi-slot counts (``None``). The token & separator model does not apply (``ts_error``
+says so).
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ from ..match.rules import Pairs
 from ..match.units import SPAN_FIELDS, Units, cell_index
 from ..measures import FIELDS, TS_CELL_FIELDS
 from ..model import Document, Link, Relation, Template
+from ..multislot import aligned_counts
 from .part import _label_space, _removed
 from .partdata import _CELL, _I64, _Part
 
@@ -405,8 +409,10 @@ def _engine(R: Units, P: Units, pairs: Pairs, cfg: Config, labels: list[str], id
         span_cells[...] = res.cells
     if link_ids is not None and not cfg.link_types:
         move_to_answer_rows(span_cells, R, P, pairs, res.pred_status, cfg.counting)
-    cats = None
+    cats = slots = None
     cat_r = cat_p = part_r = part_p = None
+    if not best and link_ids is None and res.aligned_fit is not None:  # Makhoul's multi-slot tags
+        slots = aligned_counts(R.label[res.aligned_r], P.label[res.aligned_p], res.aligned_fit, L)
     if not best:
         if link_ids is None:  # extents compared through the aligned pair's exact attribute
             exact = _aligned_exact(pairs, res.aligned_r, res.aligned_p, len(P))
@@ -442,4 +448,5 @@ def _engine(R: Units, P: Units, pairs: Pairs, cfg: Config, labels: list[str], id
     conf = res.confusion if isinstance(res.confusion, Confusion) else Confusion.of_dense(res.confusion)
     table_ = CellTable(doc=ix.doc, label=ix.label, values=cells, fields=FIELDS, n_labels=L,
                        doc_tokens=doc_tokens, n_docs=n_docs)
-    return _Part(labels, ids, table_, conf, ref_items, pred_items, None, repairs, TS_ERROR, categories=cats)
+    return _Part(labels, ids, table_, conf, ref_items, pred_items, None, repairs, TS_ERROR, categories=cats,
+                 multislot=slots)
