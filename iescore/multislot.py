@@ -101,7 +101,10 @@ def multislot_summary(aligned: np.ndarray | None, counts: Mapping[str, np.ndarra
     # one entry per distinct row of counts, copied for the labels of that row
     distinct, at = distinct_rows(cols)
     rows = list(zip(*(c.tolist() for c in distinct)))
-    kinds = [copies([_entry(r[2 * k], r[2 * k + 1], r[4], r[5]) for r in rows], at) for k in range(2)]
+    kinds = []
+    for k in range(2):  # each kind's entries as key-sharing dicts (`records`), which copy faster
+        entries = [_entry(r[2 * k], r[2 * k + 1], r[4], r[5]) for r in rows]
+        kinds.append(copies(records(SLOT_KEYS, [[e[key] for e in entries] for key in SLOT_KEYS]), at))
     ser = [_both(r[0], r[1], r[3], r[4], r[5]) for r in rows]
     per = records(("type", "extent", "ser"), [kinds[0], kinds[1], [ser[k] for k in at]])
     return {"overall": overall, "per_label": dict(zip(labels, per))}
