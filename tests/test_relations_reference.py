@@ -335,32 +335,38 @@ def test_named_settings_order(counting: str) -> None:
         assert tp["relaxed"] >= tp["strict"] and tp["boundaries"] >= tp["strict"]
 
 
-def matching_quality(report: iescore.Report, cfg: dict[str, Any]) -> tuple[int, int, int]:
-    """(pairs, exact pairs, -boundary error) summed over the report's one-to-one matching:
-    each true-positive answer with the prediction it is aligned with."""
+def as_rel(item: dict[str, Any]) -> rr.Rel:
+    """A relation item of ``Report.items`` as the reference's tuple."""
+    def arg(x: dict[str, Any]) -> rr.Arg:
+        return x["label"], x["start"], x["end"]
+
+    return item["label"], arg(item["head"]), arg(item["tail"])
+
+
+def matching_quality(report: iescore.Report, cfg: dict[str, Any]) -> tuple[int, ...]:
+    """(pairs, exact pairs, -boundary error) of the best matching of each cell's
+    true-positive answers with its true-positive predictions, summed: the matching behind
+    one-to-one counts, whichever the library took among the optimal ones. Every
+    true-positive item must be in it."""
     R = rr.parse_rule(cfg["rule"])
-    preds = list(report.items("prediction"))
 
-    def rel(it: dict[str, Any]) -> rr.Rel:
-        def arg(a: dict[str, Any]) -> rr.Arg:
-            return a["label"], a["start"], a["end"]
+    def ok(a: rr.Rel, p: rr.Rel) -> bool:
+        return rr.rel_ok(R, cfg["arg_labels"], cfg["symmetric"], a, p)
 
-        return it["label"], arg(it["head"]), arg(it["tail"])
+    def weight(a: rr.Rel, p: rr.Rel) -> tuple[int, int, int]:
+        return (1, *rr.rel_quality(R, cfg["arg_labels"], cfg["symmetric"], a, p))
 
-    total = [0, 0, 0]
-    partners = []
-    for it in report.items("reference"):
-        if it["status"] != "TP":
-            continue
-        partner = preds[it["partner"]["index"]]
-        assert partner["status"] == "TP" and partner["doc"] == it["doc"], (it, partner)
-        partners.append((it["doc"], it["partner"]["index"]))
-        a, p = rel(it), rel(partner)
-        assert rr.rel_ok(R, cfg["arg_labels"], cfg["symmetric"], a, p), (a, p)
-        q = rr.rel_quality(R, cfg["arg_labels"], cfg["symmetric"], a, p)
-        total = [total[0] + 1, total[1] + q[0], total[2] + q[1]]
-    assert len(set(partners)) == len(partners), "a prediction matched twice"
-    return total[0], total[1], total[2]
+    cells: dict[tuple[str, str], tuple[list[rr.Rel], list[rr.Rel]]] = {}
+    for k, side in enumerate(("reference", "prediction")):
+        for it in report.items(side):
+            if it["status"] == "TP":
+                cells.setdefault((it["doc"], it["label"]), ([], []))[k].append(as_rel(it))
+    total = (0, 0, 0)
+    for key, (a, p) in cells.items():
+        w, _ = rr.best_matchings(len(a), len(p), rr.pairs_of(a, p, ok, weight))
+        assert w and w[0] == len(a) == len(p), f"{key}: true positives {a} and {p} do not match one to one"
+        total = tuple(x + y for x, y in zip(total, w))
+    return total
 
 
 def optimum(corpus: list, cfg: dict[str, Any]) -> tuple[int, ...]:
