@@ -323,22 +323,51 @@ def seq_ok(rule: Rule, ans: tuple[str, ...], pred: tuple[str, ...]) -> bool:
     return False
 
 
-def trel_ok(rule: Rule, symmetric: Iterable[str], a: TRel, p: TRel) -> bool:
+Seq = tuple[str, ...]
+# a record with argument labels ("" where the arguments have none): label, head, tail,
+# head label, tail label
+LRec = tuple[str, Seq, Seq, str, str]
+
+
+def record(r: TRel | LRec, symmetric: Iterable[str], arg_labels: bool) -> LRec:
+    """A record as it is compared: argument labels kept only when compared, and a
+    symmetric label's two orientations one record (the smaller of the two), since they
+    match the same answers."""
+    lab, h, t, hl, tl = (*r, "", "")[:5]
+    if not arg_labels:
+        hl = tl = ""
+    if lab in set(symmetric):
+        return min((lab, h, t, hl, tl), (lab, t, h, tl, hl))
+    return lab, h, t, hl, tl
+
+
+def trel_ok(rule: Rule, symmetric: Iterable[str], a: LRec, p: LRec) -> bool:
+    """Equal relation labels, argument labels (as kept by `record`) and both arguments
+    within the sequence rule, in either order for a symmetric label."""
     if a[0] != p[0]:
         return False
-    pairs = [(p[1], p[2])] + ([(p[2], p[1])] if a[0] in set(symmetric) else [])
-    return any(seq_ok(rule, a[1], h) and seq_ok(rule, a[2], t) for h, t in pairs)
+    pairs = [(p[1], p[2], p[3], p[4])] + ([(p[2], p[1], p[4], p[3])] if a[0] in set(symmetric) else [])
+    return any(a[3] == hl and a[4] == tl and seq_ok(rule, a[1], h) and seq_ok(rule, a[2], t)
+               for h, t, hl, tl in pairs)
 
 
-def evaluate_text_relations(corpus: Sequence[tuple[Iterable[TRel], Iterable[TRel]]], *, rule: str = "E",
-                            counting: str = "any", symmetric: Sequence[str] = ()) -> Result:
-    """Counts of OBD relations: a document's distinct records per relation label."""
+def document_records(tokens: Sequence[str], rels: Iterable[Rel]) -> list[LRec]:
+    """AO relations of a document as position-free records: their arguments' tokens."""
+    return [(lab, tuple(tokens[h[1]:h[2]]), tuple(tokens[t[1]:t[2]]), h[0], t[0]) for lab, h, t in rels]
+
+
+def evaluate_text_relations(corpus: Sequence[tuple[Iterable[TRel | LRec], Iterable[TRel | LRec]]], *,
+                            rule: str = "E", counting: str = "any", symmetric: Sequence[str] = (),
+                            arg_labels: bool = True) -> Result:
+    """Counts of OBD relations: a document's distinct records (`record`) per relation
+    label."""
     R = parse_rule(rule)
 
-    def ok(a: TRel, p: TRel) -> bool:
+    def ok(a: LRec, p: LRec) -> bool:
         return trel_ok(R, symmetric, a, p)
 
-    docs = [(sorted(set(ref)), sorted(set(pred))) for ref, pred in corpus]
+    docs = [(sorted({record(r, symmetric, arg_labels) for r in ref}),
+             sorted({record(r, symmetric, arg_labels) for r in pred})) for ref, pred in corpus]
     labels = sorted({r[0] for ref, pred in docs for r in [*ref, *pred]})
     per = {lab: [0, 0, 0] for lab in labels}
     for ref, pred in docs:
