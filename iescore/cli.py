@@ -26,7 +26,7 @@ import argparse
 import os
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from .config import (
@@ -44,7 +44,7 @@ from .config import (
     parse_types,
 )
 from .errors import IEScoreError, IEScoreWarning, InputError, choices, did_you_mean
-from .files import score_args
+from .files import check_task_format, score_args
 from .io.conll import (
     DOC_MODES,
     Columns,
@@ -55,10 +55,12 @@ from .io.conll import (
 )
 from .io.conll_stream import score_conll
 from .io.formats import add_input_options, not_conll, uses_formats
+from .options import LINK_SETTINGS, RELATION_SETTINGS
 from .progress import Progress, erase
 from .render.formats import add_output_options, output_format, report_pieces, write_output
 from .render.report_cli import add_report_parser, write_report_html
 from .scoring.stream import Scorer
+from .stats.cli import config_from_args
 from .stats.published import add_parser as add_weighted_parser
 from .stats.published import main as main_weighted
 from .toolbox.cli import COMMANDS as TOOLBOX_COMMANDS
@@ -156,7 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--setting", type=_setting, choices=SETTINGS, default=_DEFAULT.setting,
                    help="AO (all occurrences: spans at positions) or OBD (one best per document: "
                    "templates of distinct fillers), in any case; default AO")
-    g.add_argument("--rule", type=_rule, default=_DEFAULT.rule, help="matching rule: exact (E), contain(e) (C(e)), overlap(e,m) (O(e,m)), or by share: "
+    g.add_argument("--rule", type=_rule, default=None, help="matching rule: exact (E), contain(e) (C(e)), overlap(e,m) (O(e,m)), or by share: "
                    "IoU(t), cover(t) (0 < t <= 1: at least t of the union / of the answer) or sim(t) (edit "
                    "similarity of strings; OBD or one-per-string; the fuzzy extra), e.g. 'O(1,1)', 'O(inf,inf)' "
                    "or 'IoU(0.5)'; default exact")
@@ -191,9 +193,17 @@ def build_parser() -> argparse.ArgumentParser:
                    help="weight of a separator in the token & separator model; default 1")
     g.add_argument("--ser-weights", type=_three_floats, default=_DEFAULT.ser_weights,
                    help="weights of S,D,I in the weighted SER, e.g. 1,0.5,0.5")
-    g.add_argument("--task", choices=TASKS, default=_DEFAULT.task,
+    g.add_argument("--task", choices=TASKS, default=None,
                    help="what is scored: entities (spans), relations (between spans) or links (spans with "
-                        "knowledge-base ids); default entities")
+                        "knowledge-base ids; both read from brat or JSONL files, relations from LLM output "
+                        "too: --input-format); default entities")
+    g.add_argument("--relation-setting", choices=tuple(RELATION_SETTINGS), default=None,
+                   help="relations, a named setting: strict (--rule E, argument labels compared), boundaries "
+                        "(--rule E, --no-arg-labels) or relaxed (--rule 'O(inf,inf)', argument labels compared); "
+                        "implies --task relations")
+    g.add_argument("--link-setting", choices=tuple(LINK_SETTINGS), default=None,
+                   help="links, a named setting: strong (--rule E) or weak (--rule 'O(inf,inf)': the mentions "
+                        "overlap); implies --task links")
     g.add_argument("--no-arg-labels", dest="arg_labels", action="store_false",
                    help="relations: do not compare the arguments' entity labels (with --rule E: the boundaries setting)")
     g.add_argument("--symmetric", type=_types, default=(), metavar="A,B",
@@ -202,6 +212,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="links: keep (NIL is an id like any other) or ignore (NIL answers and predictions left out); default keep")
     g.add_argument("--link-types", action="store_true",
                    help="links: compare the mentions' entity types too")
+    sc.set_defaults(config_fields=tuple(a.dest for a in g._group_actions))  # what config_from_args reads
     f = sc.add_argument_group("input and output")
     f.add_argument("--encoding", default="utf-8", help="file encoding (utf-8, latin-1, ...)")
     f.add_argument("--documents", choices=DOC_MODES, default="auto",
@@ -254,7 +265,7 @@ def _columns(args: argparse.Namespace) -> Columns | None:
     cols = Columns(args.token_column, args.gold_column, args.pred_column, args.comment_lines)
     if cols.default:
         return None
-    if args.command == "score" and uses_formats(args):
+    if args.command in ("score", "report") and uses_formats(args):
         raise InputError("--token-column, --gold-column, --pred-column and --comment-lines read CoNLL files only; "
                          "drop them, or --input-format")
     return cols
@@ -358,13 +369,18 @@ def _before_reading(args: argparse.Namespace) -> None:
     if hasattr(args, "encoding"):
         check_encoding(args.encoding)
     _outputs_are_not_inputs(args)
-    problem = not_conll(args, args.command)
+    named = getattr(args, "input_format", None) not in (None, "conll") or \
+        getattr(args, "pred_format", None) not in (None, "conll")
+    problem = None if named and args.command in ("compare", "report") else not_conll(args, args.command)
     if problem is not None:
         raise InputError(problem)
+    if args.command in ("compare", "agree"):  # the task's annotations come from some input formats only
+        fmt = args.input_format
+        check_task_format(config_from_args(args).task, fmt, getattr(args, "pred_format", None) or fmt)
     if args.command == "score":
         args.input_format = args.input_format or "conll"
-    if args.command in ("score", "report") and args.pred_file is None and _columns(args) is None and (
-            args.command == "report" or not uses_formats(args)):
+    if args.command in ("score", "report") and args.pred_file is None and _columns(args) is None and \
+            not uses_formats(args):
         problem = missing_prediction(args.file, args.encoding)
         if problem is not None:
             raise InputError(problem)
@@ -381,6 +397,23 @@ def _extra_blocks(args: argparse.Namespace, report: Any) -> dict[str, Any]:
 
         out["thresholds"] = curve_of_report(report, files_rescorer(report, args), max_thresholds=args.max_thresholds)
     return out
+
+
+# what a row (and conlleval's "phrase") is when the task is not entities
+TASK_NOTES = {
+    "relations": "task relations: each row is a relation label; a phrase is a relation (its label, head and tail)",
+    "links": "task links: each row is the entity type of the mentions (not an id); a phrase is a link "
+             "(a mention and its knowledge-base id)",
+}
+
+
+def _with_task_note(pieces: Iterator[str], task: str, fmt: str) -> Iterator[str]:
+    """``pieces`` after a line saying what the rows are (`TASK_NOTES`): the table's first
+    line, a Markdown paragraph, a CSV comment; JSON says it in its signature."""
+    note = TASK_NOTES.get(task)
+    if note is not None and fmt != "json":
+        yield {"table": note + "\n", "markdown": note + ".\n\n", "csv": "# " + note + "\n"}[fmt]
+    yield from pieces
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -413,18 +446,16 @@ def _main(argv: Sequence[str] | None) -> int:
         return main_stats(args, score_args)
     if args.command in ("score", "report"):
         try:
-            cfg = Config(
-                setting=args.setting, rule=args.rule, counting=args.counting, mode=args.mode,
-                scheme=args.scheme, repair=args.repair, average=args.average, beta=args.beta,
-                normaliser=args.normaliser, supertags=args.supertags,
-                keep_types=args.keep_types, remove_types=args.remove_types,
-                token_weight=args.token_weight, separator_weight=args.separator_weight,
-                ser_weights=args.ser_weights,
-            )
+            cfg = config_from_args(args)  # the evaluation-model group (relation and link settings resolved)
+            if not uses_formats(args):
+                check_task_format(cfg.task, "conll")
             if args.thresholds and (args.command == "report" or not uses_formats(args)):
                 raise InputError("--thresholds needs a confidence on every prediction, and CoNLL tags carry none: "
                                  "score files whose spans have one (--input-format jsonl, a \"score\" per span)")
-            if args.command == "report":  # the HTML report shows the documents: read whole
+            if args.command == "report" and uses_formats(args):  # the documents' tokens kept for the page
+                report = score_args(cfg, args, keep_tokens=True)
+                write_report_html(args, report, tokens=report.__dict__.get("_tokens"))
+            elif args.command == "report":  # the HTML report shows the documents: read whole
                 batch = read_conll(args.file, args.pred_file, encoding=args.encoding, documents=args.documents,
                                    columns=_columns(args))
                 scorer = Scorer(cfg)
@@ -447,9 +478,10 @@ def _main(argv: Sequence[str] | None) -> int:
         try:
             extra = _extra_blocks(args, report)
             # JSON written as it is made: a large report's text is never held whole
-            write_output(report_pieces(report, output_format(parser, args), confusion=args.confusion,
-                                       error_counts=args.error_counts, semeval=args.semeval,
-                                       per_document=args.per_document, **extra), args.output)
+            fmt = output_format(parser, args)
+            pieces = report_pieces(report, fmt, confusion=args.confusion, error_counts=args.error_counts,
+                                   semeval=args.semeval, per_document=args.per_document, **extra)
+            write_output(_with_task_note(pieces, report.config.task, fmt), args.output)
         except IEScoreError as exc:
             print(f"iescore: error: {exc}", file=sys.stderr)
             return 2

@@ -10,13 +10,32 @@ from argparse import Namespace
 from typing import TYPE_CHECKING, Any
 
 from .config import Config
+from .errors import ConfigError, InputError
 from .report import Report
 from .scoring.stream import Scorer
 
 if TYPE_CHECKING:
     from .options import Options, Unpack
 
-__all__ = ["score_files", "score_args"]
+__all__ = ["score_files", "score_args", "TASK_FORMATS", "check_task_format"]
+
+# the input formats whose readers give each task's annotations (brat R and N lines, JSONL
+# relations and links, LLM relations between strings)
+TASK_FORMATS: dict[str, tuple[str, ...]] = {"relations": ("brat", "jsonl", "llm"), "links": ("brat", "jsonl")}
+
+
+def check_task_format(task: str, *formats: str | None) -> None:
+    """A ConfigError when a file of one of ``formats`` (``None``: CoNLL) carries nothing
+    ``task`` scores, naming the formats that do."""
+    carriers = TASK_FORMATS.get(task)
+    if carriers is None:
+        return
+    for fmt in formats:
+        if (fmt or "conll") not in carriers:
+            what = {"relations": "relations (brat R lines, JSONL \"relations\", LLM \"relations\" under --setting OBD)",
+                    "links": "links (brat N lines, JSONL \"links\" or a span's \"kb_id\")"}[task]
+            raise ConfigError(f"--task {task}: {fmt or 'conll'} input carries no {task}; the formats that carry "
+                              f"{what}: --input-format {' or '.join(carriers)} (with --level characters or tokens)")
 
 
 def score_files(
@@ -51,7 +70,6 @@ def score_files(
     >>> r.n_documents, r.labels, round(r.f1, 4)
     (2, ('LOC', 'MISC', 'ORG', 'PER'), 0.5455)
     """
-    from .errors import InputError
     from .io.conll import check_encoding, missing_prediction, read_conll
     from .io.formats import FORMATS, sniff_format
 
@@ -67,6 +85,7 @@ def score_files(
         options.setdefault("scheme", "auto")
     cfg = Config.from_options(config, **options)
     if input_format in (None, "conll") and pred_format in (None, "conll"):
+        check_task_format(cfg.task, "conll")
         for path in (gold, pred):
             found = sniff_format(path, encoding)
             if found is not None:
@@ -90,13 +109,14 @@ def score_files(
     args = Namespace(file=gold, pred_file=pred, input_format=input_format or pred_format, pred_format=pred_format,
                      level=level, tokenizer=tokenizer, misaligned=misaligned, discontinuous=discontinuous,
                      align=align, encoding=encoding, documents=documents, scheme=cfg.scheme)
-    return score_args(cfg, args)  # type: ignore[no-any-return]
+    return score_args(cfg, args, keep_tokens=True)  # type: ignore[no-any-return]
 
 
-def score_args(cfg: Config, args: Namespace) -> Any:
+def score_args(cfg: Config, args: Namespace, *, keep_tokens: bool = False) -> Any:
     """The report of ``iescore score FILE PRED_FILE --input-format F [--pred-format G]``
-    (the readers and the scorers of character offsets are imported on the call)."""
-    from .errors import ConfigError
+    (the readers and the scorers of character offsets are imported on the call);
+    ``keep_tokens``: at ``--level tokens``, the gold documents' tokens are kept for
+    ``report.to_html(path)`` (as ``iescore report`` shows them)."""
     from .io.chars import TextCorpus
     from .io.formats import read_input
     from .io.llm import score_llm
@@ -108,6 +128,7 @@ def score_args(cfg: Config, args: Namespace) -> Any:
         return {(k if side == "prediction" else f"reference {k}"): v for k, v in corpus.notes.items()}
 
     pred_format = args.pred_format or args.input_format
+    check_task_format(cfg.task, args.input_format, pred_format)
     if "conll" in (args.input_format, pred_format):
         raise ConfigError("a CoNLL file is scored against a CoNLL file: --input-format and --pred-format "
                           f"must both be conll, got {args.input_format!r} and {pred_format!r}")
@@ -128,7 +149,23 @@ def score_args(cfg: Config, args: Namespace) -> Any:
     opts = {"level": args.level, "tokenizer": args.tokenizer, "misaligned": args.misaligned, "notes": notes}
     if pred_format == "llm":
         ref = gold.documents if isinstance(gold, TextCorpus) else gold
-        return score_llm(ref, pred, align=args.align, config=cfg, **opts)
-    if args.input_format == "llm":
+        report = score_llm(ref, pred, align=args.align, config=cfg, **opts)
+    elif args.input_format == "llm":
         raise ConfigError("LLM extractions as the gold side are scored against LLM extractions (--pred-format llm)")
-    return score_text(gold.documents, pred.documents, config=cfg, **opts)
+    else:
+        report = score_text(gold.documents, pred.documents, config=cfg, **opts)
+    if keep_tokens and args.level == "tokens" and isinstance(gold, TextCorpus):
+        _keep_tokens(report, gold.documents, args.tokenizer)
+    return report
+
+
+def _keep_tokens(report: Report, documents: Any, tokenizer: Any) -> None:
+    """Keep each scored document's tokens (as the scorer of character offsets made them) on
+    ``report``, for its HTML page; nothing when a document of the report is not among ``documents``."""
+    from .io.chars import _offsets
+
+    by_id = {d.id: d for d in documents}
+    if not all(i in by_id for i in report.doc_ids):
+        return
+    tokens = [[by_id[i].text[a:b] for a, b in _offsets(by_id[i], tokenizer)] for i in report.doc_ids]
+    object.__setattr__(report, "_tokens", tokens)

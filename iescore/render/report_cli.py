@@ -2,8 +2,9 @@
 
 ``report`` takes every option of ``score`` (it prints the same output) and also writes
 the HTML error report (`iescore.render.html`) of the same evaluation, with the
-documents' tokens from the CoNLL file(s); it says on standard error where it wrote the
-page and how big it is. ``--error-counts N`` sets how many error rows the page lists
+documents' tokens from the CoNLL file(s) (or, with ``--input-format`` and ``--level
+tokens``, from the gold documents' text; relations and links under ``--task``); it says
+on standard error where it wrote the page and how big it is. ``--error-counts N`` sets how many error rows the page lists
 too (50 by default), besides adding them to the printed output.
 """
 
@@ -37,8 +38,10 @@ def add_report_parser(sub: Any, score_parser: Any) -> None:
                     "every document's text with its gold and predicted spans, filterable by label, "
                     "category, status and document.",
     )
-    rp.add_argument("file", nargs="?", help="CoNLL file (- for standard input); with PRED_FILE, the gold file")
-    rp.add_argument("pred_file", nargs="?", help="prediction file, aligned line by line with FILE")
+    rp.add_argument("file", nargs="?", help="CoNLL file (- for standard input); with PRED_FILE, the gold file "
+                                            "(with --input-format: a file or folder of that format)")
+    rp.add_argument("pred_file", nargs="?", help="prediction file, aligned line by line with FILE (with "
+                                                 "--input-format: its documents paired by id)")
     rp.add_argument("--example", action="store_true", help="report on the built-in example file")
     h = rp.add_argument_group("html")
     h.add_argument("--html", metavar="OUT.html", required=True, help="the HTML file to write")
@@ -47,6 +50,11 @@ def add_report_parser(sub: Any, score_parser: Any) -> None:
                    help=f"documents per page at first ({', '.join(map(str, PAGE_SIZES))} or any number; "
                         "the page also offers all); default 20")
     _copy_options(rp, score_parser)
+    for group in score_parser._action_groups:  # brat, JSONL, DocBin, LLM files: score's input formats, shared
+        if group.title == "input formats":
+            g = rp.add_argument_group(group.title)
+            for action in group._group_actions:
+                g._add_action(action)
     add_output_options(rp.add_argument_group("output"))
 
 
@@ -58,8 +66,9 @@ def batch_tokens(batch: Any) -> list[Sequence[str]] | None:
     return [batch.tokens[offs[k] : offs[k + 1]] for k in range(len(batch.doc_ids))]
 
 
-def write_report_html(args: Any, report: Any, batch: Any) -> None:
-    """Write ``args.html`` and say where and how big on standard error."""
+def write_report_html(args: Any, report: Any, batch: Any = None, *, tokens: Sequence[Sequence[str]] | None = None) -> None:
+    """Write ``args.html`` and say where and how big on standard error; the documents'
+    tokens are the CoNLL ``batch``'s, or ``tokens`` (character-offset input scored on tokens)."""
     from .html import ERROR_ROWS, write_html
 
     if args.page_size < 1:
@@ -67,7 +76,7 @@ def write_report_html(args: Any, report: Any, batch: Any) -> None:
     rows = ERROR_ROWS if args.error_counts is None else args.error_counts
     from .breakdown_inputs import breakdowns
 
-    size = write_html(report, args.html, batch_tokens(batch), title=args.title, page_size=args.page_size,
+    size = write_html(report, args.html, batch_tokens(batch) if batch is not None else tokens, title=args.title, page_size=args.page_size,
                       error_rows=rows, breakdowns=breakdowns(report, args.breakdown, encoding=args.encoding))
     n = len(report.doc_ids)
     print(f"iescore: wrote {args.html} ({size / 1e6:.2f} MB; {n} document{'' if n == 1 else 's'}, "

@@ -51,6 +51,9 @@ __all__ = ['agreement', 'agreement_files', 'agreement_scored', 'Agreement', 'coh
 
 NO_UNITS = ("templates (OBD) have no t-units (tokens and the separators between them): only F1 is given; "
             "kappa and alpha are None")
+# relations and links are no labelling of the t-units: agreement on them is F1 both ways
+NO_UNITS_TASK = ("kappa and alpha are not defined for {task}: they are not a label of each t-unit (token or "
+                 "separator); only F1 both ways is given, kappa and alpha are None")
 
 # --- t-units ------------------------------------------------------------------------------
 
@@ -143,7 +146,8 @@ class Agreement:
     ``krippendorff_alpha``, and with two annotators their per-label ``kappa``, ``f1_ab``,
     ``f1_ba`` (``kappa`` is None with more). ``t_units``: the t-units of all the documents;
     ``missing``: the (annotator, t-unit) values missing; ``unit``: ``"tokens"``,
-    ``"characters"``, or None for templates (then ``note`` says why kappa and alpha are None)."""
+    ``"characters"``, or None for templates and for relations and links (then ``note`` says
+    why kappa and alpha are None)."""
 
     signature: str
     annotators: tuple[str, ...]
@@ -198,7 +202,8 @@ def _agreement(names: Sequence[str], pair: Callable[[str, str], Report | None],
     scored = [r for r in reports.values() if r is not None]
     if not scored:
         raise InputError(f"annotators {', '.join(names)} have no document in common")
-    has_units = scored[0].table.doc_tokens is not None
+    task = scored[0].config.task
+    has_units = scored[0].table.doc_tokens is not None and task == "entities"
     own: dict[str, Report | None] = {}
     if has_units and shared:
         own = {a: reports[(a, names[1] if a == names[0] else names[0])] for a in names}
@@ -250,11 +255,12 @@ def _agreement(names: Sequence[str], pair: Callable[[str, str], Report | None],
     r0 = scored[0]
     unit = (r0.config.level or "tokens") if has_units else None
     return Agreement(
-        signature=r0.config.signature() + "|agree:f1,kappa,alpha:t-units", annotators=tuple(names), pairs=tuple(rows),
+        signature=r0.config.signature() + ("|agree:f1" if task != "entities" else "|agree:f1,kappa,alpha:t-units"),
+        annotators=tuple(names), pairs=tuple(rows),
         fleiss_kappa=fleiss_kappa(values[:, complete]) if has_units and complete.any() else None, t_units=total,
         krippendorff_alpha=krippendorff_alpha(values) if has_units else None, per_label=per_label,
         pair_labels=tuple(pair_labels), missing=int((~present).sum()), unit=unit,
-        note=None if has_units else NO_UNITS)
+        note=None if has_units else NO_UNITS if task == "entities" else NO_UNITS_TASK.format(task=task))
 
 
 _FIRST_FIELD = re.compile(r"[^ \t]+")  # fields: runs of characters other than ASCII space and tab

@@ -13,7 +13,7 @@ from .agreement import Agreement, agreement_files, agreement_scored
 from .paired import Comparison, compare
 from .table import METHODS, TESTS, measure_names
 
-__all__ = ['main_compare', 'add_compare_parser', 'format_comparison', 'main_agree', 'main_stats', 'add_stats_parsers', 'format_agreement']
+__all__ = ['main_compare', 'add_compare_parser', 'config_from_args', 'format_comparison', 'main_agree', 'main_stats', 'add_stats_parsers', 'format_agreement']
 
 
 # --- command line: iescore compare ----------------------------------------------------
@@ -75,7 +75,7 @@ def main_stats(args: Any, score_args: Any = None) -> int:
     `iescore.files.score_args`, which ``iescore agree --input-format``
     scores its pairs of files with (the command line passes it: the readers' scorers sit
     above the statistics)."""
-    status: int = args.stats_main(args) if args.stats_main is not main_agree else main_agree(args, score_args)
+    status: int = args.stats_main(args, score_args)
     return status
 
 
@@ -86,13 +86,16 @@ def add_compare_parser(sub: Any, score_parser: Any) -> Any:
         "compare",
         help="compare systems on one gold file: intervals and paired significance tests",
         description="Score every SYS against GOLD (CoNLL files aligned line by line, as "
-                    "`iescore score GOLD SYS`), then give each measure's bootstrap interval over "
+                    "`iescore score GOLD SYS`; or, with --input-format and --input-level, brat, JSONL, DocBin or "
+                    "LLM files, their documents paired by id, relations and links too with --task), then give "
+                    "each measure's bootstrap interval over "
                     "documents and the p-value of a paired test of the first measure against the "
                     "baseline (Holm-Bonferroni adjusted); systems whose differences are not "
                     "significant share a group.",
     )
-    cp.add_argument("gold", help="the gold CoNLL file")
-    cp.add_argument("systems", nargs="+", metavar="SYS", help="system outputs (each file's last column)")
+    cp.add_argument("gold", help="the gold CoNLL file (or, with --input-format, file or folder)")
+    cp.add_argument("systems", nargs="+", metavar="SYS",
+                    help="system outputs (each file's last column; or, with --input-format, files or folders)")
     t = cp.add_argument_group("comparison")
     t.add_argument("--baseline", help="the baseline system's name or path (default: the first SYS)")
     t.add_argument("--paired", choices=TESTS, default="ar",
@@ -112,6 +115,19 @@ def add_compare_parser(sub: Any, score_parser: Any) -> Any:
                         "or 'all'")
     t.add_argument("--names", help="comma-separated system names (default: the shortest distinct path endings)")
     _copy_options(cp, score_parser)
+    g = cp.add_argument_group("input formats")
+    g.add_argument("--input-format", choices=FORMATS, default=None,
+                   help=f"the format of GOLD and of every SYS unless --pred-format ({', '.join(FORMATS)}; "
+                        "default conll); brat, jsonl, docbin and llm need --input-level")
+    g.add_argument("--pred-format", choices=FORMATS, default=None, help=f"the format of every SYS ({', '.join(FORMATS)}; default --input-format)")
+    g.add_argument("--input-level", dest="text_level", choices=("characters", "tokens"), default=None,
+                   help="character-offset input: score on characters or on tokens (iescore score's --level; "
+                        "--level is the intervals' level here)")
+    for group in score_parser._action_groups:  # argparse has no public accessor for a group's options
+        if group.title == "input formats":
+            for action in group._group_actions:
+                if action.dest not in ("input_format", "pred_format", "level"):
+                    g._add_action(action)
     cp.set_defaults(stats_main=main_compare)
     return cp
 
@@ -126,11 +142,39 @@ def _short_names(paths: Sequence[str]) -> list[str]:
     return list(paths)
 
 
-def _config_from(args: Any) -> Any:
-    """The Config of the evaluation-model options (named as the Config's fields)."""
-    from ..config import Config
+# the evaluation-model options that are no Config field: named settings of relations and links
+NAMED_SETTINGS = ("relation_setting", "link_setting")
 
-    return Config(**{name: getattr(args, name) for name in args.config_fields})
+
+def config_from_args(args: Any) -> Any:
+    """The Config of the evaluation-model options (named as the Config's fields, the
+    ``config_fields`` of ``args``). ``--relation-setting`` and ``--link-setting`` stand for
+    the options of `iescore.RELATION_SETTINGS` / `iescore.LINK_SETTINGS` (and imply their
+    task); an explicit ``--rule``, ``--no-arg-labels`` or ``--task`` that contradicts them is
+    a ConfigError. ``--rule`` and ``--task`` left out (None) are the Config's defaults."""
+    from ..config import Config, Rule
+    from ..options import LINK_SETTINGS, RELATION_SETTINGS
+
+    kw = {name: getattr(args, name) for name in args.config_fields if name not in NAMED_SETTINGS}
+    rel, link = getattr(args, "relation_setting", None), getattr(args, "link_setting", None)
+    if rel is not None and link is not None:
+        raise ConfigError(f"--relation-setting {rel} and --link-setting {link}: one task at a time; give one of them")
+    if rel is not None or link is not None:
+        flag, name, task = ("--relation-setting", rel, "relations") if rel is not None else ("--link-setting", link, "links")
+        named = (RELATION_SETTINGS if rel is not None else LINK_SETTINGS)[str(name)]
+        if kw.get("task") not in (None, task):
+            raise ConfigError(f"{flag} {name} is a setting of --task {task}, not of --task {kw['task']}; drop one of them")
+        kw["task"] = task
+        rule = Rule.parse(str(named["rule"]))
+        if kw.get("rule") is not None and kw["rule"] != rule:
+            raise ConfigError(f"--rule {kw['rule']} contradicts {flag} {name} (rule {rule}); drop one of them")
+        kw["rule"] = rule
+        if "arg_labels" in named:
+            if kw.get("arg_labels") is False and named["arg_labels"]:
+                raise ConfigError(f"--no-arg-labels contradicts {flag} {name} (argument labels compared); use "
+                                  "--relation-setting boundaries, or drop one of them")
+            kw["arg_labels"] = named["arg_labels"]
+    return Config(**{k: v for k, v in kw.items() if not (k in ("rule", "task") and v is None)})
 
 
 def _pct(x: float | None) -> str:
@@ -188,8 +232,26 @@ def _score_files(args: Any, cfg: Any, gold: str, pred: str) -> Report:
     return scorer.report()
 
 
-def main_compare(args: Any) -> int:
-    """Run ``iescore compare`` on parsed ``args`` (exit status 0, or 2 on bad input)."""
+def _reports(args: Any, cfg: Any, names: Sequence[str], paths: Sequence[str], score_args: Any) -> dict[str, Report]:
+    """Each system's report against the gold file: CoNLL files read here, other formats
+    scored by ``score_args`` (`iescore.files.score_args`, as ``iescore score`` scores them)."""
+    from argparse import Namespace
+
+    if args.input_format in (None, "conll") and args.pred_format in (None, "conll"):
+        if args.text_level is not None:
+            raise ConfigError("--input-level is for character-offset input (--input-format brat, jsonl, docbin or "
+                              "llm); CoNLL files are scored on their tokens")
+        return {name: _score_files(args, cfg, args.gold, path) for name, path in zip(names, paths)}
+    if score_args is None:
+        raise ConfigError(f"--input-format {args.input_format}: this command line cannot score files of that format "
+                          "(main_stats was not given score_args)")
+    fields = {**vars(args), "file": args.gold, "input_format": args.input_format or "conll", "level": args.text_level}
+    return {name: score_args(cfg, Namespace(**{**fields, "pred_file": path})) for name, path in zip(names, paths)}
+
+
+def main_compare(args: Any, score_args: Any = None) -> int:
+    """Run ``iescore compare`` on parsed ``args`` (exit status 0, or 2 on bad input); files
+    of another format than CoNLL are scored by ``score_args`` (`main_stats`)."""
     import json
     import sys
 
@@ -202,8 +264,8 @@ def main_compare(args: Any) -> int:
             baseline = by_path.get(args.baseline, args.baseline)
             if baseline not in names:
                 raise ConfigError(f"unknown --baseline {args.baseline!r}; systems: {choices(names)}")
-        cfg = _config_from(args)
-        reports = {name: _score_files(args, cfg, args.gold, path) for name, path in zip(names, paths)}
+        cfg = config_from_args(args)
+        reports = _reports(args, cfg, names, paths, score_args)
         first = next(iter(reports.values()))
         wanted = [m for m in args.measures.split(",") if m]
         if wanted == ["all"]:
@@ -252,7 +314,7 @@ def main_agree(args: Any, score_args: Any = None) -> int:
     paths = list(args.annotation_files)
     try:
         names = _system_names(args.names, paths)
-        cfg = _config_from(args)
+        cfg = config_from_args(args)
         if args.input_format in (None, "conll"):
             if args.level is not None:
                 raise ConfigError("--level is for character-offset input (--input-format brat, jsonl, docbin or llm); "
