@@ -193,26 +193,47 @@ def relation_pairs(R: Units, ra: ArgColumns, P: Units, pa: ArgColumns, rule: Rul
 Record = tuple[tuple[str, ...], tuple[str, ...], str, str]  # head tokens, tail tokens, head label, tail label
 
 
-def _sequence_attrs(rk: Record, pk: Record, rule: Rule, arg_labels: bool) -> tuple[bool, bool, int, int]:
+def _sequence_attrs(rk: Record, pk: Record, rule: Rule, arg_labels: bool, close: int) -> tuple[bool, bool, int, int]:
     """(fit, exact, err, close) of answer record ``rk`` and prediction record ``pk``
-    (oriented): ``fit``, both arguments within the rule (and of equal labels, when compared)."""
+    (oriented; ``close``: their arguments' shared tokens): ``fit``, both arguments within
+    the rule (and of equal labels, when compared)."""
     labels_eq = not arg_labels or (rk[2] == pk[2] and rk[3] == pk[3])
     exact = labels_eq and rk[0] == pk[0] and rk[1] == pk[1]
-    close = placement(pk[0], rk[0]) + placement(pk[1], rk[1])
+    if exact:
+        return True, True, 0, close
     if not labels_eq:
-        return False, exact, 0, close
+        return False, False, 0, close
     hok, herr = sequence_match(pk[0], rk[0], rule)
     if not hok:
-        return False, exact, 0, close
+        return False, False, 0, close
     tok, terr = sequence_match(pk[1], rk[1], rule)
-    return tok, exact, herr + terr if tok else 0, close
+    return tok, False, herr + terr if tok else 0, close
+
+
+def _shared(p: tuple[str, ...], a: tuple[str, ...]) -> int:
+    """`placement`, with equal sequences at once."""
+    return len(a) if p == a else placement(p, a)
+
+
+def _attrs(rk: Record, pk: Record, rule: Rule, arg_labels: bool, every: bool) -> tuple[bool, bool, int, int] | None:
+    """The attributes of a candidate pair (oriented), or None when its arguments do not
+    share tokens pairwise (every pair is a candidate under sim(t): ``every``)."""
+    h = _shared(pk[0], rk[0])
+    if not (h or every):
+        return None
+    t = _shared(pk[1], rk[1])
+    if not (t or every):
+        return None
+    return _sequence_attrs(rk, pk, rule, arg_labels, h + t)
 
 
 def sequence_pairs(R: Units, r_rec: Sequence[Record], P: Units, p_rec: Sequence[Record], rule: Rule, *,
                    arg_labels: bool, symmetric: np.ndarray) -> Pairs:
     """Candidate pairs of relation records (OBD: arguments as token sequences) and their
     attributes (module docstring): within a document, pairs whose arguments share tokens
-    pairwise (in either orientation for a symmetric label), all pairs under sim(t).
+    pairwise (in either orientation for a symmetric label), all pairs under sim(t). The
+    candidates of an answer are the predictions whose head holds a token of its head and
+    whose tail a token of its tail (an index of the document's tokens).
 
     >>> R = Units(np.array([0]), np.array([0]))
     >>> e = sequence_pairs(R, [(("Al", "Roth"), ("IBM",), "", "")], R, [(("Roth",), ("IBM",), "", "")],
@@ -223,39 +244,49 @@ def sequence_pairs(R: Units, r_rec: Sequence[Record], P: Units, p_rec: Sequence[
     by_doc: dict[int, list[int]] = {}
     for j, d in enumerate(P.doc.tolist()):
         by_doc.setdefault(d, []).append(j)
-    index: dict[int, dict[str, list[int]]] = {}
+    index: dict[int, tuple[dict[str, set[int]], dict[str, set[int]]]] = {}  # per document: heads', tails' tokens
     every = rule.kind == "sim"
     rows: list[tuple[int, int, bool, bool, bool, int, int]] = []
     r_lab, p_lab, sym = R.label.tolist(), P.label.tolist(), symmetric.tolist()
+    any_sym = bool(symmetric.any())
+
+    def holding(toks: dict[str, set[int]], seq: tuple[str, ...]) -> set[int]:
+        return set().union(*(toks.get(t, ()) for t in seq))
+
     for i, d in enumerate(R.doc.tolist()):
         preds = by_doc.get(d)
         if not preds:
             continue
         rk = r_rec[i]
         if every:
-            cands: Sequence[int] = preds
+            direct: Sequence[int] = preds
+            swap: Sequence[int] = preds if any_sym else ()
         else:
             toks = index.get(d)
             if toks is None:
-                toks = index[d] = {}
+                toks = index[d] = ({}, {})
                 for j in preds:
-                    for t in set(p_rec[j][0]) | set(p_rec[j][1]):
-                        toks.setdefault(t, []).append(j)
-            cands = sorted({j for t in set(rk[0]) | set(rk[1]) for j in toks.get(t, ())})
-        for j in cands:
+                    for side, seq in zip(toks, p_rec[j][:2]):
+                        for t in seq:
+                            side.setdefault(t, set()).add(j)
+            # a candidate's head shares a token with the answer's head, its tail with the tail
+            direct = sorted(holding(toks[0], rk[0]) & holding(toks[1], rk[1]))
+            swap = sorted(holding(toks[1], rk[0]) & holding(toks[0], rk[1])) if any_sym else ()
+        found: dict[int, tuple[bool, bool, int, int]] = {}
+        for j in direct:
+            got = _attrs(rk, p_rec[j], rule, arg_labels, every)
+            if got is not None:
+                found[j] = got
+        for j in swap:
+            if not (sym[r_lab[i]] or sym[p_lab[j]]):
+                continue
             pk = p_rec[j]
-            same = r_lab[i] == p_lab[j]
-            best: tuple[bool, bool, int, int] | None = None
-            if every or (placement(pk[0], rk[0]) and placement(pk[1], rk[1])):
-                best = _sequence_attrs(rk, pk, rule, arg_labels)
-            if sym[r_lab[i]] or sym[p_lab[j]]:
-                swapped = (pk[1], pk[0], pk[3], pk[2])
-                if every or (placement(swapped[0], rk[0]) and placement(swapped[1], rk[1])):
-                    other = _sequence_attrs(rk, swapped, rule, arg_labels)
-                    if best is None or (other[0], other[1], -other[2]) > (best[0], best[1], -best[2]):
-                        best = other
-            if best is not None:
-                rows.append((i, j, same, *best))
+            other = _attrs(rk, (pk[1], pk[0], pk[3], pk[2]), rule, arg_labels, every)
+            best = found.get(j)
+            if other is not None and (best is None or (other[0], other[1], -other[2]) > (best[0], best[1], -best[2])):
+                found[j] = other
+        for j in sorted(found):
+            rows.append((i, j, r_lab[i] == p_lab[j], *found[j]))
     if not rows:
         return Pairs.empty()
     cols = list(zip(*rows))

@@ -244,9 +244,13 @@ def _records(docs_rel: list[tuple[Any, ...]], texts: list[Document] | None, cfg:
     tail label)``, normalised (a symmetric label's orientations one record), with the
     best confidence of each: document numbers, labels, records, confidences."""
     norm = get_normaliser(cfg.normaliser)
+    made: dict[tuple[str, ...], tuple[str, ...]] = {}  # each distinct argument normalised once
 
-    def tokens(seq: Sequence[str]) -> tuple[str, ...]:
-        return tuple(x for x in (norm(t) for t in seq) if x)
+    def tokens(seq: tuple[str, ...]) -> tuple[str, ...]:
+        out = made.get(seq)
+        if out is None:
+            out = made[seq] = tuple(x for x in (norm(t) for t in seq) if x)
+        return out
 
     seen: dict[tuple[int, str, Record], int] = {}
     docs_out: list[int] = []
@@ -306,7 +310,8 @@ def _strings_part(ids: list[str], ref: list[tuple[Any, ...]], pred: list[tuple[A
 
     # the canonical order (document, label, record) numbers the units for the tie rule
     def ranked(U: Units, recs: list[Record]) -> Units:
-        order = sorted(range(len(recs)), key=lambda i: (int(U.doc[i]), int(U.label[i]), recs[i]))
+        keys = list(zip(U.doc.tolist(), U.label.tolist(), recs))
+        order = sorted(range(len(recs)), key=keys.__getitem__)
         rank = np.empty(len(recs), dtype=_I64)
         rank[order] = np.arange(len(recs), dtype=_I64)
         return Units(U.doc, U.label, rank, rank + 1, U.score)
