@@ -84,6 +84,20 @@ def test_reference_symmetric_and_counting() -> None:
     assert one(gold2, pred2, rule="E", counting="any").overall == (1, 1, 1)
 
 
+def test_symmetric_alignment_across_labels() -> None:
+    """Slot errors: a pair of relations with different labels aligns in the swapped
+    orientation when either label is symmetric (the answer's or the prediction's)."""
+    toks = [("a", "b", "c", "d", "e")]
+    for ref, pred in ([("r", ("A", 0, 1), ("B", 3, 4))], [("s", ("B", 3, 4), ("A", 0, 1))]), \
+                     ([("s", ("A", 0, 1), ("B", 3, 4))], [("r", ("B", 3, 4), ("A", 0, 1))]):
+        want = rr.evaluate_relations([(ref, pred)], symmetric=("r",))
+        assert want.slot == (0, 1, 0, 0)
+        assert rr.evaluate_relations([(ref, pred)], symmetric=("t",)).slot == (0, 0, 1, 1)
+        gold, prd = relation_docs(toks, [(ref, pred)])
+        o = iescore.score(reference=gold, prediction=prd, task="relations", symmetric=("r",)).overall
+        assert (o.C, o.S, o.D, o.I) == want.slot
+
+
 def test_reference_slot_alignment() -> None:
     # correct pairs first: the answer aligns with the correct prediction, the other is inserted
     gold = [("r", ("A", 0, 2), ("B", 4, 5))]
