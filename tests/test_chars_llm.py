@@ -234,7 +234,7 @@ def test_cli_brat_and_jsonl_give_the_corpus_numbers(capsys):
         assert status == 0 and (d["overall"]["tp"], d["overall"]["fp"], d["overall"]["fn"]) == (2, 3, 3)
     # the last run: the brat gold's skipped annotations and the JSONL prediction's rejected answer
     assert d["repairs"]["adapter"] == {"reference skipped brat attributes": 1, "reference skipped brat notes": 1,
-                                       "reference skipped brat relations": 1, "skipped prodigy reject answers": 1}
+                                       "skipped prodigy reject answers": 1}
 
 
 def test_cli_llm_ao_warns_and_counts(capsys):

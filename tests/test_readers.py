@@ -36,8 +36,9 @@ def test_brat_reads_the_text_bound_spans_and_counts_what_it_skips():
     gold = read_brat(str(FIX / "brat" / "gold"))
     assert spans_of(gold) == GOLD
     assert [d.text for d in gold.documents] == [T1, T2]
-    # doc1.ann has R1 and #1, doc2.ann has A1
-    assert dict(gold.notes) == {"skipped brat relations": 1, "skipped brat notes": 1, "skipped brat attributes": 1}
+    # doc1.ann has R1 (read as a relation) and #1, doc2.ann has A1
+    assert dict(gold.notes) == {"skipped brat notes": 1, "skipped brat attributes": 1}
+    assert [(r.label, r.head.start, r.tail.start) for r in gold.documents[0].relations] == [("Meets", 0, 12)]
     assert spans_of(read_brat(str(FIX / "brat" / "pred"))) == PRED
     one = read_brat(str(FIX / "brat" / "gold" / "doc2.ann"))
     assert spans_of(one) == {"doc2": GOLD["doc2"]}
