@@ -265,7 +265,7 @@ def test_errors():
         iescore.score(reference=GOLD, prediction=PRED, task="relations", nil="ignore")
     with pytest.raises(ConfigError, match="detail='prf'"):
         iescore.score(reference=GOLD, prediction=PRED, task="relations", detail="prf")
-    with pytest.raises(ConfigError, match="'match-all', 'match-best'"):
+    with pytest.raises(ConfigError, match="valid there: 'match-all' or 'match-best'"):
         iescore.score(reference=GOLD, prediction=PRED, task="relations", mode="one-per-string")
     with pytest.raises(ConfigError, match="tags carry entities only"):
         iescore.score_tags(reference=[["B-PER"]], prediction=[["B-PER"]], task="relations")

@@ -20,8 +20,9 @@ start and end are -1 (its arguments are in ``ItemTable.args``) and its text is
   id is ``NIL`` are left out of both sides before matching, counted in the report's
   ``repairs`` as ``{"reference": {"nil": n}, "prediction": {"nil": m}}``.
 
-Error categories of an aligned pair: ``correct`` = same relation label (link id) and the
-same arguments (mention); ``wrong_label`` = the same arguments, another label (id);
+Error categories of an aligned pair: ``correct`` = same relation label (link id, and type
+when compared) and the same arguments (mention); ``wrong_label`` = the same arguments,
+another label (id);
 ``wrong_boundary`` = the same label, other arguments; ``wrong_label_boundary`` = both.
 Makhoul's multi-slot tags of a relation: its type slot is the relation label, its extent
 slot its arguments (both within the rule, of equal labels when compared); links have no
@@ -41,7 +42,7 @@ import numpy as np
 from ..categories import categorize, category_totals
 from ..cells import CellTable
 from ..config import Config, get_normaliser
-from ..errors import ConfigError, InputError
+from ..errors import ConfigError, InputError, choices
 from ..ids import check_unique
 from ..items import Arguments, ItemTable
 from ..match.count import count
@@ -68,12 +69,9 @@ def check_task(cfg: Config) -> None:
         return
     if cfg.detail == "prf":
         raise ConfigError(f"detail='prf' scores entities from tags; task={cfg.task!r} needs detail='full'")
-    if cfg.mode == "one-per-string":
-        raise ConfigError(f"mode='one-per-string' is not available with task={cfg.task!r}; "
-                          "valid there: 'match-all', 'match-best'" if cfg.task == "relations" else
-                          "mode='one-per-string' is not available with task='links'; valid there: 'match-all'")
-    if cfg.task == "links" and cfg.mode != "match-all":
-        raise ConfigError(f"mode={cfg.mode!r} is not available with task='links'; valid there: 'match-all'")
+    valid = ("match-all", "match-best") if cfg.task == "relations" else ("match-all",)
+    if cfg.mode not in valid:
+        raise ConfigError(f"mode={cfg.mode!r} is not available with task={cfg.task!r}; valid there: {choices(valid)}")
 
 
 def check_tags_task(cfg: Config) -> None:
@@ -100,8 +98,8 @@ def checked_records(reference: Sequence[Any], prediction: Sequence[Any], cfg: Co
         if cfg.setting != "OBD":
             raise ConfigError("templates are position-free: score them with setting='OBD'")
     ids = []
+    kind = Template if reference and isinstance(reference[0], Template) else Document
     for k, (ref, pred) in enumerate(zip(reference, prediction)):
-        kind = type(reference[0]) if reference else Document
         if not isinstance(ref, kind):
             raise InputError(f"reference #{k} is {type(ref).__name__}, not a {kind.__name__}")
         if not isinstance(pred, kind):
