@@ -279,6 +279,10 @@ def differences(report: iescore.Report, want: rr.Result) -> list[str]:
     """What the report says that the reference does not (empty when they agree)."""
     out = []
     o = report.overall
+    rows = list(report.per_label.values())
+    for k in ("tp", "fp", "fn", "C", "S", "D", "I"):
+        if sum(getattr(r, k) for r in rows) != getattr(o, k):
+            out.append(f"the rows' {k} do not sum to the overall {k}")
     if (o.tp, o.fp, o.fn) != want.overall:
         out.append(f"overall tp/fp/fn {(o.tp, o.fp, o.fn)} != {want.overall}")
     if want.slot is not None and (o.C, o.S, o.D, o.I) != want.slot:
@@ -300,7 +304,8 @@ def relation_grid() -> list[dict[str, Any]]:
             for r, c, a, s in itertools.product(RULES, ("any", "one-to-one"), (True, False), ((), ("r",)))]
 
 
-N_RELATION = 6  # random corpora per configuration of the grid
+N_RELATION = 20  # random corpora per configuration of the grid (48 configurations)
+N_OTHER = 30  # random corpora per configuration of the links' and OBD grids
 
 
 @pytest.mark.parametrize("cfg", relation_grid(), ids=lambda c: "-".join(f"{v}" for v in c.values()))
@@ -324,7 +329,7 @@ def test_relations_equal_reference(cfg: dict[str, Any]) -> None:
 def test_links_equal_reference(rule: str, counting: str, link_types: bool, nil: str) -> None:
     cfg = dict(rule=rule, counting=counting, link_types=link_types, nil=nil)
     rng = random.Random(f"link-{sorted(cfg.items())}")
-    for k in range(10):
+    for k in range(N_OTHER):
         toks, corpus = rand_links(rng)
         gold, pred = link_docs(toks, corpus)
         report = iescore.score(reference=gold, prediction=pred, task="links", **cfg)
@@ -337,7 +342,7 @@ def test_links_equal_reference(rule: str, counting: str, link_types: bool, nil: 
 def test_text_relations_equal_reference(rule: str, counting: str, symmetric: tuple[str, ...]) -> None:
     cfg = dict(rule=rule, counting=counting, symmetric=symmetric)
     rng = random.Random(f"obd-{sorted(cfg.items())}")
-    for k in range(10):
+    for k in range(N_OTHER):
         corpus = rand_text_relations(rng)
         gold, pred = templates(corpus)
         report = iescore.score_templates(reference=gold, prediction=pred, task="relations", **cfg)
@@ -362,7 +367,7 @@ def test_document_relations_obd_equal_reference(rule: str, counting: str, arg_la
     cfg = dict(rule=rule, counting=counting, arg_labels=arg_labels, symmetric=symmetric)
     rng = random.Random(f"docobd-{sorted(cfg.items())}")
     done = 0
-    while done < 10:
+    while done < N_OTHER:
         toks, corpus = rand_relations(rng)
         records = [(rr.document_records(tk, ref), rr.document_records(tk, pred)) for tk, (ref, pred) in zip(toks, corpus)]
         if not arg_labels and any(label_twins(pair, symmetric) for pair in records):
@@ -386,6 +391,23 @@ def test_document_relations_obd_label_twins(counting: str) -> None:
     o = iescore.score(reference=gold, prediction=pred, task="relations", setting="OBD", arg_labels=False,
                       counting=counting).overall
     assert (o.tp, o.fp, o.fn) == (1, 0, 0)  # one record "r(a, c)": the labels are not compared
+
+
+@pytest.mark.parametrize("counting", ["any", "one-to-one"])
+def test_rule_identities(counting: str) -> None:
+    """On the arguments as on spans: IoU(1) = E, cover(1) = C(inf), C(0) = E, O(e,0) = C(e)."""
+    rng = random.Random(f"identities-{counting}")
+    for _ in range(20):
+        toks, corpus = rand_relations(rng)
+        gold, pred = relation_docs(toks, corpus)
+
+        def counts(rule: str, gold: list[Document] = gold, pred: list[Document] = pred) -> tuple[int, ...]:
+            o = iescore.score(reference=gold, prediction=pred, task="relations", rule=rule, counting=counting).overall
+            return o.tp, o.fp, o.fn, o.C, o.S, o.D, o.I
+
+        assert counts("IoU(1)") == counts("E") == counts("C(0)")
+        assert counts("cover(1)") == counts("C(inf)") == counts("O(inf,0)")
+        assert counts("O(1,0)") == counts("C(1)")
 
 
 @pytest.mark.parametrize("counting", ["any", "one-to-one"])
@@ -465,7 +487,7 @@ def test_one_to_one_matching_is_optimal(rule: str) -> None:
     """The matching behind one-to-one counts has the most pairs, then the most exact
     pairs, then the least boundary error (per document and relation label)."""
     rng = random.Random(f"optimal-{rule}")
-    for k in range(30):
+    for k in range(60):
         cfg = dict(rule=rule, counting="one-to-one", arg_labels=rng.random() < 0.5,
                    symmetric=("r",) if rng.random() < 0.5 else ())
         toks, corpus = rand_relations(rng)
