@@ -9,7 +9,15 @@ per document, either
   (half-open token offsets; ``confidence`` may be left out or null), with a ``tokens``
   column (``array<string>``), as [`iescore.score`][iescore.score],
 * OBD templates: ``map<string,array<string>>`` (slot -> fillers), as
-  [`iescore.score_templates`][iescore.score_templates].
+  [`iescore.score_templates`][iescore.score_templates],
+* relations: ``array<struct<label:string,head:struct<label:string,start:int,end:int>,
+  tail:struct<label:string,start:int,end:int>,confidence:double>>`` (the arguments' token
+  offsets; ``head`` the first argument), with a ``tokens`` column, scored under
+  ``task="relations"`` (the default for such columns) as [`iescore.score`][iescore.score]
+  scores Documents' ``relations``,
+* entity links: ``array<struct<label:string,start:int,end:int,id:string,confidence:double>>``
+  (the mention, its entity type and its knowledge-base id), with a ``tokens`` column, scored
+  under ``task="links"`` (the default for such columns) as Documents' ``links``.
 
 Every partition fills a [`Scorer`][iescore.Scorer] from its Arrow batches
 (``DataFrame.mapInArrow``) and sends its state (`iescore.scoring.state`) to the
@@ -36,7 +44,7 @@ from typing import Any
 
 from iescore.config import Config
 from iescore.errors import ConfigError, IEScoreError, InputError, choices
-from iescore.model import Document, Span, Template
+from iescore.model import Document, Link, Relation, Span, Template
 from iescore.report import Report
 
 __all__ = ["score_dataframe", "score_runs", "column_kind", "KINDS"]
@@ -46,7 +54,12 @@ KINDS = {
     "tags": "array<string>",
     "spans": "array<struct<label:string,start:int,end:int,confidence:double>>",
     "templates": "map<string,array<string>>",
+    "relations": "array<struct<label:string,head:struct<label:string,start:int,end:int>,"
+                 "tail:struct<label:string,start:int,end:int>,confidence:double>>",
+    "links": "array<struct<label:string,start:int,end:int,id:string,confidence:double>>",
 }
+# the task each kind of column is scored under (tags, spans and templates: entities)
+_TASKS = {"relations": "relations", "links": "links"}
 _CHUNK = 64 << 20  # bytes of a state per output row (Arrow binary cells stay far below 2 GB)
 _OUT = "run string, part long, chunk long, docs long, error_kind string, error string, state binary"
 _ERRORS = {"InputError": InputError, "ConfigError": ConfigError}
@@ -139,10 +152,21 @@ def column_kind(df: Any, column: str, role: str) -> str:
     if isinstance(dtype, T.ArrayType) and isinstance(dtype.elementType, T.StructType):
         fields = {f.name: f.dataType for f in dtype.elementType.fields}
         integral = (T.IntegerType, T.LongType, T.ShortType, T.ByteType)
-        if (isinstance(fields.get("label"), T.StringType) and isinstance(fields.get("start"), integral)
-                and isinstance(fields.get("end"), integral) and set(fields) <= {"label", "start", "end", "confidence"}
-                and (fields.get("confidence") is None or isinstance(fields["confidence"], (T.DoubleType, T.FloatType)))):
+
+        def span_like(f: Mapping[str, Any], extra: set[str]) -> bool:
+            return (isinstance(f.get("label"), T.StringType) and isinstance(f.get("start"), integral)
+                    and isinstance(f.get("end"), integral) and set(f) <= {"label", "start", "end"} | extra)
+
+        confident = fields.get("confidence") is None or isinstance(fields["confidence"], (T.DoubleType, T.FloatType))
+        if span_like(fields, {"confidence"}) and confident:
             return "spans"
+        if span_like(fields, {"id", "confidence"}) and isinstance(fields.get("id"), T.StringType) and confident:
+            return "links"
+        args = [fields.get(k) for k in ("head", "tail")]
+        if (isinstance(fields.get("label"), T.StringType) and set(fields) <= {"label", "head", "tail", "confidence"}
+                and confident and all(isinstance(a, T.StructType) and span_like({f.name: f.dataType for f in a.fields},
+                                                                                 set()) for a in args)):
+            return "relations"
     if (isinstance(dtype, T.MapType) and isinstance(dtype.keyType, T.StringType)
             and isinstance(dtype.valueType, T.ArrayType) and isinstance(dtype.valueType.elementType, T.StringType)):
         return "templates"
@@ -179,9 +203,16 @@ def _plan(df: Any, name: str, run: dict[str, Any], doc_id: str | None, tokens: s
         dtype = _column_type(df, tokens, "tokens")
         if not (isinstance(dtype, T.ArrayType) and isinstance(dtype.elementType, T.StringType)):
             raise InputError(f"tokens column {tokens!r} has type {dtype.simpleString()}; expected array<string>")
-    elif kind == "spans":
-        raise ConfigError("spans need the documents' tokens: pass tokens= (an array<string> column)")
+    elif kind in ("spans", "relations", "links"):
+        raise ConfigError(f"{kind} need the documents' tokens: pass tokens= (an array<string> column)")
     config = run.pop("config", None)
+    task = _TASKS.get(kind, "entities")
+    given = run.get("task", config.task if config is not None else None)
+    if given not in (None, task):
+        raise ConfigError(f"reference column {ref_col!r} holds {kind} ({KINDS[kind]}), scored under "
+                          f"task={task!r}; got task={given!r}")
+    if task != "entities":
+        run["task"] = task
     if kind == "tags":
         run.setdefault("scheme", "auto")
     if kind == "templates":
@@ -367,6 +398,20 @@ def _add(scorer: Any, plan: _Plan, ref: list[Any], pred: list[Any], ids: list[st
 
     def spans(rows: list[dict[str, Any]]) -> list[Span]:
         return [Span(s["label"], s["start"], s["end"], s.get("confidence")) for s in rows]
+
+    if plan.kind in ("relations", "links"):
+        def doc(i: str, t: list[str], rows: list[dict[str, Any]]) -> Document:
+            if plan.kind == "links":
+                return Document(i, tuple(t), links=tuple(Link(Span(x["label"], x["start"], x["end"]), x["id"],
+                                                              x.get("confidence")) for x in rows))
+            return Document(i, tuple(t), relations=tuple(
+                Relation(x["label"], Span(x["head"]["label"], x["head"]["start"], x["head"]["end"]),
+                         Span(x["tail"]["label"], x["tail"]["start"], x["tail"]["end"]), x.get("confidence"))
+                for x in rows))
+
+        scorer.add(reference=[doc(i, t, r) for i, t, r in zip(ids, toks, ref)],
+                   prediction=[doc(i, t, p) for i, t, p in zip(ids, toks, pred)])
+        return
 
     scorer.add(reference=[Document(i, tuple(t), tuple(spans(r))) for i, t, r in zip(ids, toks, ref)],
                prediction=[spans(p) for p in pred])
