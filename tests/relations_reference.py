@@ -351,6 +351,16 @@ def trel_ok(rule: Rule, symmetric: Iterable[str], a: LRec, p: LRec) -> bool:
                for h, t, hl, tl in pairs)
 
 
+def trel_aligned(symmetric: Iterable[str], a: LRec, p: LRec) -> bool:
+    """Slot alignment of records (any relation label): head shares tokens with head and
+    tail with tail, as the overlap rule places them (O(inf,inf) holds), in either order
+    when either label is symmetric."""
+    anywhere = Rule("overlap", INF, INF)
+    sym = set(symmetric)
+    pairs = [(p[1], p[2])] + ([(p[2], p[1])] if a[0] in sym or p[0] in sym else [])
+    return any(seq_ok(anywhere, a[1], h) and seq_ok(anywhere, a[2], t) for h, t in pairs)
+
+
 def document_records(tokens: Sequence[str], rels: Iterable[Rel]) -> list[LRec]:
     """AO relations of a document as position-free records: their arguments' tokens."""
     return [(lab, tuple(tokens[h[1]:h[2]]), tuple(tokens[t[1]:t[2]]), h[0], t[0]) for lab, h, t in rels]
@@ -368,8 +378,12 @@ def evaluate_text_relations(corpus: Sequence[tuple[Iterable[TRel | LRec], Iterab
 
     docs = [(sorted({record(r, symmetric, arg_labels) for r in ref}),
              sorted({record(r, symmetric, arg_labels) for r in pred})) for ref, pred in corpus]
+    def aligned(a: LRec, p: LRec) -> bool:
+        return trel_aligned(symmetric, a, p)
+
     labels = sorted({r[0] for ref, pred in docs for r in [*ref, *pred]})
     per = {lab: [0, 0, 0] for lab in labels}
+    slot = [0, 0, 0, 0]
     for ref, pred in docs:
         for lab in labels:
             a = [r for r in ref if r[0] == lab]
@@ -377,7 +391,10 @@ def evaluate_text_relations(corpus: Sequence[tuple[Iterable[TRel | LRec], Iterab
             cell = count_cell(len(a), len(p), pairs_of(a, p, ok), counting)
             for k in range(3):
                 per[lab][k] += cell[k]
-    return Result({k: tuple(v) for k, v in per.items()}, _total(per), None,
+        se = slot_errors(len(ref), len(pred), pairs_of(ref, pred, aligned), pairs_of(ref, pred, ok))
+        for k in range(4):
+            slot[k] += se[k]
+    return Result({k: tuple(v) for k, v in per.items()}, _total(per), tuple(slot),
                   {lab: ("tp", "fp", "fn") for lab in labels})
 
 
