@@ -340,6 +340,11 @@ def test_links_equal_reference(rule: str, counting: str, link_types: bool, nil: 
         gold, pred = link_docs(toks, corpus)
         report = iescore.score(reference=gold, prediction=pred, task="links", **cfg)
         diff = differences(report, rr.evaluate_links(corpus, **cfg))
+        if counting == "one-to-one":  # a matched pair counts in its answer's row
+            kept = [x for ref, _ in corpus for x in ref if nil == "keep" or x[1] != "NIL"]
+            for t, row in report.per_label.items():
+                if row.tp + row.fn != sum(x[0][0] == t for x in kept):
+                    diff.append(f"type {t}: tp + fn = {row.tp + row.fn}, not its answers")
         assert not diff, f"corpus #{k} {corpus}: {diff}"
 
 
