@@ -125,3 +125,17 @@ def test_errors():
         iescore.score(reference=GOLD, prediction=PRED, task="links", setting="OBD")
     with pytest.raises(ConfigError, match="match-best"):
         iescore.score(reference=GOLD, prediction=PRED, task="links", mode="match-best")
+
+
+def test_multislot_type_is_the_id_and_extent_the_mention():
+    # strong: aligned pairs Q1-Q1 (exact), Q2-Q2 ([4,5) vs [4,6)), NIL-NIL (exact); the NIL at
+    # [9,10) is inserted. Type (id) slot: C 3; extent (mention within E): C 2, S 1; I 1
+    m = iescore.score(reference=GOLD, prediction=PRED, task="links").to_dict()["multislot"]["overall"]
+    assert (m["type"]["C"], m["type"]["S"], m["extent"]["C"], m["extent"]["S"], m["type"]["I"]) == (3, 0, 2, 1, 1)
+    # a mistyped link of the right id: type slot C (types not compared), a wrong id: type S
+    gold = [doc(link("PER", 0, 2, "Q1"), link("PER", 3, 4, "Q5"))]
+    pred = [doc(link("ORG", 0, 2, "Q1"), link("PER", 3, 4, "Q6"))]
+    m = iescore.score(reference=gold, prediction=pred, task="links").to_dict()["multislot"]["overall"]
+    assert (m["type"]["C"], m["type"]["S"], m["extent"]["C"]) == (1, 1, 2)
+    m = iescore.score(reference=gold, prediction=pred, task="links", link_types=True).to_dict()["multislot"]["overall"]
+    assert (m["type"]["C"], m["type"]["S"]) == (0, 2)

@@ -11,7 +11,9 @@ entity types, never ids. The candidate pairs are the overlapping mentions of one
   the label (``wrong_label`` = another id on the same mention);
 * ``ok`` = the same id, the mention spans within the rule (strong = E, weak = O(inf,inf),
   or any other AO rule) and, with ``link_types``, the same type;
-* ``exact`` = the same mention positions; ``err``, ``close`` as for spans.
+* ``exact`` = the same mention positions; ``err``, ``close`` as for spans; ``fit`` = the
+  mentions within the rule, ids and types aside (the extent slot of Makhoul's multi-slot
+  tags, whose type slot is the id).
 
 **The row of a true positive.** When types are not compared, a prediction may match an
 answer of another type (the same mention and id, typed differently). It is counted in
@@ -56,7 +58,7 @@ def link_pairs(R: Units, r_ids: np.ndarray, P: Units, p_ids: np.ndarray, rule: R
     same = r_ids[r] == p_ids[p]
     if link_types:
         same &= R.label[r] == P.label[p]
-    return Pairs(r, p, same, same & base.ok, base.exact, base.err, base.close)
+    return Pairs(r, p, same, same & base.ok, base.exact, base.err, base.close, fit=base.ok)
 
 
 def move_to_answer_rows(cells: np.ndarray, R: Units, P: Units, pairs: Pairs, pred_status: np.ndarray,

@@ -24,10 +24,10 @@ Error categories of an aligned pair: ``correct`` = same relation label (link id,
 when compared) and the same arguments (mention); ``wrong_label`` = the same arguments,
 another label (id);
 ``wrong_boundary`` = the same label, other arguments; ``wrong_label_boundary`` = both.
-Makhoul's multi-slot tags of a relation: its type slot is the relation label, its extent
-slot its arguments (both within the rule, of equal labels when compared); links have no
-multi-slot counts (``None``). The token & separator model does not apply (``ts_error``
-says so).
+Makhoul's multi-slot tags: a relation's type slot is its relation label, its extent slot
+its arguments (both within the rule, of equal labels when compared); a link's type slot is
+its id (and entity type, when compared), its extent slot its mention. The token &
+separator model does not apply (``ts_error`` says so).
 """
 
 from __future__ import annotations
@@ -108,7 +108,7 @@ def checked_records(reference: Sequence[Any], prediction: Sequence[Any], cfg: Co
         if pred.id != ref.id:
             raise InputError(f"prediction #{k} has {'template' if kind is Template else 'document'} id {pred.id!r} "
                              f"but the reference has {ref.id!r}")
-        if kind is Document and pred.tokens != ref.tokens:
+        if isinstance(ref, Document) and isinstance(pred, Document) and pred.tokens != ref.tokens:
             raise InputError(f"document {ref.id!r}: the prediction's tokens differ from the reference's "
                              f"({len(pred.tokens)} vs {len(ref.tokens)} tokens); align them first (iescore.adapters)")
         ids.append(ref.id)
@@ -414,8 +414,14 @@ def _engine(R: Units, P: Units, pairs: Pairs, cfg: Config, labels: list[str], id
         move_to_answer_rows(span_cells, R, P, pairs, res.pred_status, cfg.counting)
     cats = slots = None
     cat_r = cat_p = part_r = part_p = None
-    if not best and link_ids is None and res.aligned_fit is not None:  # Makhoul's multi-slot tags
-        slots = aligned_counts(R.label[res.aligned_r], P.label[res.aligned_p], res.aligned_fit, L)
+    r_key, p_key = R.label, P.label  # what a pair's "label" is: the relation label, a link's id (and type)
+    if link_ids is not None:
+        r_key, p_key = link_ids[0], link_ids[1]
+        if cfg.link_types:
+            r_key, p_key = r_key * max(L, 1) + R.label, p_key * max(L, 1) + P.label
+    if not best and res.aligned_fit is not None:  # Makhoul's multi-slot tags, per answer label
+        rl = R.label[res.aligned_r]
+        slots = aligned_counts(rl, np.where(r_key[res.aligned_r] == p_key[res.aligned_p], rl, -1), res.aligned_fit, L)
     if not best:
         if link_ids is None:  # extents compared through the aligned pair's exact attribute
             exact = _aligned_exact(pairs, res.aligned_r, res.aligned_p, len(P))
@@ -425,9 +431,6 @@ def _engine(R: Units, P: Units, pairs: Pairs, cfg: Config, labels: list[str], id
             cat_r, cat_p, part_r, part_p = categorize(R.label, np.arange(len(R), dtype=_I64), zr, None,
                                                       P.label, p_pos, zp, a_r=res.aligned_r, a_p=res.aligned_p)
         else:  # the label of a link's category is its id (and type, when compared)
-            r_key, p_key = link_ids[0], link_ids[1]
-            if cfg.link_types:
-                r_key, p_key = r_key * max(L, 1) + R.label, p_key * max(L, 1) + P.label
             cat_r, cat_p, part_r, part_p = categorize(r_key, R.start, R.end, None, p_key, P.start, P.end,
                                                       a_r=res.aligned_r, a_p=res.aligned_p)
         cats = category_totals(cat_r, R.label, cat_p, P.label, L)
