@@ -292,3 +292,66 @@ def test_brat_warnings_still_reach_the_command_line(capsys):
         r = iescore.score_files(BRAT_GOLD, BRAT_PRED, input_format="brat", level="tokens", task="relations")
     # the tokens are kept for the HTML page: the regex tokens of the text
     assert r.__dict__["_tokens"][0][:4] == ["Al", "Roth", "works", "for"]
+
+
+# --- the HTML report ---------------------------------------------------------------------------
+def _page(tmp_path, capsys, *flags):
+    out = tmp_path / "r.html"
+    err = run(capsys, "report", BRAT_GOLD, BRAT_PRED, "--input-format", "brat", "--level", "tokens", "--html", out,
+              *flags).err
+    assert f"wrote {out}" in err
+    return out
+
+
+def _data(page):
+    import re
+
+    text = page.read_text(encoding="utf-8")
+    return text, json.loads(re.search(r'<script type="application/json" id="iescore-data">(.*?)</script>', text,
+                                      flags=re.S).group(1))
+
+
+def test_the_page_holds_the_relations_with_their_arguments(tmp_path, capsys):
+    pytest.importorskip("jinja2")
+    text, data = _data(_page(tmp_path, capsys, "--task", "relations"))
+    assert "<h2>Per relation label</h2>" in text and "<th>relation label</th>" in text
+    (doc,) = data["docs"]
+    assert doc["tokens"][:5] == ["Al", "Roth", "works", "for", "IBM"]
+    # gold: works_for(Al Roth, IBM), located_in(IBM, Paris), lives_in(Ido Erev, Haifa), token positions by hand
+    assert sorted(doc["args"]["reference"].values()) == sorted([
+        ["PER", 0, 2, "Al Roth", "ORG", 4, 5, "IBM"], ["ORG", 4, 5, "IBM", "LOC", 6, 7, "Paris"],
+        ["PER", 8, 10, "Ido Erev", "LOC", 12, 13, "Haifa"]])
+    assert ["LOC", 6, 7, "Paris", "ORG", 4, 5, "IBM"] in doc["args"]["prediction"].values()
+    text, data = _data(_page(tmp_path, capsys, "--link-setting", "strong"))
+    assert "<h2>Per entity type</h2>" in text
+    (doc,) = data["docs"]
+    assert sorted(doc["ids"]["reference"].values()) == ["Wikidata:Q1", "Wikidata:Q2", "Wikidata:Q37156",
+                                                        "Wikidata:Q41621"]
+    assert sorted(doc["ids"]["prediction"].values()) == ["Wikidata:Q1", "Wikidata:Q2", "Wikidata:Q41621",
+                                                         "Wikidata:Q95"]
+
+
+def test_in_a_browser_relations_are_rows_and_links_show_their_ids(tmp_path, capsys):
+    pytest.importorskip("jinja2")
+    from test_html_report import browser
+
+    dom = browser(_page(tmp_path, capsys, "--task", "relations"))
+    rows = [a for tag, a in dom.elements if tag == "tr" and a.get("class") == "rel"]  # the relation table's rows
+    assert [(r["data-side"]) for r in rows] == ["reference"] * 3 + ["prediction"] * 3
+    labels = {(s["data-side"], s["data-label"]): (s["data-status"], s["data-category"]) for s in dom.spans()}
+    # by hand: works_for right; located_in swapped (missed + spurious); lives_in's head short (boundary)
+    assert labels == {("reference", "works_for"): ("TP", "correct"), ("prediction", "works_for"): ("TP", "correct"),
+                      ("reference", "located_in"): ("FN", "missed"), ("prediction", "located_in"): ("FP", "spurious"),
+                      ("reference", "lives_in"): ("FN", "wrong_boundary"),
+                      ("prediction", "lives_in"): ("FP", "wrong_boundary")}
+    shown = "".join(dom.text)
+    for cell in ("PER [8, 10) \u201cIdo Erev\u201d", "PER [8, 9) \u201cIdo\u201d", "LOC [6, 7) \u201cParis\u201d",
+                 "lives_in (PER [8, 9) \u201cIdo\u201d \u2192 LOC [12, 13) \u201cHaifa\u201d)"):
+        assert cell in shown
+    dom = browser(_page(tmp_path, capsys, "--task", "links"))
+    ids = {(s["data-side"], s["data-id"]): (s["data-label"], s["data-status"]) for s in dom.spans()}
+    assert ids == {("reference", "Wikidata:Q1"): ("PER", "TP"), ("prediction", "Wikidata:Q1"): ("PER", "TP"),
+                   ("reference", "Wikidata:Q37156"): ("ORG", "FN"), ("prediction", "Wikidata:Q95"): ("ORG", "FP"),
+                   ("reference", "Wikidata:Q2"): ("PER", "FN"), ("prediction", "Wikidata:Q2"): ("PER", "FP"),
+                   ("reference", "Wikidata:Q41621"): ("LOC", "TP"), ("prediction", "Wikidata:Q41621"): ("LOC", "TP")}
+    assert "PER Wikidata:Q1" in "".join(dom.text)

@@ -43,6 +43,8 @@ ERROR_ROWS = 50
 # the SemEval-2013 scenarios and their counts, as the page's table shows them
 SEMEVAL_SCENARIOS = ("strict", "exact", "partial", "type")
 SEMEVAL_COUNTS = ("COR", "INC", "PAR", "MIS", "SPU", "POS", "ACT")
+# what a row of the per-label tables is, per task
+ROW_NAMES = {"entities": "label", "relations": "relation label", "links": "entity type"}
 # the largest confusion heatmap drawn, in cells ("none" included): 315 labels
 HEATMAP_CELLS = 100_000
 
@@ -87,10 +89,19 @@ def _docs(report: Report, tokens: Sequence[Sequence[str]] | None) -> list[dict[s
                    np.asarray(cat).tolist(), np.asarray(partner).tolist())
         for item, d, s, e, lab, st, c, p in cols:
             docs[d][key].append([item, s, e, lab, st, c, p])
+        side = "reference" if key == "ref" else "prediction"
         if t.text is not None and (tokens is None or t.start.size and int(t.start.min()) < 0):
-            side = "reference" if key == "ref" else "prediction"
             for item, d in enumerate(t.doc.tolist()):
                 docs[d].setdefault("texts", {"reference": {}, "prediction": {}})[side][item] = t.text[item]
+        if t.args is not None:  # relations: [label, start, end, text] of the head, then of the tail
+            a = t.args
+            args = (a.head_label, a.head_start.tolist(), a.head_end.tolist(), a.head_text or [""] * m,
+                    a.tail_label, a.tail_start.tolist(), a.tail_end.tolist(), a.tail_text or [""] * m)
+            for item, (d, *row) in enumerate(zip(t.doc.tolist(), *args)):
+                docs[d].setdefault("args", {"reference": {}, "prediction": {}})[side][item] = row
+        if t.ids is not None:  # links: the knowledge-base id of each mention
+            for item, (d, kb) in enumerate(zip(t.doc.tolist(), t.ids)):
+                docs[d].setdefault("ids", {"reference": {}, "prediction": {}})[side][item] = kb
     return docs
 
 
@@ -134,14 +145,16 @@ def format_html(report: Report, tokens: Sequence[Sequence[str]] | None = None, *
     cats = summary["categories"]
     category_rows = [] if cats is None else [*cats["per_label"].items(), ("overall", cats["overall"])]
     errors = _errors(report, check_top(error_rows))
+    task = report.config.task
     data = {
+        "task": task,
         "labels": list(report.labels), "statuses": list(STATUS_NAMES), "categories": list(CATEGORIES),
         "page_size": page_size, "docs": _docs(report, tokens), "errors": None if errors is None else errors["rows"],
     }
     from ..version import __version__
 
     page: str = env.get_template("report.html.j2").render(
-        title=title, summary=summary, version=__version__,
+        title=title, summary=summary, version=__version__, task=task, row_name=ROW_NAMES[task],
         n_ref=len(report.reference), n_pred=len(report.prediction),
         rows=[*summary["per_label"].items(), ("overall", summary["overall"])],
         categories=cats is not None, category_names=CATEGORIES, category_rows=category_rows,

@@ -20,21 +20,35 @@
   STATUS.forEach(function (s) { option($("f-status"), s, s); });
   data.docs.forEach(function (d, i) { option($("f-doc"), String(i), d.id); });
 
-  // a span: [item, start, end, label, status, category (-1: none), partner item (-1: none)]
+  // a span: [item, start, end, label, status, category (-1: none), partner item (-1: none)];
+  // a relation's arguments (argsOf: head label, start, end, text, then the tail's) and a
+  // link's knowledge-base id (idOf) by side and item
   var partnerLabel = { reference: {}, prediction: {} };
   var itemOf = { reference: {}, prediction: {} };
+  var argsOf = { reference: {}, prediction: {} }, idOf = { reference: {}, prediction: {} };
   data.docs.forEach(function (d) {
     d.ref.forEach(function (s) { partnerLabel.prediction[s[0]] = s[3]; itemOf.reference[s[0]] = s; });
     d.pred.forEach(function (s) { partnerLabel.reference[s[0]] = s[3]; itemOf.prediction[s[0]] = s; });
+    ["reference", "prediction"].forEach(function (side) {
+      if (d.args) Object.keys(d.args[side]).forEach(function (k) { argsOf[side][k] = d.args[side][k]; });
+      if (d.ids) Object.keys(d.ids[side]).forEach(function (k) { idOf[side][k] = d.ids[side][k]; });
+    });
   });
   function info(s, side) {
     var other = side === "reference" ? "prediction" : "reference";
     var p = s[6] >= 0 ? LABELS[partnerLabel[side][s[6]]] : "none";
     return {
       item: s[0], start: s[1], end: s[2], label: LABELS[s[3]], status: STATUS[s[4]],
-      category: s[5] >= 0 ? CATS[s[5]] : "n/a", partner: s[6], partnerLabel: p, other: other
+      category: s[5] >= 0 ? CATS[s[5]] : "n/a", partner: s[6], partnerLabel: p, other: other,
+      id: idOf[side][s[0]], partnerId: s[6] >= 0 ? idOf[other][s[6]] : undefined
     };
   }
+  // an argument [label, start, end, text] as "PER [0, 2) “Al Roth”"
+  function argText(a) {
+    return (a[0] || "(no label)") + (a[1] >= 0 ? " [" + a[1] + ", " + a[2] + ")" : "") +
+      (a[3] ? " \u201c" + a[3] + "\u201d" : "");
+  }
+  function relText(a) { return "(" + argText(a.slice(0, 4)) + " \u2192 " + argText(a.slice(4)) + ")"; }
   function matches(x, side) {
     if (state.label && x.label !== state.label) return false;
     if (state.category && x.category !== state.category) return false;
@@ -65,9 +79,12 @@
     el.setAttribute("data-label", x.label);
     el.setAttribute("data-item", String(x.item));
     el.setAttribute("data-match", spanFilter() && !matches(x, side) ? "no" : "yes");
-    var where = x.start >= 0 ? " [" + x.start + ", " + x.end + ")" : "";
-    el.title = side + " " + x.label + where + ": " + x.status + ", " + x.category +
-      (x.partner >= 0 ? "; aligned with the " + x.other + " " + x.partnerLabel : "");
+    if (x.id !== undefined) el.setAttribute("data-id", x.id);
+    var args = argsOf[side][x.item], pargs = x.partner >= 0 ? argsOf[x.other][x.partner] : undefined;
+    var where = args ? " " + relText(args) : x.start >= 0 ? " [" + x.start + ", " + x.end + ")" : "";
+    el.title = side + " " + x.label + where + (x.id !== undefined ? " " + x.id : "") + ": " + x.status + ", " +
+      x.category + (x.partner >= 0 ? "; aligned with the " + x.other + " " + x.partnerLabel +
+        (pargs ? " " + relText(pargs) : "") + (x.partnerId !== undefined ? " " + x.partnerId : "") : "");
     el.addEventListener("click", function (ev) {
       ev.stopPropagation();
       doc.querySelectorAll(".ent.hl").forEach(function (e) { e.classList.remove("hl"); });
@@ -109,7 +126,7 @@
         while (j < spans.length && spans[j][1] < s[2]) j++;
         var x = info(s, side), el = spanElement(x, side, doc);
         fill(el, tokens, spans.slice(k + 1, j), s[1], s[2], side, doc);
-        el.appendChild(tag(x.label));
+        el.appendChild(tag(x.id !== undefined ? x.label + " " + x.id : x.label));
         parent.appendChild(el);
         parent.appendChild(document.createTextNode(" "));
         t = s[2];
@@ -121,9 +138,10 @@
     }
   }
   function sideLines(box, d, spans, side) {
+    spans = spans.filter(function (s) { return !argsOf[side][s[0]]; });  // relations: their own table
     var positioned = spans.filter(function (s) { return s[1] >= 0; });
     var loose = spans.filter(function (s) { return s[1] < 0; });
-    if (d.tokens) {
+    if (d.tokens && (positioned.length || !d.args)) {
       var ls = layers(positioned);
       if (!ls.length) ls = [[]];
       ls.forEach(function (layer, n) {
@@ -156,6 +174,48 @@
     }
   }
 
+  // a document's relations, gold then predicted: one row each with its arguments (label,
+  // token positions, text), status, category and aligned partner; the label is a clickable item
+  function relationTable(box, d) {
+    var table = document.createElement("table");
+    table.className = "num relations";
+    var head = document.createElement("tr");
+    ["side", "relation", "head", "tail", "status", "category", "partner"].forEach(function (h) {
+      var th = document.createElement("th");
+      th.textContent = h;
+      head.appendChild(th);
+    });
+    table.appendChild(head);
+    [["reference", d.ref], ["prediction", d.pred]].forEach(function (pair) {
+      var side = pair[0];
+      pair[1].forEach(function (s) {
+        var a = argsOf[side][s[0]];
+        if (!a) return;
+        var x = info(s, side), tr = document.createElement("tr");
+        tr.className = "rel";
+        tr.setAttribute("data-side", side);
+        tr.setAttribute("data-item", String(x.item));
+        function cell(content) {
+          var td = document.createElement("td");
+          if (typeof content === "string") td.textContent = content; else td.appendChild(content);
+          tr.appendChild(td);
+        }
+        cell(side === "reference" ? "gold" : "predicted");
+        var el = spanElement(x, side, box);
+        el.appendChild(document.createTextNode(x.label));
+        cell(el);
+        cell(argText(a.slice(0, 4)));
+        cell(argText(a.slice(4)));
+        cell(x.status);
+        cell(x.category.replace(/_/g, " "));
+        var pa = x.partner >= 0 ? argsOf[x.other][x.partner] : null;
+        cell(pa ? x.partnerLabel + " " + relText(pa) : "none");
+        table.appendChild(tr);
+      });
+    });
+    if (table.children.length > 1) box.appendChild(table);
+  }
+
   function render() {
     var shown = [];
     data.docs.forEach(function (d, i) { if (docMatches(d, i)) shown.push(i); });
@@ -174,6 +234,13 @@
       div.appendChild(h);
       sideLines(div, d, d.ref, "reference");
       sideLines(div, d, d.pred, "prediction");
+      if (d.args) relationTable(div, d);
+      if (d.args && d.tokens) {
+        var text = document.createElement("div");
+        text.className = "line note";
+        text.textContent = d.tokens.join(" ");
+        div.insertBefore(text, div.children[1]);
+      }
       box.appendChild(div);
     });
     $("shown").textContent = shown.length + " of " + data.docs.length + " documents; page " + (state.page + 1) +
