@@ -3,6 +3,11 @@
 * ``iescore.spans.v1`` -- AO scoring of ``doc.ents`` (or a span group);
 * ``iescore.templates.v1`` -- OBD scoring of the same spans as templates.
 
+``task = "links"`` scores the spans' knowledge-base ids (``Span.kb_id_``) as entity
+links (``nil`` and ``link_types`` as in [`iescore.Config`][iescore.Config]; AO only), under
+the keys ``ents_links_*`` (``spans_{key}_links_*``); ``task = "relations"`` is refused
+when the pipeline is built (spaCy has no standard place for relations).
+
 Use them from a training config; no import is needed, the entry point
 registers them::
 
@@ -60,7 +65,18 @@ from typing import Any
 
 from iescore.adapters.spacy import score_examples
 
-from iescore.options import Average, Counting, Misaligned, Missing, Mode, ScoringOptions, Setting
+from iescore.errors import ConfigError
+from iescore.options import (
+    Average,
+    Counting,
+    Misaligned,
+    Missing,
+    Mode,
+    Nil,
+    ScoringOptions,
+    Setting,
+    Task,
+)
 from iescore.render.flat import as_float
 from iescore.scorer import Scorer
 
@@ -118,11 +134,20 @@ def _make(setting: Setting, default_suffix: str) -> Callable[..., Callable[..., 
         zero_division: float = 0.0,
         keep_types: list[str] | None = None,
         remove_types: list[str] | None = None,
+        task: Task = "entities",
+        nil: Nil = "keep",
+        link_types: bool = False,
     ) -> Callable[..., dict[str, Any]]:
-        key_prefix = prefix or ((f"spans_{spans_key}" if spans_key else "ents") + default_suffix)
+        if task == "relations":
+            raise ConfigError("iescore's spaCy scorer scores entities or their links (task='entities' or 'links'): "
+                              "spaCy has no standard place for relations; score iescore.Relation objects with "
+                              "iescore.score(task='relations')")
+        suffix = "_links" if task == "links" else ""
+        key_prefix = prefix or ((f"spans_{spans_key}" if spans_key else "ents") + default_suffix + suffix)
         options = ScoringOptions(
             setting=setting, rule=rule, counting=counting, mode=mode, average=average, beta=beta,
             normaliser=normaliser, keep_types=tuple(keep_types or ()), remove_types=tuple(remove_types or ()),
+            task=task, nil=nil, link_types=link_types,
         )
         # the options checked now, when spaCy builds the pipeline, not at its first evaluation
         Scorer(**options).use(misaligned=misaligned, missing=missing if spans_key is None else None)

@@ -124,6 +124,8 @@ _CORE_OPTIONS = (
     "scheme", "repair", "rule", "counting", "mode", "setting", "average", "beta", "normaliser",
     "token_weight", "separator_weight", "ser_weights", "keep_types", "remove_types",
 )
+# the options of relations and links, refused: the metric's inputs are entities only
+_TASK_OPTIONS = ("task", "arg_labels", "symmetric", "nil", "link_types")
 # seqeval's arguments (evaluate's seqeval metric passes them to seqeval.metrics.classification_report)
 _SEQEVAL_ARGS = ("suffix", "sample_weight", "zero_division")
 _SEQEVAL_MODES = (None, "strict")
@@ -169,6 +171,15 @@ class IEScore(evaluate.Metric):  # type: ignore[misc]  # evaluate has no type in
         sample_weight: Any = None,
         **options: Any,
     ) -> dict[str, Any]:
+        if options.get("task") == "entities":  # what the metric scores anyway
+            del options["task"]
+        tasks = sorted(set(options) & set(_TASK_OPTIONS))
+        if tasks:
+            raise iescore.ConfigError(
+                f"{', '.join(tasks)}: this metric scores entities (tags or spans, one list per sequence), whose "
+                "inputs carry no relations and no links; score those with iescore.score(reference=Documents, "
+                "prediction=Documents, task='relations' or 'links') or the command line's iescore score --task"
+            )
         unknown = set(options) - set(_CORE_OPTIONS)
         if unknown:
             valid = _CORE_OPTIONS + ("label_names", "tokens", "supertags") + _SEQEVAL_ARGS

@@ -355,3 +355,48 @@ def test_in_a_browser_relations_are_rows_and_links_show_their_ids(tmp_path, caps
                    ("reference", "Wikidata:Q2"): ("PER", "FN"), ("prediction", "Wikidata:Q2"): ("PER", "FP"),
                    ("reference", "Wikidata:Q41621"): ("LOC", "TP"), ("prediction", "Wikidata:Q41621"): ("LOC", "TP")}
     assert "PER Wikidata:Q1" in "".join(dom.text)
+
+
+# --- the spaCy scorer and the evaluate metric ------------------------------------------------------
+def test_the_spacy_scorer_scores_links_and_refuses_relations():
+    spacy = pytest.importorskip("spacy")
+    from spacy.tokens import Doc
+    from spacy.tokens import Span as SpacySpan
+    from spacy.training import Example
+    from spacy.util import registry
+
+    nlp = spacy.blank("en")
+
+    def doc(ents):
+        d = Doc(nlp.vocab, words=list(TOKENS))
+        d.ents = [SpacySpan(d, s, e, "PER", kb_id=kb) for s, e, kb in ents]
+        return d
+
+    # gold Al Q1, Bo Q2, Cy Q3; predicted Al Q1, Bo Q9, Cy (no id: no link): TP 1, FP 1, FN 2
+    ref = doc([(0, 1, "Q1"), (2, 3, "Q2"), (4, 5, "Q3")])
+    pred = doc([(0, 1, "Q1"), (2, 3, "Q9"), (4, 5, "")])
+    out = registry.scorers.get("iescore.spans.v1")(task="links")([Example(pred, ref)])
+    assert (out["ents_links_p"], out["ents_links_r"]) == (0.5, pytest.approx(1 / 3))
+    assert "task:links" in out["ents_links_signature"]
+    gold = [Document("d", TOKENS, links=(Link(Span("PER", 0, 1), "Q1"), Link(Span("PER", 2, 3), "Q2"),
+                                         Link(Span("PER", 4, 5), "Q3")))]
+    one = iescore.score(reference=gold, prediction=[Document("d", TOKENS, links=(
+        Link(Span("PER", 0, 1), "Q1"), Link(Span("PER", 2, 3), "Q9")))], task="links")
+    assert out["ents_links_f"] == one.f1 == 0.4
+    with pytest.raises(iescore.ConfigError, match="spaCy has no standard place for relations"):
+        registry.scorers.get("iescore.spans.v1")(task="relations")
+    with pytest.raises(iescore.ConfigError, match="task='links' scores mentions by position"):
+        registry.scorers.get("iescore.templates.v1")(task="links")
+
+
+def test_the_evaluate_metric_refuses_relation_and_link_options():
+    pytest.importorskip("evaluate")
+    import evaluate
+    import iescore.metric_card as card
+
+    metric = evaluate.load(card.PATH)
+    tags = [["B-PER", "O"]]
+    for opts in ({"task": "relations"}, {"task": "links", "nil": "ignore"}, {"symmetric": "r"}):
+        with pytest.raises(iescore.ConfigError, match="this metric scores entities .* carry no relations and no links"):
+            metric.compute(predictions=tags, references=tags, **opts)
+    assert metric.compute(predictions=tags, references=tags, task="entities")["overall_f1"] == 1.0
