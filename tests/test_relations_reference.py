@@ -358,6 +358,15 @@ def test_links_equal_reference(rule: str, counting: str, link_types: bool, nil: 
         gold, pred = link_docs(toks, corpus)
         report = iescore.score(reference=gold, prediction=pred, task="links", **cfg)
         diff = differences(report, rr.evaluate_links(corpus, **cfg))
+        if counting == "any":  # item by item
+            R = rr.parse_rule(rule)
+            for side, k, miss in (("reference", 0, "FN"), ("prediction", 1, "FP")):
+                for it in report.items(side):
+                    x = ((it["label"], it["start"], it["end"]), it["id"])
+                    others = [o for o in corpus[int(it["doc"][1:])][1 - k] if nil == "keep" or o[1] != "NIL"]
+                    hit = any(rr.link_ok(R, link_types, *((x, o) if k == 0 else (o, x))) for o in others)
+                    if it["status"] != ("TP" if hit else miss):
+                        diff.append(f"{side} {it['doc']} {x}: {it['status']}")
         if counting == "one-to-one":  # a matched pair counts in its answer's row
             kept = [x for ref, _ in corpus for x in ref if nil == "keep" or x[1] != "NIL"]
             for t, row in report.per_label.items():
