@@ -400,3 +400,43 @@ def test_the_evaluate_metric_refuses_relation_and_link_options():
         with pytest.raises(iescore.ConfigError, match="this metric scores entities .* carry no relations and no links"):
             metric.compute(predictions=tags, references=tags, **opts)
     assert metric.compute(predictions=tags, references=tags, task="entities")["overall_f1"] == 1.0
+
+
+# --- precision-recall curves -------------------------------------------------------------------------
+@pytest.mark.parametrize("counting", ["any", "one-to-one"])
+def test_curves_of_relations_and_links_drop_low_confidences(counting):
+    from iescore.stats.thresholds import pr_curve
+
+    def sp(p):
+        return Span("PER", *p[1])
+
+    gold = [Document("d", TOKENS, relations=(Relation("meets", sp(AL), sp(BO)), Relation("meets", sp(CY), sp(DI))),
+                     links=(Link(sp(AL), "Q1"), Link(sp(BO), "Q2")))]
+    # relations: meets(Al, Bo) 0.9 right, meets(Di, Cy) 0.5 swapped, meets(Cy, Di) 0.2 right
+    # t = 0.9: TP 1 FP 0 FN 1; t = 0.5: TP 1 FP 1 FN 1; t = 0.2: TP 2 FP 1 FN 0
+    pred = [Document("d", TOKENS, relations=(Relation("meets", sp(AL), sp(BO), 0.9), Relation("meets", sp(DI), sp(CY), 0.5),
+                                             Relation("meets", sp(CY), sp(DI), 0.2)))]
+    c = pr_curve(gold, pred, task="relations", counting=counting)
+    assert (c.thresholds, c.tp, c.fp, c.fn) == ((0.2, 0.5, 0.9), (2, 1, 1), (1, 1, 0), (0, 1, 1))
+    # links: Al Q1 0.8 right, Bo Q9 0.6 wrong id, Bo Q2 0.3 right (same mention as the wrong one)
+    # t = 0.8: 1, 0, 1; t = 0.6: 1, 1, 1; t = 0.3: 2, 1, 0
+    pred = [Document("d", TOKENS, links=(Link(sp(AL), "Q1", 0.8), Link(sp(BO), "Q9", 0.6), Link(sp(BO), "Q2", 0.3)))]
+    c = pr_curve(gold, pred, task="links", counting=counting)
+    assert (c.thresholds, c.tp, c.fp, c.fn) == ((0.3, 0.6, 0.8), (2, 1, 1), (1, 1, 0), (0, 1, 1))
+    with pytest.raises(iescore.InputError, match=r"predicted relation 'meets' 'Al -> Bo' has none"):
+        pr_curve(gold, [Document("d", TOKENS, relations=(Relation("meets", sp(AL), sp(BO)),))], task="relations")
+
+
+def test_the_command_line_curve_of_jsonl_relations(capsys, tmp_path):
+    def rel(h, t, score):
+        return Relation("meets", Span("PER", *h[0]), Span("PER", *t[0]), score)
+
+    gold = [TextDocument("d", TEXT, (), relations=(rel(AL, BO, None), rel(CY, DI, None)))]
+    pred = [TextDocument("d", TEXT, (), relations=(rel(AL, BO, 0.9), rel(DI, CY, 0.5), rel(CY, DI, 0.2)))]
+    write_jsonl(gold, str(tmp_path / "g.jsonl"))
+    write_jsonl(pred, str(tmp_path / "p.jsonl"))
+    out = run(capsys, "score", tmp_path / "g.jsonl", tmp_path / "p.jsonl", "--input-format", "jsonl", "--level",
+              "tokens", "--task", "relations", "--thresholds", "--json")
+    t = json.loads(out.out)["thresholds"]
+    assert [(p["threshold"], p["tp"], p["fp"], p["fn"]) for p in t["points"]] == [(0.2, 2, 1, 0), (0.5, 1, 1, 1),
+                                                                                 (0.9, 1, 0, 1)]

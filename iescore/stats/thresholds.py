@@ -157,14 +157,17 @@ def _missing(report: Report) -> None:
         return
     k = int(bad[0])
     t = report.prediction
-    what = (f"span ({report.labels[int(t.label[k])]!r}, {int(t.start[k])}, {int(t.end[k])})" if t.start[k] >= 0
-            else f"filler of slot {report.labels[int(t.label[k])]!r}")
+    what = (f"relation {report.labels[int(t.label[k])]!r}" if t.args is not None
+             else f"span ({report.labels[int(t.label[k])]!r}, {int(t.start[k])}, {int(t.end[k])})" if t.start[k] >= 0
+             else f"filler of slot {report.labels[int(t.label[k])]!r}")
+    if t.ids is not None:
+        what = f"link of {what} to {t.ids[k]!r}"
     if t.text is not None:
         what += f" {t.text[k]!r}"
     raise InputError(f"a precision-recall curve needs a confidence on every prediction: document "
                      f"{report.doc_ids[int(t.doc[k])]!r}, predicted {what} has none ({len(bad):,} of "
                      f"{len(s):,} predictions lack one); give each prediction a score (Span.score, "
-                     "Template.scores, a JSONL span's \"score\")")
+                     "Template.scores, Relation.score, Link.score, a JSONL span's, relation's or link's \"score\")")
 
 
 def _rule_pairs(report: Report) -> tuple[np.ndarray, np.ndarray] | None:
@@ -172,7 +175,7 @@ def _rule_pairs(report: Report) -> tuple[np.ndarray, np.ndarray] | None:
     match-all, items at positions), or None where the curve is not read from them."""
     cfg = report.config
     R, P = report.reference, report.prediction
-    if (cfg.setting != "AO" or cfg.mode != "match-all" or cfg.detail != "full"
+    if (cfg.setting != "AO" or cfg.mode != "match-all" or cfg.detail != "full" or cfg.task != "entities"
             or (len(R) and R.start.min() < 0) or (len(P) and P.start.min() < 0)):
         return None
     UR = Units(np.asarray(R.doc), np.asarray(R.label), np.asarray(R.start), np.asarray(R.end))
@@ -308,10 +311,20 @@ def _kept_spans(spans: Sequence[Any], t: float) -> tuple[Span, ...]:
     return tuple(s for s in out if s.score is not None and s.score >= t)
 
 
+def _kept_doc(doc: Any, t: float) -> Any:
+    """A Document (or a character-offset document) without its spans, relations and links
+    of confidence below ``t`` or without one."""
+    def keep(x: Any) -> bool:
+        return x.score is not None and bool(x.score >= t)
+
+    return replace(doc, spans=_kept_spans(doc.spans, t), relations=tuple(filter(keep, doc.relations)),
+                   links=tuple(filter(keep, doc.links)))
+
+
 def _kept(pred: Any, t: float) -> Any:
     """One document's prediction without what is below ``t`` (same type as given)."""
     if isinstance(pred, Document):
-        return replace(pred, spans=_kept_spans(pred.spans, t))
+        return _kept_doc(pred, t)
     if isinstance(pred, Template):
         slots: dict[str, list[tuple[str, ...]]] = {}
         scores: dict[str, list[float]] = {}
@@ -324,8 +337,8 @@ def _kept(pred: Any, t: float) -> Any:
 
 
 def filtered(prediction: Sequence[Any], t: float) -> list[Any]:
-    """The prediction (Documents, span lists or Templates) without the spans and fillers of
-    confidence below ``t``; those without a confidence are dropped too."""
+    """The prediction (Documents, span lists or Templates) without the spans, relations,
+    links and fillers of confidence below ``t``; those without a confidence are dropped too."""
     return [_kept(p, t) for p in prediction]
 
 
@@ -372,7 +385,7 @@ def files_rescorer(report: Report, args: Namespace) -> Callable[[float], Report]
                 raise ConfigError("a precision-recall curve needs predictions with confidences: LLM extractions "
                                   "carry none")
             read.extend((gold.documents, pred.documents))
-        kept = [replace(d, spans=_kept_spans(d.spans, t)) for d in read[1]]
+        kept = [_kept_doc(d, t) for d in read[1]]
         r: Report = score_text(read[0], kept, level=args.level, tokenizer=args.tokenizer, misaligned=args.misaligned,
                                config=cfg.with_(level=None, tokenizer=None, misaligned=None))
         return r
