@@ -43,7 +43,7 @@ from .config import (
     parse_supertags,
     parse_types,
 )
-from .errors import IEScoreError, IEScoreWarning, InputError, choices, did_you_mean
+from .errors import ConfigError, IEScoreError, IEScoreWarning, InputError, choices, did_you_mean
 from .files import check_task_format, score_args
 from .io.conll import (
     DOC_MODES,
@@ -449,6 +449,10 @@ def _main(argv: Sequence[str] | None) -> int:
             cfg = config_from_args(args)  # the evaluation-model group (relation and link settings resolved)
             if not uses_formats(args):
                 check_task_format(cfg.task, "conll")
+            if cfg.task == "relations" and any(kind in ("length", "seen") for kind, _ in args.breakdown):
+                raise ConfigError("--breakdown length and seen:TRAINFILE group mentions by their tokens; a relation "
+                                  "has two arguments, no length or string of its own: group relations by a document "
+                                  "attribute (--breakdown attr:FILE)")
             if args.thresholds and (args.command == "report" or not uses_formats(args)):
                 raise InputError("--thresholds needs a confidence on every prediction, and CoNLL tags carry none: "
                                  "score files whose spans have one (--input-format jsonl, a \"score\" per span)")

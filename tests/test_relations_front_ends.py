@@ -440,3 +440,16 @@ def test_the_command_line_curve_of_jsonl_relations(capsys, tmp_path):
     t = json.loads(out.out)["thresholds"]
     assert [(p["threshold"], p["tp"], p["fp"], p["fn"]) for p in t["points"]] == [(0.2, 2, 1, 0), (0.5, 1, 1, 1),
                                                                                  (0.9, 1, 0, 1)]
+
+
+def test_breakdowns_of_relations(capsys, files, tmp_path):
+    base = ["score", files["gold"], files["C"], "--input-format", "jsonl", "--level", "tokens", "--task", "relations"]
+    for spec in ("length", f"seen:{files['gold']}"):
+        out = run(capsys, *base, "--breakdown", spec, code=2)
+        assert "a relation has two arguments, no length or string of its own" in out.err
+    # by a document attribute: even documents (C: TP 1 FP 1 FN 1 each) and odd ones (TP 0 FP 2 FN 2 each)
+    attrs = tmp_path / "attrs.tsv"
+    attrs.write_text("".join(f"d{k}\t{'even' if k % 2 == 0 else 'odd'}\n" for k in range(6)), encoding="utf-8")
+    d = json.loads(run(capsys, *base, "--breakdown", f"attr:{attrs}", "--json").out)
+    rows = {r["group"]: (r["tp"], r["fp"], r["fn"]) for r in d["breakdowns"][0]["rows"]}
+    assert rows == {"even": (3, 3, 3), "odd": (0, 6, 6)}
