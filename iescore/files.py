@@ -58,7 +58,9 @@ def score_files(
     ``discontinuous`` (brat) and ``align`` (LLM strings) as the command line's options of
     those names (preparation options of [`Options`][iescore.options.Options], which the
     readers record in the signature). The other ``options`` (or ``config``) are the scoring
-    options ([`iescore.Config`][iescore.Config]).
+    options ([`iescore.Config`][iescore.Config]); ``task="relations"`` or ``"links"`` scores
+    the relations or links the readers give (brat, JSONL; LLM relations in OBD), and is a
+    ConfigError for a format that carries none (`TASK_FORMATS`).
 
     The checks are the command line's: an unknown ``encoding``, a JSON, brat or spaCy file
     read as CoNLL, a gold file given alone without its prediction column (InputError or

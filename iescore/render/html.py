@@ -8,7 +8,11 @@ measures and averages), the confusion heatmap, the most frequent errors by label
 items; the page's own script (also package data) renders the documents a page at a
 time, with filters by label, category, status and document, from a confusion cell
 or a category count to its examples, and from an error's row to its occurrences in
-context, each a link to its span in its document (``#doc=K&mark=prediction:I``). Every text, label and id reaches the page as data
+context, each a link to its span in its document (``#doc=K&mark=prediction:I``). Relations
+(``task="relations"``) are listed per document in a table, each with its arguments (label,
+token positions, text), status, category and aligned partner; links (``task="links"``) are
+drawn on the tokens with their ids; the per-label tables are headed by what a row is
+(relation label, the mentions' entity type). Every text, label and id reaches the page as data
 (autoescaped attributes, JSON, ``textContent``), never as markup; a Content-Security-
 Policy allows only the page's own script and style (by their SHA-256) and no network.
 Jinja2 is the optional extra ``html`` (``pip install 'iescore[html]'``), imported here only.
