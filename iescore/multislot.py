@@ -45,7 +45,7 @@ import numpy as np
 
 from .summary import copies, distinct_rows, records
 
-__all__ = ["KINDS", "SLOT_KEYS", "aligned_counts", "multislot_summary", "multislot_lines"]
+__all__ = ["KINDS", "SLOT_KEYS", "HEADINGS", "aligned_counts", "multislot_summary", "multislot_lines"]
 
 KINDS = ("type", "extent")
 SLOT_KEYS = ("C", "S", "D", "I", "N", "M", "ser")
