@@ -21,7 +21,7 @@ __all__ = ["score_files", "score_args", "TASK_FORMATS", "check_task_format"]
 
 # the input formats whose readers give each task's annotations (brat R and N lines, JSONL
 # relations and links, LLM relations between strings)
-TASK_FORMATS: dict[str, tuple[str, ...]] = {"relations": ("brat", "jsonl", "llm"), "links": ("brat", "jsonl")}
+TASK_FORMATS: dict[str, tuple[str, ...]] = {"relations": ("brat", "jsonl", "llm"), "links": ("brat", "jsonl", "docbin")}
 
 
 def check_task_format(task: str, *formats: str | None) -> None:

@@ -2,8 +2,9 @@
 data format) read into [`TextDocument`][iescore.io.chars.TextDocument] s.
 
 Each ``Doc`` gives its text, its entities (``doc.ents``; or the span group
-``doc.spans[spans_key]``) as character spans and its tokens (whitespace tokens left out)
-for ``tokenizer="given"``. Tokens without entity annotation (``ent_iob`` unset, spaCy's
+``doc.spans[spans_key]``) as character spans, their knowledge-base ids (``Span.kb_id_``,
+when not empty) as links, and its tokens (whitespace tokens left out) for
+``tokenizer="given"``. Tokens without entity annotation (``ent_iob`` unset, spaCy's
 missing annotation) are read as outside any entity and counted (``unannotated tokens
 read as outside``). A document's id is ``doc.user_data["id"]`` when the file stores user
 data, else ``<file name>#<k>`` (k from 1). [`write_docbin`][iescore.io.docbin.write_docbin] writes documents as a
@@ -18,7 +19,7 @@ from typing import Any
 
 from ..atomic import atomic_write
 from ..errors import ConfigError, InputError
-from ..model import Span
+from ..model import Link, Span
 from .chars import TextCorpus, TextDocument, char_span
 
 __all__ = ["read_docbin", "write_docbin"]
@@ -65,16 +66,19 @@ def read_docbin(path: str, *, spans_key: str | None = None) -> TextCorpus:
                       None if scores is None or len(scores) != len(group) else float(scores[j]))
             for j, s in enumerate(group)
         )
+        links = tuple(Link(spans[j], s.kb_id_) for j, s in enumerate(group) if s.kb_id_)
         tokens = tuple((t.idx, t.idx + len(t.text)) for t in doc if not t.text.isspace())
-        out.append(TextDocument(doc_id, doc.text, spans, tokens))
+        out.append(TextDocument(doc_id, doc.text, spans, tokens, links=links))
     notes = {"unannotated tokens read as outside": unset} if unset else {}
     return TextCorpus(tuple(out), notes)
 
 
 def write_docbin(documents: Iterable[TextDocument], path: str, *, spans_key: str | None = None) -> None:
     """Write documents as a ``DocBin`` (tokenised by a blank multi-language spaCy
-    pipeline; spans in ``doc.ents``, or in ``doc.spans[spans_key]``). A span off the
-    tokens, or overlapping spans in ``doc.ents``, is an InputError naming the document."""
+    pipeline; spans in ``doc.ents``, or in ``doc.spans[spans_key]``; a link's id as its
+    span's ``kb_id``; relations are not written: spaCy has no standard place for them). A
+    span off the tokens, overlapping spans in ``doc.ents``, or a link on none of the
+    spans is an InputError naming the document."""
     spacy = _spacy("writing")
     nlp = spacy.blank("xx")
     db = spacy.tokens.DocBin(store_user_data=True)
@@ -82,8 +86,13 @@ def write_docbin(documents: Iterable[TextDocument], path: str, *, spans_key: str
         doc = nlp(d.text)
         doc.user_data["id"] = d.id
         spans = []
+        kb = {(x.span.label, x.span.start, x.span.end): x.id for x in d.links}
+        lone = [k for k in kb if k not in {(s.label, s.start, s.end) for s in d.spans}]
+        if lone:
+            raise InputError(f"document {d.id!r}: the link of span {lone[0]!r} is on none of the document's spans; "
+                             "a DocBin keeps knowledge-base ids on the spans (Span.kb_id_)")
         for s in d.spans:
-            sp = doc.char_span(s.start, s.end, label=s.label)
+            sp = doc.char_span(s.start, s.end, label=s.label, kb_id=kb.get((s.label, s.start, s.end), ""))
             if sp is None:
                 raise InputError(f"document {d.id!r}: span {_show(s)} does not fall on spaCy's tokens")
             spans.append(sp)
