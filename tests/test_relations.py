@@ -288,3 +288,15 @@ def test_multislot_type_and_extent():
     pred = [doc(rel("spouse", ("PER", 3, 4), ("PER", 0, 2)))]
     m = iescore.score(reference=gold, prediction=pred, task="relations", symmetric="sibling").to_dict()["multislot"]["overall"]
     assert (m["type"]["S"], m["extent"]["C"]) == (1, 1)
+
+
+def test_documents_under_obd_without_argument_labels_collapse_records_differing_in_them():
+    # arg_labels=False: r(A:a, B:c) and r(B:a, B:c) are one record r(a, c) -> one TP, no FP
+    toks = ("a", "b", "c", "d")
+    gold = [Document("d", toks, relations=(rel("r", ("A", 0, 1), ("B", 2, 3)),))]
+    pred = [Document("d", toks, relations=(rel("r", ("A", 0, 1), ("B", 2, 3)), rel("r", ("B", 0, 1), ("B", 2, 3))))]
+    r = iescore.score(reference=gold, prediction=pred, task="relations", setting="OBD", arg_labels=False)
+    assert counts(r)[:3] == (1, 0, 0)
+    # compared, they are two records: the second is an FP
+    r = iescore.score(reference=gold, prediction=pred, task="relations", setting="OBD")
+    assert counts(r)[:3] == (1, 1, 0)

@@ -239,8 +239,9 @@ def _relations_part(ids: list[str], docs: list[Document], ref: list[tuple[Relati
 def _records(docs_rel: list[tuple[Any, ...]], texts: list[Document] | None, cfg: Config,
              symmetric: set[str]) -> tuple[list[int], list[str], list[Record], list[float]]:
     """Each document's distinct records ``(label, head tokens, tail tokens, head label,
-    tail label)``, normalised (a symmetric label's orientations one record), with the
-    best confidence of each: document numbers, labels, records, confidences."""
+    tail label)``, normalised (a symmetric label's orientations one record; argument labels
+    ``""`` when they are not compared), with the best confidence of each: document numbers,
+    labels, records, confidences."""
     norm = get_normaliser(cfg.normaliser)
     made: dict[tuple[str, ...], tuple[str, ...]] = {}  # each distinct argument normalised once
 
@@ -258,9 +259,9 @@ def _records(docs_rel: list[tuple[Any, ...]], texts: list[Document] | None, cfg:
     for k, rels in enumerate(docs_rel):
         d = texts[k] if texts is not None else None
         for rel in rels:
-            if d is not None:
+            if d is not None:  # argument labels are part of the record when they are compared
                 rec: Record = (tokens(d.span_tokens(rel.head)), tokens(d.span_tokens(rel.tail)),
-                               rel.head.label, rel.tail.label)
+                               rel.head.label if cfg.arg_labels else "", rel.tail.label if cfg.arg_labels else "")
             else:
                 rec = (tokens(rel.head), tokens(rel.tail), "", "")
             if rel.label in symmetric:
