@@ -269,7 +269,8 @@ def test_json_brat_and_spacy_input_without_input_format_is_refused(tmp_path, cap
     # the commands that read CoNLL only say so
     code, _, err = run(capsys, "compare", conll, g)
     assert code == 2 and err == (f"iescore: error: {g}: JSON (its first character is '{{'), not a CoNLL file; iescore "
-                                 "compare reads CoNLL files (iescore score reads it with --input-format jsonl)\n")
+                                 "compare reads CoNLL files unless --input-format is given (pass --input-format jsonl "
+                                 "and --input-level characters or --input-level tokens)\n")
     # named formats are read as named: --input-format conll reads the JSON line as CoNLL columns
     code, out, _ = run(capsys, "score", g, "--input-format", "conll", "--json")
     assert code == 0 and sorted(json.loads(out)["per_label"]) == ['"PER"}]}', '"label":']

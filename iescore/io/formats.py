@@ -37,7 +37,7 @@ FORMATS = ("conll", "brat", "jsonl", "docbin", "llm")
 
 def add_input_options(parser: Any) -> None:
     """Add the input-format options to ``iescore score``'s parser, in a group of their own
-    (``iescore compare`` and ``agree``, which read CoNLL files only, do not copy it)."""
+    (``iescore compare``, ``report`` and ``agree`` have options of their own for it)."""
     group = parser.add_argument_group("input formats")
 
     def among(values: Any, default: Any) -> str:  # the choices in the help text, plain
@@ -167,7 +167,7 @@ def sniff_format(path: str | None, encoding: str = "utf-8") -> tuple[str, str] |
 def not_conll(args: argparse.Namespace, command: str) -> str | None:
     """The message refusing a FILE or PRED_FILE read as CoNLL that `sniff_format`
     recognises: for ``score`` without ``--input-format``, the options to pass; for
-    ``command`` ``report``, ``compare`` or ``agree`` (CoNLL only), that it reads CoNLL files."""
+    ``command`` ``report``, ``compare`` or ``agree``, that it reads CoNLL files unless the format is named."""
     if command == "score" and (args.input_format is not None or args.pred_format is not None):
         return None  # the formats are named
     paths = {"score": ("file", "pred_file"), "report": ("file", "pred_file"),
@@ -181,9 +181,10 @@ def not_conll(args: argparse.Namespace, command: str) -> str | None:
     if not seen:
         return None
     path, (fmt, what) = seen[0]
-    if command != "score":
-        return (f"{path}: {what}, not a CoNLL file; iescore {command} reads CoNLL files "
-                f"(iescore score reads it with --input-format {fmt})")
+    if command != "score":  # compare, report and agree read other formats when they are named
+        level = "--input-level" if command == "compare" else "--level"
+        return (f"{path}: {what}, not a CoNLL file; iescore {command} reads CoNLL files unless --input-format is "
+                f"given (pass --input-format {fmt} and {level} characters or {level} tokens)")
     g = found[0][1][0] if found[0][1] else None
     p = found[1][1][0] if len(found) > 1 and found[1][1] else None
     if g is None:  # a CoNLL gold file: its predictions are CoNLL too
