@@ -45,12 +45,19 @@ def test_csv(capsys, path):
     assert rows.pop(0) == [f"# signature: {signature}"]  # a comment line: pandas.read_csv(comment="#") skips it
     assert rows[0][:10] == ["label", "tp", "fp", "fn", "support", "predicted", "precision", "recall", "f1", "jaccard"]
     body = {r[0]: r[1:] for r in rows[1:]}
-    # LOC: no prediction -> precision undefined (empty cell), recall 0/1; wrong label 1
-    assert body["LOC"] == ["0", "0", "1", "1", "0", "", "0.0", "0.0", "0.0", "0", "1", "0", "0", "0", "0"]
-    assert body["MISC"] == ["0", "0", "1", "1", "0", "", "0.0", "0.0", "0.0", "0", "0", "0", "0", "1", "0"]
-    # PER: one prediction, no answer -> recall undefined; the prediction is LOC's partner
-    assert body["PER"] == ["0", "1", "0", "0", "1", "0.0", "", "0.0", "0.0", "0", "0", "0", "0", "0", "0"]
-    assert body["overall"] == ["0", "1", "2", "2", "1", "0.0", "0.0", "0.0", "0.0", "0", "1", "0", "0", "1", "0"]
+    # LOC: no prediction -> precision undefined (empty cell), recall 0/1; wrong label 1;
+    # multi-slot: type S, extent C (same token), SER over both slots 1/2
+    assert body["LOC"] == ["0", "0", "1", "1", "0", "", "0.0", "0.0", "0.0", "0", "1", "0", "0", "0", "0",
+                           "0", "1", "0", "0", "1", "0", "0", "0", "0.5"]
+    # MISC: missed: a deletion of both slots, SER 2/2
+    assert body["MISC"] == ["0", "0", "1", "1", "0", "", "0.0", "0.0", "0.0", "0", "0", "0", "0", "1", "0",
+                            "0", "0", "1", "0", "0", "0", "1", "0", "1.0"]
+    # PER: one prediction, no answer -> recall undefined; the prediction is LOC's partner (SER: no answer)
+    assert body["PER"] == ["0", "1", "0", "0", "1", "0.0", "", "0.0", "0.0", "0", "0", "0", "0", "0", "0",
+                           "0", "0", "0", "0", "0", "0", "0", "0", ""]
+    # overall multi-slot SER (1 + 0 + 2 * 1)/(2 * 2)
+    assert body["overall"] == ["0", "1", "2", "2", "1", "0.0", "0.0", "0.0", "0.0", "0", "1", "0", "0", "1", "0",
+                               "0", "1", "1", "0", "1", "0", "1", "0", "0.75"]
 
 
 def test_confusion_in_the_table_csv_and_markdown(capsys, path):
@@ -119,7 +126,8 @@ def test_json_alias_and_conflict(capsys, path):
 def test_output_file(capsys, path, tmp_path):
     out = tmp_path / "r.csv"
     assert run(capsys, "score", str(path), "--format", "csv", "--output", str(out)).out == ""
-    assert out.read_text(encoding="utf-8").splitlines()[-1] == "overall,0,1,2,2,1,0.0,0.0,0.0,0.0,0,1,0,0,1,0"
+    assert out.read_text(encoding="utf-8").splitlines()[-1] == \
+        "overall,0,1,2,2,1,0.0,0.0,0.0,0.0,0,1,0,0,1,0,0,1,1,0,1,0,1,0,0.75"
     bad = tmp_path / "no-such-dir" / "r.txt"
     err = run(capsys, "score", str(path), "--output", str(bad), code=2).err
     assert str(bad) in err and "cannot write" in err

@@ -42,7 +42,7 @@ def reference_obd_pairs(R: Units, P: Units, rule: Rule, names: object = None) ->
         return Pairs.empty()
     r, p, ok, ex, err, close = (np.array(c) for c in zip(*rows))
     return Pairs(r.astype(_I64), p.astype(_I64), np.ones(len(r), dtype=bool), ok.astype(bool),
-                 ex.astype(bool), err.astype(_I64), close.astype(_I64))
+                 ex.astype(bool), err.astype(_I64), close.astype(_I64), fit=ok.astype(bool))
 
 
 def _outcome(ref, pred, **opts):

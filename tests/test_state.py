@@ -222,7 +222,8 @@ FIXTURES = Path(__file__).parent / "fixtures"
 def _fixture_scorer():
     """The scorer whose states tests/fixtures/state_v1_{counts,items}.bin hold; they were
     written by iescore 0.1.0 at commit 841a64a, before the summed counts of
-    ``totals_only=True`` and of ``keep="counts"`` became one type."""
+    ``totals_only=True`` and of ``keep="counts"`` became one type, and written again with
+    Makhoul's multi-slot counts (the states before them: state_v1_*_without_multislot.bin)."""
     s = Scorer(scheme="IOB2")
     s.add_tags(reference=REF[:2], prediction=PRED[:2], tokens=TOKS[:2], doc_ids=IDS[:2])
     s.add_tags(reference=REF[2:], prediction=PRED[2:], tokens=TOKS[2:])  # numbered "2", "3"
@@ -282,12 +283,34 @@ def test_a_counts_state_written_before_document_sums_loads_without_them():
     new = load_state(_fixture_scorer().to_state(keep="counts"))
     a, b = old.report().to_dict(), new.report().to_dict()
     assert a["doc_macro"] is None and b["doc_macro"] is not None
-    assert {k: v for k, v in a.items() if k != "doc_macro"} == {k: v for k, v in b.items() if k != "doc_macro"}
+    assert a["multislot"] is None and b["multislot"] is not None  # (nor the multi-slot counts)
+    assert {k: v for k, v in a.items() if k not in ("doc_macro", "multislot")} == \
+        {k: v for k, v in b.items() if k not in ("doc_macro", "multislot")}
     other = Scorer(scheme="IOB2")
     other.add_tags(reference=[["B-PER"]], prediction=[["B-PER"]], doc_ids=["x"])
     other_counts = load_state(other.to_state(keep="counts"))
     assert iescore.scoring.state.merge_states([other_counts, new]).report().to_dict()["doc_macro"] is not None
     assert iescore.scoring.state.merge_states([other_counts, old]).report().to_dict()["doc_macro"] is None
+
+@pytest.mark.parametrize("keep", ["counts", "items"])
+def test_a_state_written_before_the_multislot_counts_loads_without_them(keep):
+    """A state from before Makhoul's multi-slot counts were kept: everything else loads
+    unchanged, the multi-slot counts are unknown (None), also merged with a state that has
+    them, and the state is written again as it was."""
+    data = _as_this_version((FIXTURES / f"state_v1_{keep}_without_multislot.bin").read_bytes())
+    old = load_state(data)
+    new = load_state(_fixture_scorer().to_state(keep=keep))
+    a, b = old.report().to_dict(), new.report().to_dict()
+    assert a["multislot"] is None and b["multislot"] is not None
+    assert {k: v for k, v in a.items() if k != "multislot"} == {k: v for k, v in b.items() if k != "multislot"}
+    other = Scorer(scheme="IOB2")
+    other.add_tags(reference=[["B-PER"]], prediction=[["B-PER"]], doc_ids=["x"])
+    other_state = load_state(other.to_state(keep=keep))
+    assert iescore.scoring.state.merge_states([other_state, new]).report().to_dict()["multislot"] is not None
+    assert iescore.scoring.state.merge_states([other_state, old]).report().to_dict()["multislot"] is None
+    if keep == "items":
+        assert old.to_state(keep="items") == data
+
 
 def test_the_counts_header_holds_the_documented_fields():
     data = _fixture_scorer().to_state(keep="counts")
@@ -296,7 +319,7 @@ def test_the_counts_header_holds_the_documented_fields():
     t = header["totals"]
     assert list(t) == ["head", "n_parts", "labels", "fields", "values", "units", "confusion", "categories",
                        "repair_sites", "tokens", "repairs", "ts_error", "n_docs", "digest", "runs", "hashes",
-                       "doc_sums"]
+                       "doc_sums", "multislot"]
     assert list(t["head"]) == ["config", "detail", "auto", "fixed", "batches", "notes", "unit"]
     assert t["head"]["notes"] == {"dropped": 2} and t["head"]["batches"] == 2
     assert (t["n_parts"], t["labels"], t["n_docs"]) == (2, ["LOC", "MISC", "ORG", "PER"], 4)

@@ -92,7 +92,15 @@ def test_paris_iescore_lines(capsys, tmp_path):
         "document macro: precision   0.00% (sd n/a; documents 1, left out 0); recall   0.00% "
         "(sd n/a; documents 1, left out 0); F1   0.00% (sd n/a; documents 1, left out 0)",
     ]
-    assert out[15].startswith("signature: iescore|")
+    # multi-slot tags: the pair's type slot is a substitution, its extent slot correct (same
+    # token), both under LOC; SER over both slots (1 + 0)/2
+    assert out[15:19] == [
+        "  multi-slot tags: type-C  type-S  type-D  type-I  |  extent-C  extent-S  extent-D  extent-I  |       SER",
+        "              LOC:      0       1       0       0  |         1         0         0         0  |    50.00%",
+        "              PER:      0       0       0       0  |         0         0         0         0  |       n/a",
+        "          overall:      0       1       0       0  |         1         0         0         0  |    50.00%",
+    ]
+    assert out[19].startswith("signature: iescore|")
 
 
 def test_paris_to_dict():
@@ -253,7 +261,18 @@ def test_six_beta_2_by_hand(capsys, tmp_path):
         "document macro: precision  66.67% (sd n/a; documents 1, left out 0); recall  50.00% "
         "(sd n/a; documents 1, left out 0); F1  57.14% (sd n/a; documents 1, left out 0)",
     ]
-    assert out[25].startswith("signature: ") and "|beta:2|" in out[25]
+    # multi-slot tags: both aligned pairs correct in both slots; LOC[w5], MISC deleted, ORG
+    # inserted (both slots each); SER over both: LOC 2/4, MISC 2/2, ORG n/a (no answer),
+    # PER 0, overall 2 (2 + 1)/(2 * 4)
+    assert out[25:31] == [
+        "  multi-slot tags: type-C  type-S  type-D  type-I  |  extent-C  extent-S  extent-D  extent-I  |       SER",
+        "              LOC:      1       0       1       0  |         1         0         1         0  |    50.00%",
+        "             MISC:      0       0       1       0  |         0         0         1         0  |   100.00%",
+        "              ORG:      0       0       0       1  |         0         0         0         1  |       n/a",
+        "              PER:      1       0       0       0  |         1         0         0         0  |     0.00%",
+        "          overall:      2       0       2       1  |         2         0         2         1  |    75.00%",
+    ]
+    assert out[31].startswith("signature: ") and "|beta:2|" in out[31]
 
 
 def test_headline_names_the_average_and_a_fractional_beta(capsys, tmp_path):
