@@ -139,3 +139,17 @@ def test_multislot_type_is_the_id_and_extent_the_mention():
     assert (m["type"]["C"], m["type"]["S"], m["extent"]["C"]) == (1, 1, 2)
     m = iescore.score(reference=gold, prediction=pred, task="links", link_types=True).to_dict()["multislot"]["overall"]
     assert (m["type"]["C"], m["type"]["S"]) == (0, 2)
+
+
+def test_held_batches_give_the_numbers_of_one_call():
+    from iescore.scoring.stream import Scorer
+
+    gold = [Document(str(k), TOKENS, links=GOLD[0].links[: k % 3 + 1]) for k in range(6)]
+    pred = [Document(str(k), TOKENS, links=PRED[0].links[k % 2 :]) for k in range(6)]
+    one = iescore.score(reference=gold, prediction=pred, task="links", nil="ignore")
+    s = Scorer(task="links", nil="ignore")
+    for g, p in zip(gold, pred):
+        s.add(reference=[g], prediction=[p])
+    many = s.report()
+    assert many.to_dict() == one.to_dict() and many.repairs == one.repairs
+    assert [it["id"] for it in many.items("prediction")] == [it["id"] for it in one.items("prediction")]

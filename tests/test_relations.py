@@ -300,3 +300,16 @@ def test_documents_under_obd_without_argument_labels_collapse_records_differing_
     # compared, they are two records: the second is an FP
     r = iescore.score(reference=gold, prediction=pred, task="relations", setting="OBD")
     assert counts(r)[:3] == (1, 1, 0)
+
+
+def test_held_templates_give_the_numbers_of_one_call():
+    ref = [Template(str(k), {}, relations=(TextRelation("works_for", "Al Roth", "IBM"), TextRelation("sib", "A", "B")))
+           for k in range(4)]
+    pred = [Template(str(k), {}, relations=(TextRelation("works_for", "Roth", "IBM"),) * (k % 2)) for k in range(4)]
+    one = iescore.score_templates(reference=ref, prediction=pred, task="relations", rule="O(0,1)")
+    s = Scorer(task="relations", setting="OBD", rule="O(0,1)")
+    for r, p in zip(ref, pred):
+        s.add(reference=[r], prediction=[p])
+    assert s.report().to_dict() == one.to_dict()
+    # works_for matches in the two templates that predict it: TP 2, FN 2 + 4 (sib everywhere)
+    assert counts(one)[:3] == (2, 0, 6)
