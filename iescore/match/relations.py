@@ -250,13 +250,26 @@ def sequence_pairs(R: Units, r_rec: Sequence[Record], P: Units, p_rec: Sequence[
     r_lab, p_lab, sym = R.label.tolist(), P.label.tolist(), symmetric.tolist()
     any_sym = bool(symmetric.any())
 
-    def holding(toks: dict[str, set[int]], seq: tuple[str, ...]) -> set[int]:
-        return set().union(*(toks.get(t, ()) for t in seq))
+    held: dict[tuple[int, tuple[str, ...]], set[int]] = {}  # of the current document (arguments recur)
+    empty: set[int] = set()
 
+    def holding(index_: dict[str, set[int]], side: int, seq: tuple[str, ...]) -> set[int]:
+        """The current document's predictions whose head (``side`` 0) or tail (1), indexed
+        by token in ``index_``, holds a token of ``seq``."""
+        got = held.get((side, seq))
+        if got is None:
+            got = held[(side, seq)] = index_.get(seq[0], empty) if len(seq) == 1 else set().union(
+                *(index_.get(t, ()) for t in seq))
+        return got
+
+    last = -1
     for i, d in enumerate(R.doc.tolist()):
         preds = by_doc.get(d)
         if not preds:
             continue
+        if d != last:
+            held.clear()
+            last = d
         rk = r_rec[i]
         if every:
             direct: Sequence[int] = preds
@@ -270,8 +283,8 @@ def sequence_pairs(R: Units, r_rec: Sequence[Record], P: Units, p_rec: Sequence[
                         for t in seq:
                             side.setdefault(t, set()).add(j)
             # a candidate's head shares a token with the answer's head, its tail with the tail
-            direct = sorted(holding(toks[0], rk[0]) & holding(toks[1], rk[1]))
-            swap = sorted(holding(toks[1], rk[0]) & holding(toks[0], rk[1])) if any_sym else ()
+            direct = sorted(holding(toks[0], 0, rk[0]) & holding(toks[1], 1, rk[1]))
+            swap = sorted(holding(toks[1], 1, rk[0]) & holding(toks[0], 0, rk[1])) if any_sym else ()
         found: dict[int, tuple[bool, bool, int, int]] = {}
         for j in direct:
             got = _attrs(rk, p_rec[j], rule, arg_labels, every)
