@@ -1,8 +1,8 @@
 """Drives the pipeline batch by batch: the streaming [`Scorer`][iescore.scoring.stream.Scorer] (add batches, merge
 shards, then report).
 
-It holds one [`Config`][iescore.config.Config] and the parts of the batches added
-(`iescore.scoring.tags`, `iescore.scoring.spans`), records how the input
+It holds one [`Config`][iescore.config.Config] and the parts of the batches added (`iescore.scoring.tags`,
+`iescore.scoring.spans`; relations and links: `iescore.scoring.records`), records how the input
 was prepared, fixes the scheme under ``scheme="auto"``, and assembles the report
 (`iescore.scoring.assemble`) on demand.
 """
