@@ -77,8 +77,8 @@ def check_task(cfg: Config) -> None:
 def check_tags_task(cfg: Config) -> None:
     """Tags carry entities only: the ConfigError of another task."""
     if cfg.task != "entities":
-        raise ConfigError(f"task={cfg.task!r} scores the relations or links of Documents (or Templates' "
-                          "relations): tags carry entities only; use Scorer.add or iescore.score")
+        raise ConfigError(f"task={cfg.task!r} scores relations or links, and tags carry entities only: they come "
+                          "with documents (Documents or Templates in Python; brat or JSONL files)")
 
 
 def records_size(reference: Sequence[Any]) -> tuple[bool, int]:
