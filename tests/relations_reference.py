@@ -186,11 +186,13 @@ def count_cell(n_a: int, n_p: int, pairs: Pairs, counting: str) -> tuple[int, in
 
 
 def slot_errors(n_a: int, n_p: int, aligned: Pairs, correct: Pairs) -> tuple[int, int, int, int]:
-    """Makhoul's C, S, D, I: the one-to-one alignment with the most correct pairs, then the
-    most pairs (``aligned``: the pairs that may align; ``correct``: those within the rule)."""
-    both: Pairs = {k: (int(k in correct), 1) for k in {*aligned, *correct}}
+    """Makhoul's C, S, D, I: the one-to-one alignment with the most correct pairs, among
+    them the most exact pairs and the least boundary error (the weights ``(exact, -error)``
+    of ``correct``, the pairs within the rule), then the most pairs (``aligned``: the pairs
+    that may align)."""
+    both: Pairs = {k: (1, *correct[k], 1) if k in correct else (0, 0, 0, 1) for k in {*aligned, *correct}}
     w, _ = best_matchings(n_a, n_p, both)
-    c, n = (w[0], w[1]) if w else (0, 0)
+    c, n = (w[0], w[3]) if w else (0, 0)
     return c, n - c, n_a - n, n_p - n
 
 
@@ -232,7 +234,7 @@ def evaluate_relations(corpus: Sequence[tuple[Sequence[Rel], Sequence[Rel]]], *,
             cell = count_cell(len(a), len(p), pairs_of(a, p, ok, quality), counting)
             for k in range(3):
                 per[lab][k] += cell[k]
-        se = slot_errors(len(ref), len(pred), pairs_of(ref, pred, aligned), pairs_of(ref, pred, ok))
+        se = slot_errors(len(ref), len(pred), pairs_of(ref, pred, aligned), pairs_of(ref, pred, ok, quality))
         for k in range(4):
             slot[k] += se[k]
     return Result({k: tuple(v) for k, v in per.items()}, _total(per), tuple(slot),
@@ -351,6 +353,34 @@ def trel_ok(rule: Rule, symmetric: Iterable[str], a: LRec, p: LRec) -> bool:
                for h, t, hl, tl in pairs)
 
 
+def seq_err(rule: Rule, ans: Seq, pred: Seq) -> int:
+    """The least boundary error of a placement of ``pred`` against ``ans`` that the rule
+    accepts: extra plus missing tokens (0 when equal)."""
+    n, k = len(pred), len(ans)
+    if pred == ans:
+        return 0
+    errs = []
+    if _inside(pred, ans, rule.e):
+        errs.append(n - k)
+    if rule.kind == "overlap":
+        if _inside(ans, pred, rule.m):
+            errs.append(k - n)
+        for t in range(1, min(n, k) + 1):
+            if pred[n - t:] == ans[:t] and n - t <= rule.e and k - t <= rule.m:
+                errs.append(n + k - 2 * t)
+            if pred[:t] == ans[k - t:] and k - t <= rule.m and n - t <= rule.e:
+                errs.append(n + k - 2 * t)
+    return min(errs)
+
+
+def trel_quality(rule: Rule, symmetric: Iterable[str], a: LRec, p: LRec) -> tuple[int, int]:
+    """(exact, -error) of the best orientation in which the records are within the rule."""
+    pairs = [(p[1], p[2], p[3], p[4])] + ([(p[2], p[1], p[4], p[3])] if a[0] in set(symmetric) else [])
+    return max((int(a[1] == h and a[2] == t), -(seq_err(rule, a[1], h) + seq_err(rule, a[2], t)))
+               for h, t, hl, tl in pairs
+               if a[3] == hl and a[4] == tl and seq_ok(rule, a[1], h) and seq_ok(rule, a[2], t))
+
+
 def trel_aligned(symmetric: Iterable[str], a: LRec, p: LRec) -> bool:
     """Slot alignment of records (any relation label): head shares tokens with head and
     tail with tail, as the overlap rule places them (O(inf,inf) holds), in either order
@@ -391,7 +421,8 @@ def evaluate_text_relations(corpus: Sequence[tuple[Iterable[TRel | LRec], Iterab
             cell = count_cell(len(a), len(p), pairs_of(a, p, ok), counting)
             for k in range(3):
                 per[lab][k] += cell[k]
-        se = slot_errors(len(ref), len(pred), pairs_of(ref, pred, aligned), pairs_of(ref, pred, ok))
+        se = slot_errors(len(ref), len(pred), pairs_of(ref, pred, aligned),
+                         pairs_of(ref, pred, ok, lambda x, y: trel_quality(R, symmetric, x, y)))
         for k in range(4):
             slot[k] += se[k]
     return Result({k: tuple(v) for k, v in per.items()}, _total(per), tuple(slot),
@@ -406,8 +437,9 @@ Tally = frozenset[tuple[tuple[str, str], int]]  # ((label, "C"|"S"|"D"|"I"), n >
 def relation_slot_tallies(corpus: Sequence[tuple[Sequence[Rel], Sequence[Rel]]], *, rule: str = "E",
                           arg_labels: bool = True, symmetric: Sequence[str] = (),
                           swap_when: str = "either") -> set[Tally]:
-    """Every per-label tally of C, S, D, I that an alignment with the most correct pairs,
-    then the most pairs, then the most same-label pairs can give (C, S and D count under
+    """Every per-label tally of C, S, D, I that an alignment with the most correct pairs
+    (among them the most exact, then the least boundary error), then the most pairs, then
+    the most same-label pairs can give (C, S and D count under
     the answer's label, I under the prediction's)."""
     R = parse_rule(rule)
     options: set[Tally] = {frozenset()}
@@ -417,7 +449,8 @@ def relation_slot_tallies(corpus: Sequence[tuple[Sequence[Rel], Sequence[Rel]]],
             for j, p in enumerate(pred):
                 correct = rel_ok(R, arg_labels, symmetric, a, p)
                 if correct or rel_aligned(symmetric, a, p, swap_when):
-                    pairs[(i, j)] = (int(correct), 1, int(a[0] == p[0]))
+                    q = rel_quality(R, arg_labels, symmetric, a, p) if correct else (0, 0)
+                    pairs[(i, j)] = (int(correct), *q, 1, int(a[0] == p[0]))
         _, matchings = best_matchings(len(ref), len(pred), pairs)
         doc: set[Tally] = set()
         for chosen in matchings:

@@ -118,9 +118,10 @@ def count_cell(answers: list, preds: list, ok: Callable, counting: str) -> tuple
 
 def slot_alignment(answers: Sequence[Spn], preds: Sequence[Spn], rule: RuleSpec) -> tuple[int, int, int, int]:
     """Makhoul's C, S, D, I of one document (AO): the one-to-one alignment of overlapping
-    spans (any label) that has the most correct pairs, then the most pairs (S and C totals
-    do not depend on the later tie-breaks)."""
-    best = (-1, -1)
+    spans (any label) that has the most correct pairs, among them the most exact pairs and
+    the least boundary error, then the most pairs (S and C totals do not depend on the
+    later tie-breaks)."""
+    best: tuple[int, ...] = (-1, -1, -1, -1)
     n_a, n_p = len(answers), len(preds)
 
     def can(a: Spn, p: Spn) -> bool:
@@ -129,18 +130,22 @@ def slot_alignment(answers: Sequence[Spn], preds: Sequence[Spn], rule: RuleSpec)
     def correct(a: Spn, p: Spn) -> bool:
         return a[0] == p[0] and ao_match(rule, (a[1], a[2]), (p[1], p[2]))
 
-    def go(i: int, used: frozenset[int], c: int, pairs: int) -> None:
+    def go(i: int, used: frozenset[int], w: tuple[int, int, int, int]) -> None:
         nonlocal best
         if i == n_a:
-            best = max(best, (c, pairs))
+            best = max(best, w)
             return
-        go(i + 1, used, c, pairs)
+        go(i + 1, used, w)
         for j in range(n_p):
-            if j not in used and can(answers[i], preds[j]):
-                go(i + 1, used | {j}, c + correct(answers[i], preds[j]), pairs + 1)
+            a, p = answers[i], preds[j]
+            if j not in used and can(a, p):
+                ok = correct(a, p)
+                exact = ok and a[1:] == p[1:]
+                err = abs(a[1] - p[1]) + abs(a[2] - p[2]) if ok else 0
+                go(i + 1, used | {j}, (w[0] + ok, w[1] + exact, w[2] - err, w[3] + 1))
 
-    go(0, frozenset(), 0, 0)
-    c, pairs = best
+    go(0, frozenset(), (0, 0, 0, 0))
+    c, pairs = best[0], best[3]
     return c, pairs - c, n_a - pairs, n_p - pairs
 
 
@@ -284,7 +289,8 @@ def _add_options(a: set[Tally], b: set[Tally]) -> set[Tally]:
 def _category_options(n_a: int, n_p: int, can: Callable, weight: Callable, category: Callable,
                       lab_a: Sequence[str], lab_p: Sequence[str]) -> set[Tally]:
     """The tallies of the one-to-one alignments (pairs where ``can``) whose summed
-    ``weight`` tuple (correct, pairs, same label, closeness) is the greatest: an aligned
+    ``weight`` tuple (correct, exact correct, minus the correct pairs' boundary error,
+    pairs, same label, closeness) is the greatest: an aligned
     pair counts ``category(i, j)`` under the answer's label, an unaligned answer
     ``missed`` under its label, an unaligned prediction ``spurious`` under its own."""
     best: list = [None, set()]
@@ -307,7 +313,7 @@ def _category_options(n_a: int, n_p: int, can: Callable, weight: Callable, categ
             if j not in used and can(i, j):
                 go(i + 1, used | {j}, tuple(x + y for x, y in zip(w, weight(i, j))), pairs + ((i, j),))
 
-    go(0, frozenset(), (0, 0, 0, 0), ())
+    go(0, frozenset(), (0, 0, 0, 0, 0, 0), ())
     return best[1]
 
 
@@ -318,9 +324,11 @@ def ao_category_options(answers: Sequence[Spn], preds: Sequence[Spn], rule: Rule
     def overlap(i: int, j: int) -> int:
         return max(0, min(A[i][2], P[j][2]) - max(A[i][1], P[j][1]))
 
-    def weight(i: int, j: int) -> tuple[int, int, int, int]:
+    def weight(i: int, j: int) -> tuple[int, ...]:
         same = A[i][0] == P[j][0]
-        return int(same and ao_match(rule, A[i][1:], P[j][1:])), 1, int(same), overlap(i, j)
+        ok = same and ao_match(rule, A[i][1:], P[j][1:])
+        err = abs(A[i][1] - P[j][1]) + abs(A[i][2] - P[j][2])
+        return int(ok), int(ok and err == 0), -err if ok else 0, 1, int(same), overlap(i, j)
 
     def category(i: int, j: int) -> str:
         same_label, same_extent = A[i][0] == P[j][0], A[i][1:] == P[j][1:]
@@ -345,7 +353,8 @@ def obd_category_options(label: str, fa: Sequence[tuple[str, ...]], fp: Sequence
 
     return _category_options(
         len(fa), len(fp), lambda i, j: True,
-        lambda i, j: (int(seq_match(rule, fa[i], fp[j])), 1, 1, shared(fa[i], fp[j])),
+        # OBD slots are aligned on their own (correct, pairs, closeness): no exactness level
+        lambda i, j: (int(seq_match(rule, fa[i], fp[j])), 0, 0, 1, 1, shared(fa[i], fp[j])),
         lambda i, j: "correct" if fa[i] == fp[j] else "wrong_boundary",
         [label] * len(fa), [label] * len(fp))
 

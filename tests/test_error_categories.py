@@ -130,20 +130,20 @@ def test_partners_across_batches_index_the_whole_report():
     assert ref[1]["doc"] == pred[1]["doc"] == "1"
 
 
-def test_counting_and_alignment_can_pick_different_predictions_for_one_answer():
-    """README, Definitions: error categories. Answer X[1,3); predictions X[0,2), X[2,3);
-    O(1,1), one-to-one. Counting: both pairs are accepted, largest matching 1, neither
-    exact; boundary errors |1-0|+|3-2| = 2 and |1-2|+|3-3| = 1, so [2,3) is the TP and
-    [0,2) the FP. Alignment: both pairs are correct, one shared token each: a tie, and the
-    earlier prediction [0,2) is kept (wrong boundary), [2,3) is spurious. Totals agree:
-    C = TP = 1, I = 1 (N = 1, M = 2)."""
+def test_counting_and_alignment_pick_the_same_prediction_for_one_answer():
+    """Concepts: error categories. Answer X[1,3); predictions X[0,2), X[2,3); O(1,1),
+    one-to-one. Both pairs are within the rule, neither exact; boundary errors
+    |1-0|+|3-2| = 2 and |1-2|+|3-3| = 1, so the matching takes [2,3) (the TP) and leaves
+    [0,2) (the FP). The alignment prefers, among correct pairs, the least boundary error
+    too, so [2,3) is the answer's partner (wrong boundary) and [0,2) is spurious: an
+    item's status and its category never disagree. C = TP = 1, I = 1 (N = 1, M = 2)."""
     r = score_tags(reference=[["O", "B-X", "I-X", "O"]], prediction=[["B-X", "I-X", "B-X", "O"]],
                    rule="O(1,1)", counting="one-to-one")
     (ref,) = r.items("reference")
     early, late = r.items("prediction")
-    assert (ref["status"], ref["category"], ref["partner"]["start"], ref["partner"]["end"]) == ("TP", "wrong_boundary", 0, 2)
-    assert (early["start"], early["status"], early["category"], early["muc"]) == (0, "FP", "wrong_boundary", "PAR")
-    assert (late["start"], late["status"], late["category"], late["muc"], late["partner"]) == (2, "TP", "spurious", "SPU", None)
+    assert (ref["status"], ref["category"], ref["partner"]["start"], ref["partner"]["end"]) == ("TP", "wrong_boundary", 2, 3)
+    assert (early["start"], early["status"], early["category"], early["muc"], early["partner"]) == (0, "FP", "spurious", "SPU", None)
+    assert (late["start"], late["status"], late["category"], late["muc"]) == (2, "TP", "wrong_boundary", "PAR")
     se = r.to_dict()["slot_errors"]
     assert (se["C"], se["S"], se["D"], se["I"], r.overall.tp, r.overall.fp, r.overall.fn) == (1, 0, 0, 1, 1, 1, 0)
 

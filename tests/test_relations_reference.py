@@ -416,8 +416,6 @@ def test_document_relations_obd_equal_reference(rule: str, counting: str, arg_la
         done += 1
 
 
-@pytest.mark.xfail(strict=True, reason="argument labels not compared, yet records differing only in them "
-                                       "are kept apart (two true positives for one answer)")
 @pytest.mark.parametrize("counting", ["any", "one-to-one"])
 def test_document_relations_obd_label_twins(counting: str) -> None:
     toks = ("a", "b", "c", "d")
@@ -577,8 +575,6 @@ TIES = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="the one-to-one matching (most exact pairs, then least boundary error) and "
-                                       "the slot alignment (correct, pairs, same label, overlap) break ties apart")
 @pytest.mark.parametrize("rule,ref,pred", TIES)
 def test_true_positives_are_the_aligned_correct_pairs(rule: str, ref: list, pred: list) -> None:
     gold, prd = relation_docs([("a", "b", "c", "d", "e")], [(ref, pred)])

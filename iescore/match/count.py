@@ -1,13 +1,16 @@
 """Stage 3 of the pipeline (count): per-cell counts from the rule pairs (Concepts: counting).
 
 * any-match counting (De Sitter Fig. 4) from "is this unit hit by a rule pair";
-* one-to-one counting from a maximum-cardinality matching on rule pairs
-  (`iescore.match.assign`), preferring exact pairs, then the smallest boundary
-  error; among equally good ones, the solver's own choice on the units in
-  position order (Concepts: counting, ties);
-* Makhoul's C/S/D/I from a second matching over all aligned-able pairs (the
-  alignment), preferring correct pairs, then more aligned pairs, then same label,
-  then closeness; for OBD fillers, whose slots are complete, `iescore.match.slots`;
+* Makhoul's C/S/D/I from a matching over all aligned-able pairs (the alignment,
+  `iescore.match.assign`), preferring correct pairs, among them exact pairs, then the
+  smallest boundary error; then more aligned pairs, then same label, then closeness;
+  among equally good ones, the solver's own choice on the units in position order
+  (Concepts: counting, ties); for OBD fillers, whose slots are complete,
+  `iescore.match.slots`;
+* one-to-one counting from a maximum-cardinality matching on rule pairs, preferring
+  exact pairs, then the smallest boundary error: for units with positions (spans,
+  relations), the alignment's correct pairs (so TP = C item by item); for OBD fillers,
+  matched on their own (`_onetoone`);
   with each aligned pair, whether the rule's test holds for it labels aside (the
   extent slot of Makhoul's multi-slot tags, `iescore.multislot`).
 
@@ -65,11 +68,19 @@ def count(
     if best:
         return _count_best(R, P, pairs.take(pairs.ok), rank_r, rank_p, cells, L, cells_out)
 
+    slots = pairs.weight is not None  # OBD fillers: complete slots, only the pairs that weigh anything
+    aligned = None if slots else _align(pairs, nR, nP, rank_r, rank_p)
     if counting == "any":
         pred_hit = np.zeros(nP, dtype=bool)
         pred_hit[pairs.p[pairs.ok]] = True
         ref_hit = np.zeros(nR, dtype=bool)
         ref_hit[pairs.r[pairs.ok]] = True
+    elif aligned is not None and R.start is not None:  # by position: the alignment's correct pairs are the matching
+        a_r, a_p, a_ok = aligned[:3]
+        pred_hit = np.zeros(nP, dtype=bool)
+        pred_hit[a_p[a_ok]] = True
+        ref_hit = np.zeros(nR, dtype=bool)
+        ref_hit[a_r[a_ok]] = True
     else:
         rule_pairs = pairs.take(pairs.ok)
         chosen = _onetoone(rule_pairs, nR, nP, rank_r, rank_p)
@@ -81,13 +92,13 @@ def count(
     ref_status[ref_hit] = TP
 
     # Makhoul alignment over all pairs
-    if pairs.weight is not None:  # OBD fillers: complete slots, only the pairs that weigh anything
+    if aligned is None:
         a_r, a_p, a_ok = align_slots(pairs, R, P, rank_r, rank_p)
         # a slot's pairs share a label, so the rule's test alone is ``ok`` (the pairs it
         # fills in weigh nothing: no rule holds for them)
         a_fit = None if pairs.fit is None else a_ok
     else:
-        a_r, a_p, a_ok, a_fit = _align(pairs, nR, nP, rank_r, rank_p)
+        a_r, a_p, a_ok, a_fit = aligned
     m = len(cells)
     out = np.zeros((m, len(SPAN_FIELDS)), dtype=np.int32) if cells_out is None else cells_out
     out[:, 0] = _per_cell(P.cell, m, pred_hit)
@@ -100,12 +111,20 @@ def count(
 
 def _align(pairs: Pairs, nR: int, nP: int, rank_r: _Ranks,
            rank_p: _Ranks) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
-    """The aligned pairs: (answers, predictions, correct, the rule's test alone or None)."""
+    """The aligned pairs: (answers, predictions, correct, the rule's test alone or None).
+
+    The alignment maximises, in order: correct pairs; among them, exact pairs, then the
+    least total boundary error (so its correct pairs are a one-to-one matching of the rule's
+    pairs as one-to-one counting chooses it); aligned pairs; same-label pairs; overlap."""
     if len(pairs.r) == 0:
         z = np.zeros(0, dtype=_I64)
         b = np.zeros(0, dtype=bool)
         return z, z, b, None if pairs.fit is None else b
-    levels = [pairs.ok, np.broadcast_to(np.int8(1), len(pairs.r)), pairs.same, pairs.close]
+    ok = pairs.ok
+    err = pairs.err.compress(ok)
+    top = int(err.max()) if len(err) else 0
+    levels = [ok, ok & pairs.exact, np.where(ok, top - pairs.err, 0), np.broadcast_to(np.int8(1), len(pairs.r)),
+              pairs.same, pairs.close]
     chosen = match(pairs.r, pairs.p, levels, nR, nP, rank_r, rank_p)
     return pairs.r[chosen], pairs.p[chosen], pairs.ok[chosen], None if pairs.fit is None else pairs.fit[chosen]
 

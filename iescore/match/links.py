@@ -62,7 +62,7 @@ def link_pairs(R: Units, r_ids: np.ndarray, P: Units, p_ids: np.ndarray, rule: R
 
 
 def move_to_answer_rows(cells: np.ndarray, R: Units, P: Units, pairs: Pairs, pred_status: np.ndarray,
-                        counting: str) -> int:
+                        counting: str, matched: tuple[np.ndarray, np.ndarray] | None = None) -> int:
     """Move the true positives of predictions matched to an answer of another type from
     the prediction's cell to the answer's (the ``tp`` column of ``cells``, in place;
     module docstring); returns how many moved.
@@ -79,7 +79,9 @@ def move_to_answer_rows(cells: np.ndarray, R: Units, P: Units, pairs: Pairs, pre
     if len(ok.r) == 0:
         return 0
     rank_r = _Ranks(R)
-    if counting == "one-to-one":
+    if counting == "one-to-one" and matched is not None:  # the matching that gave the statuses
+        r, p = matched
+    elif counting == "one-to-one":
         chosen = ok.take(_onetoone(ok, len(R), len(P), rank_r, _Ranks(P)))
         r, p = chosen.r, chosen.p
     else:  # any-match: each true positive's best answer

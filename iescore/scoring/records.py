@@ -412,7 +412,8 @@ def _engine(R: Units, P: Units, pairs: Pairs, cfg: Config, labels: list[str], id
     if not np.shares_memory(res.cells, cells):
         span_cells[...] = res.cells
     if link_ids is not None and not cfg.link_types:
-        move_to_answer_rows(span_cells, R, P, pairs, res.pred_status, cfg.counting)
+        move_to_answer_rows(span_cells, R, P, pairs, res.pred_status, cfg.counting,
+                            (res.aligned_r[res.aligned_correct], res.aligned_p[res.aligned_correct]))
     cats = slots = None
     cat_r = cat_p = part_r = part_p = None
     r_key, p_key = R.label, P.label  # what a pair's "label" is: the relation label, a link's id (and type)
