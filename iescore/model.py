@@ -145,8 +145,9 @@ class TextRelation:
     """
 
     label: str
-    head: tuple[str, ...]
-    tail: tuple[str, ...]
+    # as given: token sequences or strings (a str is a Sequence[str]); stored as token tuples
+    head: Sequence[str]
+    tail: Sequence[str]
     score: float | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:

@@ -241,16 +241,6 @@ class Rule:
         return f"Rule(kind={self.kind!r}, e={self.e!r}, m={self.m!r})"
 
 
-# the field's named settings for relations (Bekoulis et al. 2018; Taillé et al. 2020) and links
-# (Cornolti et al. 2013), as the options they stand for: ``iescore.score(..., **RELATION_SETTINGS["strict"])``
-RELATION_SETTINGS: dict[str, dict[str, object]] = {
-    "strict": {"rule": "E", "arg_labels": True},
-    "boundaries": {"rule": "E", "arg_labels": False},
-    "relaxed": {"rule": "O(inf,inf)", "arg_labels": True},
-}
-LINK_SETTINGS: dict[str, dict[str, object]] = {"strong": {"rule": "E"}, "weak": {"rule": "O(inf,inf)"}}
-
-
 class ScoringOptions(TypedDict, total=False):
     """The options a user sets ([`Config`][iescore.config.Config]'s fields, see there),
     all optional."""
@@ -292,3 +282,26 @@ class Options(ScoringOptions, total=False):
     tokenizer: TokenizerName | None
     align: Align | None
     discontinuous: Discontinuous | None
+
+
+# the field's named settings for relations (Bekoulis et al. 2018; Taillé et al. 2020) and links
+# (Cornolti et al. 2013), as the options they stand for: ``iescore.score(..., **RELATION_SETTINGS["strict"])``
+class RelationSetting(TypedDict):
+    """The options of a named setting of relations."""
+
+    rule: str
+    arg_labels: bool
+
+
+class LinkSetting(TypedDict):
+    """The options of a named setting of links."""
+
+    rule: str
+
+
+RELATION_SETTINGS: dict[str, RelationSetting] = {
+    "strict": {"rule": "E", "arg_labels": True},
+    "boundaries": {"rule": "E", "arg_labels": False},
+    "relaxed": {"rule": "O(inf,inf)", "arg_labels": True},
+}
+LINK_SETTINGS: dict[str, LinkSetting] = {"strong": {"rule": "E"}, "weak": {"rule": "O(inf,inf)"}}

@@ -161,7 +161,7 @@ def config_from_args(args: Any) -> Any:
         raise ConfigError(f"--relation-setting {rel} and --link-setting {link}: one task at a time; give one of them")
     if rel is not None or link is not None:
         flag, name, task = ("--relation-setting", rel, "relations") if rel is not None else ("--link-setting", link, "links")
-        named = (RELATION_SETTINGS if rel is not None else LINK_SETTINGS)[str(name)]
+        named: dict[str, object] = dict((RELATION_SETTINGS if rel is not None else LINK_SETTINGS)[str(name)])
         if kw.get("task") not in (None, task):
             raise ConfigError(f"{flag} {name} is a setting of --task {task}, not of --task {kw['task']}; drop one of them")
         kw["task"] = task
