@@ -40,10 +40,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..options import Rule
-from .rules import Pairs, at_least, overlapping, placement, sequence_match
+from .rules import Pairs, overlapping, placement, sequence_match, span_attributes
 from .units import _I64, Units
 
-__all__ = ["ArgColumns", "relation_pairs", "sequence_pairs", "span_attributes", "canonical_rank"]
+__all__ = ["ArgColumns", "relation_pairs", "sequence_pairs", "canonical_rank"]
 
 
 @dataclass(frozen=True)
@@ -87,37 +87,6 @@ def canonical_rank(doc: np.ndarray, label: np.ndarray, a: ArgColumns) -> np.ndar
     rank = np.empty(len(doc), dtype=_I64)
     rank[order] = np.arange(len(doc), dtype=_I64)
     return rank
-
-
-def span_attributes(rs: np.ndarray, re_: np.ndarray, ps: np.ndarray, pe: np.ndarray,
-                    rule: Rule) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """For overlapping answer ``[rs, re_)`` and prediction ``[ps, pe)`` spans: does the
-    rule hold, are they equal, the boundary error ``el+er+ml+mr`` and the tokens they
-    share (the definitions of `iescore.match.rules.ao_pairs`, without labels).
-
-    >>> ok, ex, err, close = span_attributes(np.array([0]), np.array([2]), np.array([1]), np.array([3]), Rule.parse("O(1,1)"))
-    >>> ok.tolist(), ex.tolist(), err.tolist(), close.tolist()
-    ([True], [False], [2], [1])
-    """
-    el = np.maximum(rs - ps, 0)
-    er = np.maximum(pe - re_, 0)
-    ml = np.maximum(ps - rs, 0)
-    mr = np.maximum(re_ - pe, 0)
-    exact = (ps == rs) & (pe == re_)
-    close = np.minimum(pe, re_) - np.maximum(ps, rs)
-    if rule.kind == "exact":
-        ok = exact
-    elif rule.kind == "contain":
-        ok = (ps <= rs) & (re_ <= pe) & ((el + er) <= rule.e)
-    elif rule.kind == "overlap":
-        ok = ((el + er) <= rule.e) & ((ml + mr) <= rule.m)
-    elif rule.kind == "iou":
-        ok = at_least(close, np.maximum(pe, re_) - np.minimum(ps, rs), rule.share())
-    elif rule.kind == "cover":
-        ok = at_least(close, re_ - rs, rule.share())
-    else:  # sim(t) compares strings: Config refuses it for positions
-        ok = np.zeros(len(rs), dtype=bool)
-    return ok, exact, el + er + ml + mr, close
 
 
 def _heads_and_tails(rd: np.ndarray, ra: ArgColumns, pd: np.ndarray, pa: ArgColumns) -> tuple[np.ndarray, np.ndarray]:

@@ -139,11 +139,16 @@ def _overlapping_sides(R: Units, P: Units, order: np.ndarray, key: np.ndarray, p
     return p.take(o), pos.take(o)
 
 
-def ao_pairs(R: Units, P: Units, rule: Rule) -> Pairs:
-    """Candidate pairs by position (any label, overlapping) with rule attributes (Concepts: matching rules)."""
-    r, p = overlapping(R, P)
-    assert R.start is not None and R.end is not None and P.start is not None and P.end is not None
-    rs, re_, ps, pe = R.start[r], R.end[r], P.start[p], P.end[p]
+def span_attributes(rs: np.ndarray, re_: np.ndarray, ps: np.ndarray, pe: np.ndarray,
+                    rule: Rule) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """For overlapping answer ``[rs, re_)`` and prediction ``[ps, pe)`` spans: does the
+    rule hold, are they equal, the boundary error ``el+er+ml+mr`` and the tokens they
+    share (the definitions of the rules on positions, without labels).
+
+    >>> ok, ex, err, close = span_attributes(np.array([0]), np.array([2]), np.array([1]), np.array([3]), Rule.parse("O(1,1)"))
+    >>> ok.tolist(), ex.tolist(), err.tolist(), close.tolist()
+    ([True], [False], [2], [1])
+    """
     el = np.maximum(rs - ps, 0)
     er = np.maximum(pe - re_, 0)
     ml = np.maximum(ps - rs, 0)
@@ -151,19 +156,27 @@ def ao_pairs(R: Units, P: Units, rule: Rule) -> Pairs:
     exact = (ps == rs) & (pe == re_)
     close = np.minimum(pe, re_) - np.maximum(ps, rs)
     if rule.kind == "exact":
-        rok = exact
+        ok = exact
     elif rule.kind == "contain":
-        rok = (ps <= rs) & (re_ <= pe) & ((el + er) <= rule.e)
+        ok = (ps <= rs) & (re_ <= pe) & ((el + er) <= rule.e)
     elif rule.kind == "overlap":
-        rok = ((el + er) <= rule.e) & ((ml + mr) <= rule.m)
+        ok = ((el + er) <= rule.e) & ((ml + mr) <= rule.m)
     elif rule.kind == "iou":
-        rok = at_least(close, np.maximum(pe, re_) - np.minimum(ps, rs), rule.share())
+        ok = at_least(close, np.maximum(pe, re_) - np.minimum(ps, rs), rule.share())
     elif rule.kind == "cover":
-        rok = at_least(close, re_ - rs, rule.share())
-    else:  # sim(t) compares strings: Rule.check_use keeps it from positions; these pairs serve the TS model
-        rok = np.zeros(len(r), dtype=bool)
+        ok = at_least(close, re_ - rs, rule.share())
+    else:  # sim(t) compares strings: Rule.check_use keeps it from positions; such pairs serve the TS model
+        ok = np.zeros(len(rs), dtype=bool)
+    return ok, exact, el + er + ml + mr, close
+
+
+def ao_pairs(R: Units, P: Units, rule: Rule) -> Pairs:
+    """Candidate pairs by position (any label, overlapping) with rule attributes (Concepts: matching rules)."""
+    r, p = overlapping(R, P)
+    assert R.start is not None and R.end is not None and P.start is not None and P.end is not None
+    rok, exact, err, close = span_attributes(R.start[r], R.end[r], P.start[p], P.end[p], rule)
     same = R.label[r] == P.label[p]
-    return Pairs(r, p, same, same & rok, exact, el + er + ml + mr, close, fit=rok)
+    return Pairs(r, p, same, same & rok, exact, err, close, fit=rok)
 
 
 def at_least(part: np.ndarray, whole: np.ndarray, t: Fraction) -> np.ndarray:
