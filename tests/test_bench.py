@@ -334,3 +334,15 @@ def test_relations_benchmark_agrees_with_sets_of_tuples(tmp_path):
     assert tp + fn == res["gold"]["relations"] and tp + fp == res["predicted"]["relations"]
     assert res["counts"]["relations_strict_any"] == res["counts"]["relations_strict_1to1"]  # no duplicates
     assert (tmp_path / "relations.md").read_text().count("\n| `") == len(relations.TOOLS)
+
+
+def test_performance_page_relations_table_is_the_runs_table():
+    # the performance page's relations table is bench/out/relations.md's, line for line
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    page = (root / "docs" / "performance.md").read_text(encoding="utf-8").split("\n")
+    table = [x for x in (root / "bench" / "out" / "relations.md").read_text().split("\n") if x.startswith("|")]
+    assert len(table) == 8
+    start = page.index(table[0])
+    assert page[start : start + len(table)] == table
