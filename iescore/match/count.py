@@ -69,7 +69,7 @@ def count(
         return _count_best(R, P, pairs.take(pairs.ok), rank_r, rank_p, cells, L, cells_out)
 
     slots = pairs.weight is not None  # OBD fillers: complete slots, only the pairs that weigh anything
-    aligned = None if slots else _align(pairs, nR, nP, rank_r, rank_p)
+    aligned = None if slots else _align(pairs, nR, nP, rank_r, rank_p, R.start is not None)
     if counting == "any":
         pred_hit = np.zeros(nP, dtype=bool)
         pred_hit[pairs.p[pairs.ok]] = True
@@ -109,22 +109,27 @@ def count(
     return EngineResult(out, ref_status, pred_status, a_r, a_p, a_ok, conf, aligned_fit=a_fit)
 
 
-def _align(pairs: Pairs, nR: int, nP: int, rank_r: _Ranks,
-           rank_p: _Ranks) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+def _align(pairs: Pairs, nR: int, nP: int, rank_r: _Ranks, rank_p: _Ranks,
+           by_position: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
     """The aligned pairs: (answers, predictions, correct, the rule's test alone or None).
 
     The alignment maximises, in order: correct pairs; among them, exact pairs, then the
     least total boundary error (so its correct pairs are a one-to-one matching of the rule's
-    pairs as one-to-one counting chooses it); aligned pairs; same-label pairs; overlap."""
+    pairs as one-to-one counting chooses it); aligned pairs; same-label pairs; overlap.
+    Units without positions (OBD fillers given every pair, as the tests' reference does)
+    keep the slots' own order: correct pairs, aligned pairs, same label, overlap."""
     if len(pairs.r) == 0:
         z = np.zeros(0, dtype=_I64)
         b = np.zeros(0, dtype=bool)
         return z, z, b, None if pairs.fit is None else b
     ok = pairs.ok
-    err = pairs.err.compress(ok)
-    top = int(err.max()) if len(err) else 0
-    levels = [ok, ok & pairs.exact, np.where(ok, top - pairs.err, 0), np.broadcast_to(np.int8(1), len(pairs.r)),
-              pairs.same, pairs.close]
+    one = np.broadcast_to(np.int8(1), len(pairs.r))
+    if by_position:
+        err = pairs.err.compress(ok)
+        top = int(err.max()) if len(err) else 0
+        levels = [ok, ok & pairs.exact, np.where(ok, top - pairs.err, 0), one, pairs.same, pairs.close]
+    else:
+        levels = [ok, one, pairs.same, pairs.close]
     chosen = match(pairs.r, pairs.p, levels, nR, nP, rank_r, rank_p)
     return pairs.r[chosen], pairs.p[chosen], pairs.ok[chosen], None if pairs.fit is None else pairs.fit[chosen]
 
