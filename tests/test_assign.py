@@ -175,9 +175,9 @@ def _count_crossing(monkeypatch) -> list[int]:
     calls: list[int] = []
     real = assign._crossing
 
-    def spy(a, p, w):
+    def spy(a, p, w, comp=None):
         calls.append(len(w))
-        return real(a, p, w)
+        return real(a, p, w, comp)
 
     monkeypatch.setattr(assign, "_crossing", spy)
     return calls

@@ -278,3 +278,21 @@ def test_matching_is_maximal_in_lexicographic_weight(n_u, n_v, raw, extra_nodes)
     for i in range(len(edges)):
         for j in range(len(edges)):
             assert (comp[i] == comp[j]) == (roots[i] == roots[j])
+
+
+def test_a_documents_alignment_does_not_depend_on_its_batch():
+    """Two documents whose alignments both cross (identical answers, overlapping
+    predictions): the error categories and partners are the same whether the documents
+    are scored in one batch or one at a time (the solver's shuffled order of the rows it
+    adds was once drawn over the whole batch, so a tie went another way in each)."""
+    a = lambda s, e: Span("A", s, e)  # noqa: E731
+    docs = [Document("d0", ("a", "a"), (a(0, 2),) * 5 + (a(1, 2),)), Document("d1", ("a",), (a(0, 1), a(0, 1)))]
+    preds = [[a(0, 2), Span("B", 1, 2), a(0, 1)], [a(0, 1), Span("B", 0, 1)]]
+    whole = score(reference=docs, prediction=preds)
+    s = Scorer()
+    for d, p in zip(docs, preds):
+        s.add(reference=[d], prediction=[p])
+    alone = s.report()
+    assert alone.to_dict() == whole.to_dict()
+    assert list(alone.items("prediction")) == list(whole.items("prediction"))
+    assert list(alone.items("reference")) == list(whole.items("reference"))

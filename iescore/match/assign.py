@@ -105,13 +105,19 @@ def _weights(levels: Sequence[np.ndarray], idx: np.ndarray, n_match: int) -> lis
     return w
 
 
-def _crossing(a: list[int], p: list[int], w: list[int]) -> list[bool]:
+def _crossing(a: list[int], p: list[int], w: list[int], comp: list[int] | None = None) -> list[bool]:
     """Maximum-weight matching of edges given in (answer, prediction) order by their node
     keys ``a``/``p`` (ranks), with positive exact weights ``w``: rows and columns are
     numbered in the order of the edges, each row's columns kept in that order, and one
     call of `iescore.match.paths._shortest_paths` matches them. An edge repeated
-    keeps its heaviest copy (the first of equals)."""
+    keeps its heaviest copy (the first of equals). ``comp``: each edge's component (the
+    edges of one component consecutive), so that each is solved as if alone."""
     rows, cols = paths._numbered(a), paths._numbered(p)
+    groups = None
+    if comp is not None:
+        groups = [0] * len(rows)
+        for x, g in zip(a, comp):
+            groups[rows[x]] = g
     gains: list[dict[int, int]] = [{} for _ in rows]
     edge: list[dict[int, int]] = [{} for _ in rows]
     for k, (x, y, wk) in enumerate(zip(a, p, w)):
@@ -120,7 +126,7 @@ def _crossing(a: list[int], p: list[int], w: list[int]) -> list[bool]:
             gains[i][c] = wk
             edge[i][c] = k
     keep = [False] * len(w)
-    for i, c in enumerate(paths._shortest_paths(gains, len(cols))[0]):
+    for i, c in enumerate(paths._shortest_paths(gains, len(cols), groups)[0]):
         if c >= 0:
             keep[edge[i][c]] = True
     return keep
@@ -214,7 +220,7 @@ def match(
     if len(hard):  # the crossing components, all in one call (each keeps its numbering by rank)
         ka, kp, n_match = _keys(c_o.take(hard), a_o.take(hard), p_o.take(hard))
         edges = rest.take(o.take(hard))
-        keep = _crossing(ka.tolist(), kp.tolist(), _weights(levels, edges, n_match))
+        keep = _crossing(ka.tolist(), kp.tolist(), _weights(levels, edges, n_match), c_o.take(hard).tolist())
         chosen[edges.compress(keep)] = True
     return chosen
 

@@ -7,6 +7,7 @@ Its reference is the brute force of tests/test_assign.py.
 from __future__ import annotations
 
 import heapq
+import itertools
 import random
 
 __all__: list[str] = []
@@ -22,7 +23,8 @@ def _numbered(keys: list[int]) -> dict[int, int]:
     return {x: i for i, x in enumerate(dict.fromkeys(keys))}
 
 
-def _shortest_paths(gains: list[dict[int, int]], n_cols: int) -> tuple[list[int], list[int], list[int]]:
+def _shortest_paths(gains: list[dict[int, int]], n_cols: int,
+                    groups: list[int] | None = None) -> tuple[list[int], list[int], list[int]]:
     """A maximum-gain matching of rows to columns (``gains[i]``: column -> positive gain of
     the edge; a row may stay unmatched) and optimal dual potentials.
 
@@ -36,13 +38,16 @@ def _shortest_paths(gains: list[dict[int, int]], n_cols: int) -> tuple[list[int]
     "unmatched". Among columns at the same distance the free ones come first, so a
     plateau of equal weights ends the search at once. Those rows join in a fixed shuffled
     order: in rank order, a chain of spans would make each new row search back through
-    all the rows before it.
+    all the rows before it. With ``groups`` (each row's component, the rows of one
+    component consecutive), each component's rows are shuffled on their own, one
+    component after the other, so a component's matching does not depend on the others
+    solved in the same call (a document scored alone or in a batch gets the same one).
     Returns each row's column (-1: none), the row potentials and the column potentials
     (``v[n_cols + i]``: row i's own column); an edge (i, j) is tight when
     ``-gain == u[i] + v[j]``.
     Exact on Python integers. When several matchings are optimal it returns the one
-    this order of work reaches: a function of the rows' and columns' numbering and of
-    the order of each row's columns in ``gains``, nothing else.
+    this order of work reaches: a function of the rows' and columns' numbering, of the
+    order of each row's columns in ``gains`` and of ``groups``, nothing else.
     """
     n_rows = len(gains)
     cost = [{c: -g for c, g in gi.items()} for gi in gains]  # min-cost form
@@ -65,8 +70,16 @@ def _shortest_paths(gains: list[dict[int, int]], n_cols: int) -> tuple[list[int]
     via = [0] * n  # the row a column was reached from
     stamp = [-1] * n  # dist/via of column j belong to this round when stamp[j] == round
     done = [-1] * n  # column j's distance is final in this round when done[j] == round
-    order = [i for i in range(n_rows) if col_of[i] < 0]
-    random.Random(0).shuffle(order)
+    pending = [i for i in range(n_rows) if col_of[i] < 0]
+    if groups is None:
+        order = pending
+        random.Random(0).shuffle(order)
+    else:
+        order = []
+        for _, rows in itertools.groupby(pending, key=groups.__getitem__):
+            part = list(rows)
+            random.Random(0).shuffle(part)
+            order.extend(part)
     for r in order:
         ur = u[r]
         heap: list[tuple[int, bool, int]] = []  # (distance, matched, column): free columns first on ties
