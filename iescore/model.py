@@ -241,8 +241,8 @@ class Document:
         """Relations and links as such (tuples made them), their spans inside the document."""
         rels = tuple(r if isinstance(r, Relation) else Relation(*r) for r in self.relations)
         links = tuple(x if isinstance(x, Link) else Link(*x) for x in self.links)
-        for what, k, sp in [*((f"relation #{k} {r.label!r}", k, s) for k, r in enumerate(rels) for s in (r.head, r.tail)),
-                            *((f"link #{k} {x.id!r}", k, x.span) for k, x in enumerate(links))]:
+        for what, sp in [*((f"relation #{k} {r.label!r}", s) for k, r in enumerate(rels) for s in (r.head, r.tail)),
+                         *((f"link #{k} {x.id!r}", x.span) for k, x in enumerate(links))]:
             if sp.end > n:
                 raise InputError(f"document {self.id!r}: {what}: span ({sp.label!r}, {sp.start}, {sp.end}) "
                                  f"is outside the document's {n} tokens")
@@ -265,14 +265,14 @@ class Document:
 
     def span_text(self, span: Span) -> str:
         """The text of a span (its tokens with their separators)."""
-        if self.separators is None:
-            return " ".join(self.span_tokens(span))
-        parts = []
-        for k in range(span.start, span.end):
-            parts.append(self.tokens[k])
-            if k < span.end - 1:
-                parts.append(self.separators[k])
-        return "".join(parts)
+        return self.text_of(span.start, span.end)
+
+    def text_of(self, start: int, end: int) -> str:
+        """The text of tokens ``[start, end)`` with the separators between them."""
+        if self.separators is None or end - start < 2:
+            return " ".join(self.tokens[start:end])
+        seps = self.separators
+        return "".join(x for k in range(start, end) for x in (self.tokens[k], seps[k] if k < end - 1 else ""))
 
     def template(self) -> Template:
         """The OBD template of this document: the distinct filler token sequences per label."""

@@ -155,14 +155,6 @@ def _scores(flat: list[Any]) -> np.ndarray:
     return np.fromiter(map(_SCORE, flat), dtype=float, count=len(flat))  # None: nan
 
 
-def _span_text(d: Document, start: int, end: int) -> str:
-    """The text of tokens ``[start, end)`` of ``d`` (`Document.span_text`)."""
-    if d.separators is None or end - start < 2:
-        return " ".join(d.tokens[start:end])
-    seps = d.separators
-    return "".join(x for k in range(start, end) for x in (d.tokens[k], seps[k] if k < end - 1 else ""))
-
-
 def _texts(docs: Sequence[Document], doc: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
     """The texts of spans ``(doc, start, end)`` as an object array, each distinct span's
     made once (relations share their arguments' spans)."""
@@ -184,7 +176,7 @@ def _texts(docs: Sequence[Document], doc: np.ndarray, start: np.ndarray, end: np
     group = np.empty(len(order), dtype=_I64)
     group[order] = np.cumsum(new) - 1
     distinct = np.empty(int(new.sum()), dtype=object)
-    distinct[:] = [_span_text(docs[a], b, c) for a, b, c in zip(d[new].tolist(), s[new].tolist(), e[new].tolist())]
+    distinct[:] = [docs[a].text_of(b, c) for a, b, c in zip(d[new].tolist(), s[new].tolist(), e[new].tolist())]
     out: np.ndarray = distinct[group]
     return out
 
@@ -288,7 +280,6 @@ def _strings_part(ids: list[str], ref: list[tuple[Any, ...]], pred: list[tuple[A
     ref = _kept(ref, _LABEL, remap, "reference", cfg, repairs)
     pred = _kept(pred, _LABEL, remap, "prediction", cfg, repairs)
     sym = {lab for lab in remap if lab in cfg.symmetric or (remap[lab] >= 0 and labels[remap[lab]] in cfg.symmetric)}
-    arg_names: list[str] = []
 
     def side(docs_rel: list[tuple[Any, ...]]) -> tuple[Units, list[Record]]:
         d, lab, recs, sc = _records(docs_rel, docs, cfg, sym)
@@ -363,7 +354,7 @@ def _links_part(ids: list[str], docs: list[Document], ref: list[tuple[Link, ...]
     pairs = link_pairs(R, r_ids, P, p_ids, cfg.rule, link_types=cfg.link_types)
 
     def texts(docs_l: list[tuple[Link, ...]], flat: list[Link]) -> tuple[None, tuple[str, ...]]:
-        return None, tuple(_span_text(d, x.span.start, x.span.end) for d, links in zip(docs, docs_l) for x in links)
+        return None, tuple(d.span_text(x.span) for d, links in zip(docs, docs_l) for x in links)
 
     doc_tokens = np.fromiter((len(d.tokens) for d in docs), dtype=_I64, count=len(docs))
     return _engine(R, P, pairs, cfg, labels, ids, doc_tokens, repairs,
