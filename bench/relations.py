@@ -2,6 +2,7 @@
 
     python bench/relations.py                   # 100,000 documents: 1M spans, 1M relations, 1M links
     python bench/relations.py --docs 2000       # a smoke run
+    python bench/relations.py --hub 50000       # one document: 50,000 relations sharing one head, each side
 
 Every document has 40 tokens, 10 entity spans (1 to 3 tokens, none overlapping), 10
 relations between them (5 relation labels, 1 of them symmetric) and a link on each span
@@ -164,6 +165,22 @@ def memory(tool: str, n_docs: int) -> float | None:
         return None
 
 
+def hub(n: int) -> str:
+    """One document whose ``n`` relations share one head span (a hub entity) on both sides:
+    every pair of them has overlapping heads, and only the tails tell them apart."""
+    import iescore
+    from iescore import Document, Relation, Span
+
+    tokens = ("w",) * (2 * n + 2)
+    rels = tuple(Relation("in", Span("LOC", 0, 1), Span("PER", 2 + 2 * k, 3 + 2 * k)) for k in range(n))
+    docs = [Document("hub", tokens, relations=rels)]
+    t = time.perf_counter()
+    r = iescore.score(reference=docs, prediction=docs, task="relations", counting="one-to-one")
+    took = time.perf_counter() - t
+    assert r.overall.tp == n
+    return f"hub: one document, {n:,} relations a side sharing one head: {took:.2f} s"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--docs", type=int, default=100_000)
@@ -171,8 +188,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tools", default=",".join(TOOLS))
     ap.add_argument("--no-memory", action="store_true")
     ap.add_argument("--out", default=str(HERE / "out"))
+    ap.add_argument("--hub", type=int, help="time one document of this many relations sharing one head, and stop")
     ap.add_argument("--memory-child", nargs=2, help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
+    if a.hub:
+        print(hub(a.hub))
+        return 0
     if a.memory_child:
         _memory_child(a.memory_child[0], int(a.memory_child[1]))
         return 0

@@ -334,6 +334,8 @@ def test_relations_benchmark_agrees_with_sets_of_tuples(tmp_path):
     assert tp + fn == res["gold"]["relations"] and tp + fp == res["predicted"]["relations"]
     assert res["counts"]["relations_strict_any"] == res["counts"]["relations_strict_1to1"]  # no duplicates
     assert (tmp_path / "relations.md").read_text().count("\n| `") == len(relations.TOOLS)
+    # a hub entity: the head of every relation on both sides, each a true positive
+    assert relations.hub(300).startswith("hub: one document, 300 relations a side sharing one head: ")
 
 
 def test_performance_page_relations_table_is_the_runs_table():

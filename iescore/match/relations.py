@@ -89,17 +89,44 @@ def canonical_rank(doc: np.ndarray, label: np.ndarray, a: ArgColumns) -> np.ndar
     return rank
 
 
+def _shared_spans(rd: np.ndarray, rs: np.ndarray, re_: np.ndarray, pd: np.ndarray, ps: np.ndarray,
+                  pe: np.ndarray) -> int:
+    """How many (answer, prediction) pairs have the very same span (document, start, end):
+    the pairs an argument shared by many relations (a hub entity) makes on its own."""
+    d, s, e = np.concatenate((rd, pd)), np.concatenate((rs, ps)), np.concatenate((re_, pe))
+    w = int(e.max()) + 1
+    if w * w * (int(d.max()) + 1) < 2**62:  # (document, start, end) as one integer
+        _, inv = np.unique((d * w + s) * w + e, return_inverse=True)
+    else:
+        _, inv = np.unique(np.stack((d, s, e), axis=1), axis=0, return_inverse=True)
+    inv = inv.reshape(-1)
+    n = int(inv.max()) + 1
+    return int(np.dot(np.bincount(inv[: len(rd)], minlength=n), np.bincount(inv[len(rd) :], minlength=n)))
+
+
 def _heads_and_tails(rd: np.ndarray, ra: ArgColumns, pd: np.ndarray, pa: ArgColumns) -> tuple[np.ndarray, np.ndarray]:
     """The (answer, prediction) index pairs of one document whose heads overlap and whose
-    tails overlap (``rd``/``pd``: the documents)."""
+    tails overlap (``rd``/``pd``: the documents). The pairs are found by overlapping one
+    argument and kept where the other overlaps too; the argument joined first is the one
+    whose identical spans pair fewer relations, so that a hub entity (one span, the head
+    of thousands of relations) does not make every pair of its relations a candidate."""
     z = np.zeros(0, dtype=_I64)
     if len(rd) == 0 or len(pd) == 0:
         return z, z
-    r, p = overlapping(Units(rd, np.zeros(len(rd), dtype=_I64), ra.head_start, ra.head_end),
-                       Units(pd, np.zeros(len(pd), dtype=_I64), pa.head_start, pa.head_end))
+    first, then = ("head", "tail")
+    if _shared_spans(rd, ra.tail_start, ra.tail_end, pd, pa.tail_start, pa.tail_end) < \
+            _shared_spans(rd, ra.head_start, ra.head_end, pd, pa.head_start, pa.head_end):
+        first, then = then, first
+    r, p = overlapping(Units(rd, np.zeros(len(rd), dtype=_I64), getattr(ra, f"{first}_start"), getattr(ra, f"{first}_end")),
+                       Units(pd, np.zeros(len(pd), dtype=_I64), getattr(pa, f"{first}_start"), getattr(pa, f"{first}_end")))
     r, p = r.astype(_I64), p.astype(_I64)
-    keep = (ra.tail_start[r] < pa.tail_end[p]) & (pa.tail_start[p] < ra.tail_end[r])
-    return r[keep], p[keep]
+    keep = (getattr(ra, f"{then}_start")[r] < getattr(pa, f"{then}_end")[p]) & \
+        (getattr(pa, f"{then}_start")[p] < getattr(ra, f"{then}_end")[r])
+    r, p = r[keep], p[keep]
+    if first == "tail":  # the heads' order: grouped by prediction, answers by position
+        o = np.lexsort((r, p))
+        r, p = r[o], p[o]
+    return r, p
 
 
 def _oriented(r: np.ndarray, p: np.ndarray, R: Units, ra: ArgColumns, P: Units, pa: ArgColumns, rule: Rule,
